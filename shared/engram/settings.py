@@ -1,0 +1,67 @@
+"""One settings model, read once per container from ENGRAM_* environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ENGRAM_", extra="ignore")
+
+    # AWS resources (names come from template.yaml; the local stack provisions the same ones)
+    aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION")
+    aws_endpoint_url: str | None = None  # moto server locally; unset on AWS
+    memory_table: str = "engram-memory"
+    tasks_table: str = "engram-tasks"
+    keys_table: str = "engram-api-keys"
+    idempotency_table: str = "engram-idempotency"
+    bucket: str = "engram-blobs"
+    queue_url: str | None = None
+
+    # Vector + text index
+    index_backend: Literal["opensearch", "embedded"] = "embedded"
+    opensearch_endpoint: str | None = None
+    opensearch_index: str = "engram-memories"
+    opensearch_auth: Literal["sigv4", "basic", "none"] = "sigv4"
+    opensearch_service: Literal["es", "aoss"] = "es"
+    opensearch_username: str | None = None
+    opensearch_password: SecretStr | None = None
+    opensearch_knn_engine: Literal["faiss", "lucene"] = "faiss"
+
+    # Embeddings
+    embedder: Literal["openai", "local"] = "local"
+    embedding_model: str = "text-embedding-3-small"
+    embedding_dims: int = 384
+    local_model_path: Path | None = None  # override the packaged all-MiniLM-L6-v2 ONNX file
+
+    # LLM: OpenAI or any OpenAI-compatible server; the offline extractor when neither is set
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 2
+    shortcuts: bool = True  # let the offline extractor skip the LLM for statements it fully understands
+
+    # Pipeline tuning
+    duplicate_threshold: float = 0.95  # seed 002: cosine at or above this is the same fact
+    similar_per_fact: int = 5
+    max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store
+    max_attachment_inline_bytes: int = 5 * 1024 * 1024
+
+    # Local stack
+    data_dir: Path = Path(".engram")
+    local_api_keys: str = ""  # "tenant:key,other:key2"
+
+    @property
+    def llm_configured(self) -> bool:
+        return self.openai_api_key is not None or self.openai_base_url is not None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
