@@ -1,0 +1,110 @@
+"""The basic memory pipeline (seed 001): messages -> facts -> similar memories -> decisions -> apply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import (
+    AddRequest,
+    CandidateFact,
+    Decision,
+    Event,
+    Fact,
+    Scope,
+    SearchFilters,
+    TaskResult,
+    Usage,
+)
+from engram.domain.ports import Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.pipeline.apply import Applier
+from engram.pipeline.messages import choose_prompt, parse_messages
+
+logger = Logger(child=True)
+
+
+@dataclass
+class IngestOutcome:
+    results: list[TaskResult]
+    usage: Usage
+    counts: dict[str, int]
+
+
+@dataclass
+class IngestPipeline:
+    facts: FactStore
+    index: VectorIndex
+    embedder: Embedder
+    extractor: FactExtractor
+    reconciler: Reconciler
+    duplicate_threshold: float = 0.95
+    similar_per_fact: int = 5
+
+    def run(self, scope: Scope, request: AddRequest, task_id: str) -> IngestOutcome:
+        usage = Usage()
+        if request.infer:
+            prompt = choose_prompt(request.messages, request.prompt)
+            candidates, used = self.extractor.extract(request.messages, prompt, scope)
+            usage.add(used)
+        else:  # stored as given, no LLM call
+            candidates = [
+                CandidateFact(text=m.content.strip()) for m in request.messages if m.role != "system"
+            ]
+        counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
+        if not candidates:
+            return IngestOutcome([], usage, counts)
+
+        vectors = dict(
+            zip([c.text for c in candidates], self.embedder.embed([c.text for c in candidates]), strict=True)
+        )
+        if request.deduplicate:
+            decisions, used = self._reconcile(scope, request, candidates, vectors)
+            usage.add(used)
+        else:
+            decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(candidates)]
+        for decision in decisions:
+            counts[decision.event.value] += 1
+        applier = Applier(self.facts, self.index, self.embedder)
+        results = applier.apply(scope, request, task_id, candidates, vectors, decisions)
+        return IngestOutcome(results, usage, counts)
+
+    def _reconcile(
+        self,
+        scope: Scope,
+        request: AddRequest,
+        candidates: Sequence[CandidateFact],
+        vectors: dict[str, list[float]],
+    ) -> tuple[list[Decision], Usage]:
+        filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
+        similar: dict[str, float] = {}
+        skipped: list[Decision] = []
+        pending: list[CandidateFact] = []
+        for index, candidate in enumerate(candidates):
+            hits = self.index.knn(
+                scope.tenant_id, scope.user_id, vectors[candidate.text], self.similar_per_fact, filters
+            )
+            # Seed 002: a near-duplicate of a current memory is skipped before the LLM sees it.
+            if hits and hits[0].score >= self.duplicate_threshold and not candidate.negated:
+                skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=hits[0].id, fact_index=index))
+                continue
+            pending.append(candidate)
+            for hit in hits:
+                similar[hit.id] = max(similar.get(hit.id, 0.0), hit.score)
+        if not pending:
+            return skipped, Usage()
+        ranked = sorted(similar, key=lambda i: similar[i], reverse=True)
+        existing: list[Fact] = self.facts.get_many(scope.tenant_id, ranked)
+        if not existing:  # nothing to reconcile against: no LLM call needed
+            adds = [Decision(event=Event.ADD, text=c.text, fact_index=candidates.index(c)) for c in pending]
+            return skipped + adds, Usage()
+        decisions, usage = self.reconciler.reconcile(
+            pending, existing, request.strategy, parse_messages(request.messages)
+        )
+        # Decisions index into `pending`; re-point them at the full candidate list.
+        remap = [candidates.index(c) for c in pending]
+        for decision in decisions:
+            if decision.fact_index is not None:
+                decision.fact_index = remap[decision.fact_index]
+        return skipped + decisions, usage

@@ -1,0 +1,53 @@
+"""Step 2 with an LLM: extract candidate facts with the user or agent extraction prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope, Usage
+from engram.domain.ports import LLM
+from engram.pipeline.llm_json import ask_json
+from engram.pipeline.messages import parse_messages
+from engram.pipeline.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
+
+
+def _interpret(answer: Any) -> list[CandidateFact]:
+    if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
+        raise ValueError('expected {"facts": [...]}')
+    facts: list[CandidateFact] = []
+    for item in answer["facts"]:
+        if isinstance(item, str):  # older prompts answer with bare strings
+            item = {"text": item}
+        if not isinstance(item, dict) or not str(item.get("text", "")).strip():
+            raise ValueError(f"fact without text: {item!r}")
+        bank = item.get("memory_bank")
+        importance = item.get("importance", 0.5)
+        facts.append(
+            CandidateFact(
+                text=str(item["text"]).strip(),
+                memory_bank=MemoryBank(str(bank)) if bank in MemoryBank._value2member_map_ else MemoryBank.GENERAL,
+                importance=min(1.0, max(0.0, float(importance))) if isinstance(importance, int | float) else 0.5,
+            )
+        )
+    return facts
+
+
+class LLMFactExtractor:
+    def __init__(self, llm: LLM) -> None:
+        self._llm = llm
+
+    def extract(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
+    ) -> tuple[list[CandidateFact], Usage]:
+        conversation = parse_messages(messages)
+        if not conversation.strip():
+            return [], Usage()
+        return ask_json(
+            self._llm,
+            extraction_system_prompt(prompt),
+            f"Input:\n{conversation}",
+            EXTRACTION_SCHEMA,
+            "facts",
+            _interpret,
+        )

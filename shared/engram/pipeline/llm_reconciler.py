@@ -1,0 +1,189 @@
+"""Step 4 with an LLM: one reconciliation call deciding ADD / UPDATE / DELETE / NONE.
+
+Existing memory ids are shown to the model as short integers so it cannot invent UUIDs; the
+answer is validated (unknown ids, missing facts, lost details) and repaired or retried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
+from engram.domain.ports import LLM
+from engram.pipeline.llm_json import ask_json
+from engram.pipeline.prompts import (
+    RELEVANCE_SCHEMA,
+    reconcile_schema,
+    reconcile_system_prompt,
+    reconcile_user_message,
+    relevance_user_message,
+)
+from engram.pipeline.textmatch import dropped_details, looks_negated, overlap
+
+logger = Logger(child=True)
+
+COVERED = 0.5  # share of a fact's content words a decision must hold to account for it
+
+
+class _Interpreter:
+    """Turns one raw answer into decisions with real ids; raises ValueError when unusable."""
+
+    def __init__(
+        self, existing: Sequence[Fact], facts: Sequence[CandidateFact], relevance: bool
+    ) -> None:
+        self.short_to_id = {str(i): fact.id for i, fact in enumerate(existing)}
+        self.texts = {fact.id: fact.text for fact in existing}
+        self.facts = facts
+        self.relevance = relevance
+
+    def __call__(self, answer: Any) -> list[Decision]:
+        key = "operations" if self.relevance else "memory"
+        if not isinstance(answer, dict) or not isinstance(answer.get(key), list):
+            raise ValueError(f'expected {{"{key}": [...]}}')
+        decisions: list[Decision] = []
+        seen: set[str] = set()
+        for item in answer[key]:
+            decision = self._one(item)
+            if decision is None:
+                continue
+            if decision.memory_id is not None:
+                if decision.memory_id in seen:
+                    continue  # one verdict per memory; the first one wins
+                seen.add(decision.memory_id)
+            decisions.append(decision)
+        return decisions
+
+    def _one(self, item: Any) -> Decision | None:
+        if not isinstance(item, dict):
+            raise ValueError(f"operation is not an object: {item!r}")
+        if self.relevance:
+            raw_event = str(item.get("operation", "")).upper()
+            event_name = "ADD" if raw_event == "NEW" else raw_event
+            text = str(item.get("content") or "").strip()
+        else:
+            event_name = str(item.get("event", "")).upper()
+            text = str(item.get("text") or "").strip()
+        if event_name not in Event.__members__:
+            raise ValueError(f"unknown event {event_name!r}")
+        event = Event(event_name)
+        short = None if item.get("id") is None else str(item.get("id"))
+        memory_id = self.short_to_id.get(short) if short is not None else None
+        importance = item.get("importance") if isinstance(item.get("importance"), int | float) else None
+        if event is Event.ADD or (event is Event.UPDATE and memory_id is None):
+            if event is Event.UPDATE:
+                logger.warning("UPDATE of an unknown id becomes an ADD", extra={"id": short})
+            if not text:
+                raise ValueError("ADD without text")
+            return Decision(event=Event.ADD, text=text, fact_index=self._best_fact(text), importance=importance)
+        if memory_id is None:
+            logger.warning("decision on an unknown id dropped", extra={"id": short, "event": event.value})
+            return None
+        if event is Event.UPDATE and not text:
+            raise ValueError(f"UPDATE of id {short} without text")
+        old = item.get("old_memory")
+        return Decision(
+            event=event,
+            text=text or self.texts[memory_id],
+            memory_id=memory_id,
+            old_memory=str(old) if old else None,
+            fact_index=self._best_fact(text) if event is Event.UPDATE else None,
+            importance=importance,
+        )
+
+    def _best_fact(self, text: str) -> int | None:
+        scores = [(overlap(f.text, text), i) for i, f in enumerate(self.facts)]
+        best = max(scores, default=(0.0, None))
+        return best[1] if best[0] > 0 else None
+
+
+class LLMReconciler:
+    def __init__(self, llm: LLM) -> None:
+        self._llm = llm
+
+    def reconcile(
+        self,
+        facts: Sequence[CandidateFact],
+        existing: Sequence[Fact],
+        strategy: ReconcileStrategy,
+        conversation: str,
+    ) -> tuple[list[Decision], Usage]:
+        shown = [{"id": str(i), "text": fact.text} for i, fact in enumerate(existing)]
+        by_id = {fact.id: fact for fact in existing}
+        interpret = _Interpreter(existing, facts, strategy is ReconcileStrategy.RELEVANCE)
+        base_prompt = self._prompt(strategy, shown, facts, conversation)
+        system, schema, name = self._call_shape(strategy)
+        decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
+
+        lost = self._lost_details(decisions, by_id)
+        if lost:
+            feedback = "; ".join(f"memory {k} lost {', '.join(sorted(v))}" for k, v in lost.items())
+            retry_prompt = (
+                f"{base_prompt}\nYour previous UPDATE dropped details that no new fact contradicts "
+                f"({feedback}). Keep them in the updated text."
+            )
+            decisions, more = ask_json(self._llm, system, retry_prompt, schema, name, interpret)
+            usage.add(more)
+            decisions = self._fall_back_on_loss(decisions, by_id)
+        return self._cover_missing(decisions, facts), usage
+
+    @staticmethod
+    def _call_shape(strategy: ReconcileStrategy) -> tuple[str, dict[str, Any], str]:
+        if strategy is ReconcileStrategy.RELEVANCE:
+            return reconcile_system_prompt("relevance"), RELEVANCE_SCHEMA, "operations"
+        return reconcile_system_prompt("default"), reconcile_schema(), "memory"
+
+    @staticmethod
+    def _prompt(
+        strategy: ReconcileStrategy,
+        shown: list[dict[str, Any]],
+        facts: Sequence[CandidateFact],
+        conversation: str,
+    ) -> str:
+        if strategy is ReconcileStrategy.RELEVANCE:
+            potential = [{"content": f.text, "importance": f.importance} for f in facts]
+            return relevance_user_message(conversation, shown, potential)
+        return reconcile_user_message(shown, [f.text for f in facts])
+
+    @staticmethod
+    def _lost_details(decisions: list[Decision], by_id: dict[str, Fact]) -> dict[str, set[str]]:
+        lost: dict[str, set[str]] = {}
+        for d in decisions:
+            if d.event is Event.UPDATE and d.memory_id in by_id:
+                dropped = dropped_details(by_id[d.memory_id].text, d.text)
+                if dropped:
+                    lost[d.memory_id] = dropped
+        return lost
+
+    def _fall_back_on_loss(self, decisions: list[Decision], by_id: dict[str, Fact]) -> list[Decision]:
+        """An UPDATE that still loses details keeps the old memory and adds the new text beside it."""
+        lost = self._lost_details(decisions, by_id)
+        if not lost:
+            return decisions
+        kept: list[Decision] = []
+        for d in decisions:
+            if d.event is Event.UPDATE and d.memory_id in lost:
+                logger.warning("UPDATE rejected: it would lose details", extra={"memory_id": d.memory_id})
+                kept.append(Decision(event=Event.ADD, text=d.text, fact_index=d.fact_index, importance=d.importance))
+            else:
+                kept.append(d)
+        return kept
+
+    @staticmethod
+    def _cover_missing(decisions: list[Decision], facts: Sequence[CandidateFact]) -> list[Decision]:
+        """Every new fact must end up somewhere; one the model forgot is added as it is."""
+        out = list(decisions)
+        for index, fact in enumerate(facts):
+            if any(_accounts_for(d, fact) for d in out):
+                continue
+            logger.warning("fact missing from the LLM's decisions; added", extra={"fact": fact.text})
+            out.append(Decision(event=Event.ADD, text=fact.text, fact_index=index, importance=fact.importance))
+        return out
+
+
+def _accounts_for(decision: Decision, fact: CandidateFact) -> bool:
+    if decision.event is Event.DELETE:
+        return (fact.negated or looks_negated(fact.text)) and overlap(fact.text, decision.text) > 0
+    return overlap(fact.text, decision.text) >= COVERED

@@ -1,0 +1,236 @@
+"""In-memory implementations of the ports, for unit tests of the domain (no AWS, no network)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from engram.domain.errors import ConflictError, NotFoundError
+from engram.domain.models import (
+    Fact,
+    HistoryEvent,
+    IndexDoc,
+    LLMReply,
+    Page,
+    ScoredId,
+    SearchFilters,
+    Task,
+    Usage,
+)
+
+
+def _matches(doc: Fact | IndexDoc, filters: SearchFilters | None) -> bool:
+    if filters is None:
+        return True
+    if filters.agent_id is not None and doc.agent_id != filters.agent_id:
+        return False
+    if filters.run_id is not None and doc.run_id != filters.run_id:
+        return False
+    bank = doc.memory_bank if isinstance(doc, IndexDoc) else doc.memory_bank.value
+    if filters.memory_bank is not None and bank != filters.memory_bank:
+        return False
+    return all(doc.metadata.get(k) == v for k, v in filters.metadata.items())
+
+
+class MemoryFactStore:
+    def __init__(self) -> None:
+        self.current: dict[tuple[str, str], Fact] = {}
+        self.versions: list[Fact] = []
+        self.events: list[HistoryEvent] = []
+
+    def get(self, tenant_id: str, memory_id: str, include_closed: bool = False) -> Fact:
+        fact = self.current.get((tenant_id, memory_id))
+        if fact is None or (not include_closed and not fact.is_current):
+            raise NotFoundError("memory", memory_id)
+        return fact.model_copy(deep=True)
+
+    def get_many(self, tenant_id: str, memory_ids: Sequence[str]) -> list[Fact]:
+        found = [self.current.get((tenant_id, i)) for i in memory_ids]
+        return [f.model_copy(deep=True) for f in found if f is not None and f.is_current]
+
+    def list_current(
+        self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page:
+        rows = sorted(
+            (f for (t, _), f in self.current.items()
+             if t == tenant_id and f.user_id == user_id and f.is_current and _matches(f, filters)),
+            key=lambda f: (f.created_at, f.id), reverse=True,
+        )
+        start = int(cursor or 0)
+        page = rows[start : start + limit]
+        more = start + limit < len(rows)
+        return Page(items=[f.model_copy(deep=True) for f in page], next_cursor=str(start + limit) if more else None)
+
+    def add(self, fact: Fact, event: HistoryEvent) -> bool:
+        if (fact.tenant_id, fact.id) in self.current:
+            return False
+        self.current[(fact.tenant_id, fact.id)] = fact.model_copy(deep=True)
+        self.events.append(event)
+        return True
+
+    def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
+        stored = self.current.get((previous.tenant_id, previous.id))
+        if stored is None or stored.version != previous.version:
+            raise ConflictError(f"memory {previous.id} changed")
+        self.versions.append(stored.model_copy(update={"valid_to": new.valid_from}))
+        self.current[(new.tenant_id, new.id)] = new.model_copy(deep=True)
+        self.events.append(event)
+
+    def close(self, fact: Fact, valid_to: datetime, event: HistoryEvent) -> None:
+        stored = self.current.get((fact.tenant_id, fact.id))
+        if stored is None or stored.version != fact.version:
+            raise ConflictError(f"memory {fact.id} changed")
+        self.current[(fact.tenant_id, fact.id)] = stored.model_copy(
+            update={"valid_to": valid_to, "version": stored.version + 1}
+        )
+        self.events.append(event)
+
+    def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
+        return [e for e in self.events if e.tenant_id == tenant_id and e.memory_id == memory_id]
+
+    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
+        for memory_id in memory_ids:
+            fact = self.current.get((tenant_id, memory_id))
+            if fact is not None:
+                fact.last_accessed_at = when
+                fact.access_count += 1
+
+    def texts(self, tenant_id: str, user_id: str) -> list[str]:
+        return sorted(f.text for f in self.list_current(tenant_id, user_id, limit=10_000).items)
+
+
+def _cos(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+class MemoryIndex:
+    def __init__(self) -> None:
+        self.docs: dict[tuple[str, str, str], IndexDoc] = {}
+
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        for doc in docs:
+            self.docs[(doc.tenant_id, doc.user_id, doc.id)] = doc
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        for memory_id in memory_ids:
+            self.docs.pop((tenant_id, user_id, memory_id), None)
+
+    def _scope(self, tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[IndexDoc]:
+        return [d for (t, u, _), d in self.docs.items() if t == tenant_id and u == user_id and _matches(d, filters)]
+
+    def knn(self, tenant_id: str, user_id: str, vector: Sequence[float], k: int,
+            filters: SearchFilters | None = None) -> list[ScoredId]:
+        scored = [ScoredId(id=d.id, score=_cos(vector, d.vector)) for d in self._scope(tenant_id, user_id, filters)]
+        return sorted(scored, key=lambda s: s.score, reverse=True)[:k]
+
+    def text_search(self, tenant_id: str, user_id: str, query: str, k: int,
+                    filters: SearchFilters | None = None) -> list[ScoredId]:
+        terms = set(_words(query))
+        scored = [ScoredId(id=d.id, score=float(len(terms & set(_words(d.text)))))
+                  for d in self._scope(tenant_id, user_id, filters)]
+        return sorted((s for s in scored if s.score > 0), key=lambda s: s.score, reverse=True)[:k]
+
+    def ids(self, tenant_id: str, user_id: str) -> set[str]:
+        return {i for (t, u, i) in self.docs if t == tenant_id and u == user_id}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+class HashEmbedder:
+    """Bag-of-words hashing vectors: the same words give cosine 1, shared words give overlap."""
+
+    model_id = "hash-test"
+    dimensions = 64
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        out = []
+        for text in texts:
+            vec = [0.0] * self.dimensions
+            for word in _words(text):
+                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimensions] += 1.0
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+class ScriptedLLM:
+    """Answers from a script (strings or callables of (system, user)); records every call."""
+
+    def __init__(self, *answers: str | Callable[[str, str], str]) -> None:
+        self.answers = list(answers)
+        self.calls: list[dict[str, Any]] = []
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
+        self.calls.append({"system": system, "user": user, "schema": schema, "name": schema_name})
+        if not self.answers:
+            raise AssertionError(f"unexpected LLM call #{len(self.calls)} ({schema_name})")
+        answer = self.answers.pop(0)
+        content = answer(system, user) if callable(answer) else answer
+        return LLMReply(content=content, usage=Usage(llm_calls=1, prompt_tokens=len(user.split()), completion_tokens=5))
+
+
+def facts_json(*texts: str) -> str:
+    return json.dumps({"facts": [{"text": t, "memory_bank": "General", "importance": 0.5} for t in texts]})
+
+
+def memory_json(*items: dict[str, Any]) -> str:
+    return json.dumps({"memory": [{"old_memory": None, **item} for item in items]})
+
+
+class MemoryTaskStore:
+    def __init__(self) -> None:
+        self.tasks: dict[tuple[str, str], Task] = {}
+
+    def create(self, task: Task) -> None:
+        self.tasks[(task.tenant_id, task.task_id)] = task.model_copy(deep=True)
+
+    def get(self, tenant_id: str, task_id: str) -> Task:
+        task = self.tasks.get((tenant_id, task_id))
+        if task is None:
+            raise NotFoundError("task", task_id)
+        return task.model_copy(deep=True)
+
+    def save(self, task: Task) -> None:
+        self.tasks[(task.tenant_id, task.task_id)] = task.model_copy(deep=True)
+
+
+class MemoryQueue:
+    def __init__(self) -> None:
+        self.sent: list[Task] = []
+
+    def enqueue(self, task: Task) -> None:
+        self.sent.append(task)
+
+
+class MemoryBlobs:
+    def __init__(self) -> None:
+        self.blobs: dict[str, bytes] = {}
+
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        self.blobs[key] = data
+
+    def get(self, key: str) -> bytes:
+        if key not in self.blobs:
+            raise NotFoundError("blob", key)
+        return self.blobs[key]
+
+    def delete(self, key: str) -> None:
+        self.blobs.pop(key, None)
+
+    def presign_get(self, key: str, expires_in: int = 3600) -> str:
+        return f"memory://{key}?get"
+
+    def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str:
+        return f"memory://{key}?put"
