@@ -54,13 +54,21 @@ class MemoryFactStore:
         return [f.model_copy(deep=True) for f in found if f is not None and f.is_current]
 
     def list_current(
-        self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None,
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
         filters: SearchFilters | None = None,
     ) -> Page:
         rows = sorted(
-            (f for (t, _), f in self.current.items()
-             if t == tenant_id and f.user_id == user_id and f.is_current and _matches(f, filters)),
-            key=lambda f: (f.created_at, f.id), reverse=True,
+            (
+                f
+                for (t, _), f in self.current.items()
+                if t == tenant_id and f.user_id == user_id and f.is_current and _matches(f, filters)
+            ),
+            key=lambda f: (f.created_at, f.id),
+            reverse=True,
         )
         start = int(cursor or 0)
         page = rows[start : start + limit]
@@ -124,16 +132,20 @@ class MemoryIndex:
     def _scope(self, tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[IndexDoc]:
         return [d for (t, u, _), d in self.docs.items() if t == tenant_id and u == user_id and _matches(d, filters)]
 
-    def knn(self, tenant_id: str, user_id: str, vector: Sequence[float], k: int,
-            filters: SearchFilters | None = None) -> list[ScoredId]:
+    def knn(
+        self, tenant_id: str, user_id: str, vector: Sequence[float], k: int, filters: SearchFilters | None = None
+    ) -> list[ScoredId]:
         scored = [ScoredId(id=d.id, score=_cos(vector, d.vector)) for d in self._scope(tenant_id, user_id, filters)]
         return sorted(scored, key=lambda s: s.score, reverse=True)[:k]
 
-    def text_search(self, tenant_id: str, user_id: str, query: str, k: int,
-                    filters: SearchFilters | None = None) -> list[ScoredId]:
+    def text_search(
+        self, tenant_id: str, user_id: str, query: str, k: int, filters: SearchFilters | None = None
+    ) -> list[ScoredId]:
         terms = set(_words(query))
-        scored = [ScoredId(id=d.id, score=float(len(terms & set(_words(d.text)))))
-                  for d in self._scope(tenant_id, user_id, filters)]
+        scored = [
+            ScoredId(id=d.id, score=float(len(terms & set(_words(d.text)))))
+            for d in self._scope(tenant_id, user_id, filters)
+        ]
         return sorted((s for s in scored if s.score > 0), key=lambda s: s.score, reverse=True)[:k]
 
     def ids(self, tenant_id: str, user_id: str) -> set[str]:

@@ -55,9 +55,7 @@ class MemoryService:
         filters: SearchFilters | None = None,
         threshold: float | None = None,
     ) -> list[tuple[Fact, float]]:
-        hits = HybridSearcher(self.index, self.embedder).search(
-            tenant_id, user_id, query, top_k, filters, threshold
-        )
+        hits = HybridSearcher(self.index, self.embedder).search(tenant_id, user_id, query, top_k, filters, threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
         return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == user_id]
 

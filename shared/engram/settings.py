@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -41,6 +41,7 @@ class Settings(BaseSettings):
 
     # LLM: OpenAI or any OpenAI-compatible server; the offline extractor when neither is set
     openai_api_key: SecretStr | None = None
+    openai_api_key_param: str | None = None  # SSM SecureString name holding the key (on AWS)
     openai_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
@@ -55,11 +56,17 @@ class Settings(BaseSettings):
 
     # Local stack
     data_dir: Path = Path(".engram")
-    local_api_keys: str = ""  # "tenant:key,other:key2"
+    local_api_keys: str | None = None  # "tenant:key,other:key2"
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
+        return None if value == "" else value
 
     @property
     def llm_configured(self) -> bool:
-        return self.openai_api_key is not None or self.openai_base_url is not None
+        return any(v is not None for v in (self.openai_api_key, self.openai_api_key_param, self.openai_base_url))
 
 
 @lru_cache(maxsize=1)

@@ -122,7 +122,7 @@ def test_hallucinated_id_never_touches_another_memory() -> None:
 
 def test_malformed_json_is_retried_with_the_error_fed_back() -> None:
     llm = ScriptedLLM(facts_json("Likes jazz"))
-    pipeline, facts, _ = make(llm)
+    pipeline, _facts, _ = make(llm)
     add(pipeline, "I like jazz", "t1")
     llm.answers += [
         "Sure! here you go: {not json",
@@ -169,7 +169,7 @@ def test_update_that_loses_details_is_retried_then_kept_beside_the_old_memory() 
 
 def test_update_that_merges_is_accepted() -> None:
     llm = ScriptedLLM(facts_json("Lives in Dallas and works at Google"))
-    pipeline, facts, _ = make(llm)
+    pipeline, _facts, _ = make(llm)
     add(pipeline, "I live in Dallas and work at Google", "t1")
     llm.answers += [
         facts_json("Moved to Seattle"),
@@ -182,14 +182,24 @@ def test_update_that_merges_is_accepted() -> None:
 
 def test_relevance_strategy_maps_new_update_delete() -> None:
     llm = ScriptedLLM(facts_json("Has a dog named Max"))
-    pipeline, facts, _ = make(llm)
+    pipeline, _facts, _ = make(llm)
     add(pipeline, "I have a dog named Max", "t1")
     llm.answers += [
         facts_json("Dog Max is a labrador"),
-        json.dumps({"operations": [{
-            "operation": "UPDATE", "id": "0", "content": "Has a dog named Max who is a labrador",
-            "importance": 0.7, "relevance": 0.7, "reasoning": "same dog",
-        }]}),
+        json.dumps(
+            {
+                "operations": [
+                    {
+                        "operation": "UPDATE",
+                        "id": "0",
+                        "content": "Has a dog named Max who is a labrador",
+                        "importance": 0.7,
+                        "relevance": 0.7,
+                        "reasoning": "same dog",
+                    }
+                ]
+            }
+        ),
     ]
     results = add(pipeline, "My dog Max is a labrador", "t2", strategy=ReconcileStrategy.RELEVANCE)
     assert results == [(Event.UPDATE, "Has a dog named Max who is a labrador")]
@@ -206,7 +216,7 @@ def test_deduplicate_false_adds_every_fact() -> None:
 
 def test_infer_false_stores_messages_as_given_without_llm() -> None:
     llm = ScriptedLLM()
-    pipeline, facts, _ = make(llm)
+    pipeline, _facts, _ = make(llm)
     assert add(pipeline, "Remember: the wifi password is hunter2", "t1", infer=False) == [
         (Event.ADD, "Remember: the wifi password is hunter2")
     ]

@@ -131,6 +131,8 @@ class ReconcileStrategy(StrEnum):
 class AddRequest(BaseModel):
     """What a client asked to remember; stored with the task before the 202."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not a silent default
+
     messages: list[Message] = Field(min_length=1)
     user_id: str = Field(min_length=1, max_length=256)
     agent_id: str | None = Field(default=None, max_length=256)

@@ -76,9 +76,7 @@ class Applier:
                 new = self.updated(old, decision.text, candidate, decision.importance)
                 self.facts.replace(old, new, self._event(new, Event.UPDATE, old.text, new.text, task_id))
                 docs.append(index_doc(new, vectors[decision.text]))
-                results.append(
-                    TaskResult(id=new.id, memory=new.text, event=Event.UPDATE, previous_memory=old.text)
-                )
+                results.append(TaskResult(id=new.id, memory=new.text, event=Event.UPDATE, previous_memory=old.text))
             elif decision.event is Event.DELETE and decision.memory_id:
                 old = self.facts.get(scope.tenant_id, decision.memory_id, include_closed=True)
                 if old.is_current:
@@ -93,9 +91,7 @@ class Applier:
         return results
 
     @staticmethod
-    def updated(
-        old: Fact, text: str, candidate: CandidateFact | None = None, importance: float | None = None
-    ) -> Fact:
+    def updated(old: Fact, text: str, candidate: CandidateFact | None = None, importance: float | None = None) -> Fact:
         now = utcnow()
         changes: dict[str, object] = {
             "text": text,
@@ -132,9 +128,9 @@ class Applier:
             fact_key=candidate.fact_key if candidate else None,
             fact_value=candidate.fact_value if candidate else None,
             memory_bank=candidate.memory_bank if candidate else Fact.model_fields["memory_bank"].default,
-            importance=decision.importance if decision.importance is not None else (
-                candidate.importance if candidate else 0.5
-            ),
+            importance=decision.importance
+            if decision.importance is not None
+            else (candidate.importance if candidate else 0.5),
             metadata=dict(request.metadata),
             embedding_model=self.embedder.model_id,
         )

@@ -49,9 +49,7 @@ class IngestPipeline:
             candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
         else:  # stored as given, no LLM call
-            candidates = [
-                CandidateFact(text=m.content.strip()) for m in request.messages if m.role != "system"
-            ]
+            candidates = [CandidateFact(text=m.content.strip()) for m in request.messages if m.role != "system"]
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
         if not candidates:
             return IngestOutcome([], usage, counts)

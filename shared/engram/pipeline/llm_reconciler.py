@@ -31,9 +31,7 @@ COVERED = 0.5  # share of a fact's content words a decision must hold to account
 class _Interpreter:
     """Turns one raw answer into decisions with real ids; raises ValueError when unusable."""
 
-    def __init__(
-        self, existing: Sequence[Fact], facts: Sequence[CandidateFact], relevance: bool
-    ) -> None:
+    def __init__(self, existing: Sequence[Fact], facts: Sequence[CandidateFact], relevance: bool) -> None:
         self.short_to_id = {str(i): fact.id for i, fact in enumerate(existing)}
         self.texts = {fact.id: fact.text for fact in existing}
         self.facts = facts

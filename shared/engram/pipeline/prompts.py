@@ -101,10 +101,7 @@ def reconcile_user_message(existing: list[dict[str, Any]], facts: list[Any]) -> 
     """The user turn of the default reconciliation call (seed 001, step 4)."""
     current = json.dumps(existing, ensure_ascii=False, indent=2) if existing else "[]"
     new = json.dumps(facts, ensure_ascii=False, indent=2)
-    return (
-        "Current memories:\n```\n" + current + "\n```\n\n"
-        "New facts:\n```\n" + new + "\n```\n"
-    )
+    return "Current memories:\n```\n" + current + "\n```\n\nNew facts:\n```\n" + new + "\n```\n"
 
 
 def relevance_user_message(message: str, existing: list[dict[str, Any]], facts: list[dict[str, Any]]) -> str:

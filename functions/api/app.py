@@ -1,0 +1,141 @@
+"""API function: HTTP glue only. Parse (pydantic, via the resolver), call the service, answer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from engram.api_models import (
+    Accepted,
+    Deleted,
+    HistoryResponse,
+    HistoryView,
+    ListResponse,
+    MemoryView,
+    PatchBody,
+    SearchBody,
+    SearchResponse,
+    TaskView,
+)
+from engram.bootstrap import container
+from engram.domain.errors import EngramError, UnauthorizedError
+from engram.domain.models import AddRequest, SearchFilters
+from engram.http_errors import to_http, validation_body
+
+logger = Logger()
+tracer = Tracer()
+app = APIGatewayRestResolver(enable_validation=True)
+app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
+
+UserId = Annotated[str, Query(min_length=1, max_length=256)]
+
+
+def tenant() -> str:
+    """The tenant the authorizer resolved from the API key; never taken from the request body."""
+    tenant_id = app.current_event.request_context.authorizer.get("tenant_id")
+    if not tenant_id:
+        raise UnauthorizedError("no tenant in the request context")
+    return str(tenant_id)
+
+
+@app.exception_handler(EngramError)
+def domain_error(error: EngramError) -> Response[Any]:
+    status, body = to_http(error)
+    if status >= 500:
+        logger.exception("request failed")
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@app.exception_handler(RequestValidationError)
+def invalid_request(error: RequestValidationError) -> Response[Any]:
+    return Response(422, content_types.APPLICATION_JSON, validation_body(error.errors()))
+
+
+@app.get("/health")
+def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@app.get("/openapi.json")
+def openapi() -> Response[str]:
+    return Response(200, content_types.APPLICATION_JSON, app.get_openapi_json_schema(title="Engram", version="1.0.0"))
+
+
+@app.post("/v1/memories")
+def add_memories(body: AddRequest) -> Response[Accepted]:
+    task = container().memories.submit(tenant(), body)
+    return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
+
+
+@app.get("/v1/tasks/<task_id>")
+def get_task(task_id: str) -> TaskView:
+    return TaskView.of(container().memories.task(tenant(), task_id))
+
+
+@app.post("/v1/memories/search")
+def search(body: SearchBody) -> SearchResponse:
+    wanted = body.filters
+    filters = SearchFilters(
+        agent_id=body.agent_id,
+        run_id=body.run_id,
+        memory_bank=wanted.memory_bank.value if wanted and wanted.memory_bank else None,
+        metadata=wanted.metadata if wanted else {},
+    )
+    hits = container().memories.search(tenant(), body.user_id, body.query, body.top_k, filters, body.threshold)
+    return SearchResponse(results=[MemoryView.of(fact, score) for fact, score in hits])
+
+
+@app.get("/v1/memories")
+def list_memories(
+    user_id: UserId,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+    agent_id: Annotated[str | None, Query(max_length=256)] = None,
+    run_id: Annotated[str | None, Query(max_length=256)] = None,
+) -> ListResponse:
+    filters = SearchFilters(agent_id=agent_id, run_id=run_id)
+    page = container().memories.list_memories(tenant(), user_id, limit, cursor, filters)
+    return ListResponse(results=[MemoryView.of(f) for f in page.items], next_cursor=page.next_cursor)
+
+
+@app.delete("/v1/memories")
+def delete_all(user_id: UserId) -> Deleted:
+    count = container().memories.delete_all(tenant(), user_id)
+    return Deleted(deleted=count, message=f"deleted {count} memories of user {user_id}")
+
+
+@app.get("/v1/memories/<memory_id>")
+def get_memory(memory_id: str) -> MemoryView:
+    return MemoryView.of(container().memories.get(tenant(), memory_id))
+
+
+@app.patch("/v1/memories/<memory_id>")
+def patch_memory(memory_id: str, body: PatchBody) -> MemoryView:
+    fact = container().memories.update(
+        tenant(), memory_id, body.text, body.metadata, body.importance, body.is_protected
+    )
+    return MemoryView.of(fact)
+
+
+@app.delete("/v1/memories/<memory_id>")
+def delete_memory(memory_id: str) -> Deleted:
+    container().memories.delete(tenant(), memory_id)
+    return Deleted(deleted=1, message=f"memory {memory_id} deleted")
+
+
+@app.get("/v1/memories/<memory_id>/history")
+def memory_history(memory_id: str) -> HistoryResponse:
+    events = container().memories.history(tenant(), memory_id)
+    return HistoryResponse(results=[HistoryView.of(e) for e in events])
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

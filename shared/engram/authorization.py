@@ -1,0 +1,25 @@
+"""API keys to tenants: the decision the authorizer (and the local HTTP front) makes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engram.domain.errors import UnauthorizedError
+from engram.domain.ports import ApiKeyStore
+
+
+@dataclass(frozen=True)
+class Grant:
+    allowed: bool
+    principal_id: str
+    context: dict[str, str] = field(default_factory=dict)
+
+
+def authorize(keys: ApiKeyStore, api_key: str | None) -> Grant:
+    if not api_key:
+        return Grant(False, "anonymous")
+    try:
+        record = keys.resolve(api_key)
+    except UnauthorizedError:
+        return Grant(False, "anonymous")
+    return Grant(True, record.key_id, {"tenant_id": record.tenant_id, "key_id": record.key_id})

@@ -1,0 +1,175 @@
+"""The one place that wires adapters to ports, from one Settings, once per warm container.
+
+Heavy clients (onnxruntime, openai, opensearch-py) are imported only when first needed, so the API
+function's cold start stays small. Tests pass fakes in through `overrides`.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from typing import Any
+
+from engram.domain.ports import (
+    LLM,
+    ApiKeyStore,
+    BlobStore,
+    Embedder,
+    FactExtractor,
+    FactStore,
+    Reconciler,
+    TaskQueue,
+    TaskStore,
+    VectorIndex,
+)
+from engram.pipeline.ingest import IngestPipeline
+from engram.service import MemoryService
+from engram.settings import Settings, get_settings
+from engram.worker import ExtractionWorker
+
+
+class Container:
+    def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
+        self.settings = settings or get_settings()
+        # A given override replaces the cached_property of the same name before first use.
+        self.__dict__.update(overrides)
+
+    @cached_property
+    def aws(self) -> Any:
+        from engram.adapters.aws_clients import AwsClients
+
+        return AwsClients(self.settings)
+
+    @cached_property
+    def facts(self) -> FactStore:
+        from engram.adapters.dynamo_fact_store import DynamoFactStore
+
+        return DynamoFactStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def blobs(self) -> BlobStore:
+        from engram.adapters.s3_blob_store import S3BlobStore
+
+        return S3BlobStore(self.aws.s3, self.settings.bucket)
+
+    @cached_property
+    def tasks(self) -> TaskStore:
+        from engram.adapters.dynamo_task_store import DynamoTaskStore
+
+        return DynamoTaskStore(self.aws.dynamodb, self.settings.tasks_table, self.blobs)
+
+    @cached_property
+    def keys(self) -> ApiKeyStore:
+        from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+
+        return DynamoApiKeyStore(self.aws.dynamodb, self.settings.keys_table)
+
+    @cached_property
+    def queue(self) -> TaskQueue:
+        from engram.adapters.sqs_task_queue import SqsTaskQueue
+
+        if not self.settings.queue_url:
+            raise RuntimeError("ENGRAM_QUEUE_URL is not set")
+        return SqsTaskQueue(self.aws.sqs, self.settings.queue_url)
+
+    @cached_property
+    def index(self) -> VectorIndex:
+        if self.settings.index_backend == "opensearch":
+            from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+
+            index = OpenSearchIndex(
+                build_client(self.settings),
+                self.settings.opensearch_index,
+                self.embedder.dimensions,
+                engine=self.settings.opensearch_knn_engine,
+            )
+            index.ensure_index()
+            return index
+        from engram.adapters.embedded_index import EmbeddedIndex
+
+        data_dir = self.settings.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return EmbeddedIndex(data_dir / "index.sqlite3", self.embedder.dimensions)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        if self.settings.embedder == "openai":
+            from engram.adapters.openai_embedder import OpenAIEmbedder
+
+            return OpenAIEmbedder(self.openai_client, self.settings.embedding_model, self.settings.embedding_dims)
+        from engram.adapters.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(self.settings.local_model_path)
+
+    @cached_property
+    def openai_client(self) -> Any:
+        from engram.adapters.openai_embedder import build_openai_client
+
+        settings = self.settings
+        if settings.openai_api_key is None and settings.openai_api_key_param:
+            from pydantic import SecretStr
+
+            param = self.aws.ssm.get_parameter(Name=settings.openai_api_key_param, WithDecryption=True)
+            settings = settings.model_copy(update={"openai_api_key": SecretStr(param["Parameter"]["Value"])})
+        return build_openai_client(settings)
+
+    @cached_property
+    def llm(self) -> LLM | None:
+        if not self.settings.llm_configured:
+            return None
+        from engram.adapters.openai_llm import OpenAILLM
+
+        return OpenAILLM(self.openai_client, self.settings.llm_model)
+
+    @cached_property
+    def extractor(self) -> FactExtractor:
+        from engram.offline.extractor import OfflineExtractor
+
+        if self.llm is None:
+            return OfflineExtractor()
+        from engram.pipeline.llm_extractor import LLMFactExtractor
+
+        return LLMFactExtractor(self.llm)
+
+    @cached_property
+    def reconciler(self) -> Reconciler:
+        from engram.offline.reconciler import KeyReconciler
+
+        if self.llm is None:
+            return KeyReconciler()
+        from engram.pipeline.llm_reconciler import LLMReconciler
+
+        return LLMReconciler(self.llm)
+
+    @cached_property
+    def pipeline(self) -> IngestPipeline:
+        return IngestPipeline(
+            self.facts,
+            self.index,
+            self.embedder,
+            self.extractor,
+            self.reconciler,
+            duplicate_threshold=self.settings.duplicate_threshold,
+            similar_per_fact=self.settings.similar_per_fact,
+        )
+
+    @cached_property
+    def memories(self) -> MemoryService:
+        return MemoryService(
+            self.facts,
+            self.index,
+            self.embedder,
+            self.tasks,
+            self.queue,
+            self.blobs,
+            max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
+        )
+
+    @cached_property
+    def worker(self) -> ExtractionWorker:
+        return ExtractionWorker(self.tasks, self.pipeline, self.blobs)
+
+
+@lru_cache(maxsize=1)
+def container() -> Container:
+    """The process-wide container (one per warm Lambda container or local stack process)."""
+    return Container()

@@ -1,0 +1,57 @@
+"""A moto-backed container with real DynamoDB/S3/SQS adapters and scripted LLM, for handler tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+import engram.bootstrap
+from engram.bootstrap import Container
+from engram.pipeline.llm_extractor import LLMFactExtractor
+from engram.pipeline.llm_reconciler import LLMReconciler
+from tests.fakes import HashEmbedder, MemoryIndex, ScriptedLLM
+from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables
+
+
+@dataclass
+class Stack:
+    container: Container
+    llm: ScriptedLLM
+    sqs: Any
+    dynamodb: Any
+
+    @property
+    def queue_url(self) -> str:
+        return str(self.container.settings.queue_url)
+
+    def queued(self) -> list[dict[str, Any]]:
+        resp = self.sqs.receive_message(
+            QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
+        )
+        return list(resp.get("Messages", []))
+
+
+@contextmanager
+def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        sqs = boto3.client("sqs", region_name="us-east-1")
+        settings = create_tables(dynamodb)
+        create_bucket(boto3.client("s3", region_name="us-east-1"), settings.bucket)
+        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs)})
+        llm = ScriptedLLM()
+        container = Container(
+            settings,
+            index=MemoryIndex(),
+            embedder=HashEmbedder(),
+            extractor=LLMFactExtractor(llm),
+            reconciler=LLMReconciler(llm),
+        )
+        monkeypatch.setattr(engram.bootstrap, "container", lambda: container)
+        yield Stack(container, llm, sqs, dynamodb)
