@@ -1,0 +1,379 @@
+"""FactStore on one DynamoDB table: current fact, closed versions and history share a partition.
+
+Keys: pk=T#{tenant}#M#{memory_id}; sk=FACT (current or closed head), V#{version:08d} (closed
+previous versions), H#{iso}#{event_id} (history). The sparse GSI `by_user` (gsi1pk=T#{tenant}#U#{user},
+gsi1sk={created_at iso}#{memory_id}) holds only current facts, which is what list_current pages over.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, cast
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+from pydantic import TypeAdapter
+
+from engram.adapters.aws_clients import aws_errors, cancellation_codes, error_code
+from engram.domain.errors import ConflictError, NotFoundError, TransientError, ValidationError
+from engram.domain.models import Fact, HistoryEvent, Page, SearchFilters, utcnow
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+
+Item = dict[str, Any]
+
+USER_INDEX = "by_user"
+FACT_SK = "FACT"
+_KEY_ATTRS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "item_type"})
+_CURSOR_KEYS = ("pk", "sk", "gsi1pk", "gsi1sk")
+_BATCH_GET_MAX = 100
+_BATCH_RETRIES = 8
+_FILTERED_PAGE = 100  # items evaluated per query when a filter may drop most of them
+_SER = TypeSerializer()
+_DE = TypeDeserializer()
+_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
+
+
+def iso(dt: datetime) -> str:
+    """Fixed-width UTC ISO-8601, so that sort keys order the same way as the instants."""
+    aware = dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _check_scope_part(field: str, value: str) -> str:
+    # '#' separates key segments; allowing it would let one tenant's key spell another's.
+    if not value or "#" in value:
+        raise ValidationError(field, "must be non-empty and must not contain '#'")
+    return value
+
+
+def memory_pk(tenant_id: str, memory_id: str) -> str:
+    return f"T#{_check_scope_part('tenant_id', tenant_id)}#M#{memory_id}"
+
+
+def user_gsi_pk(tenant_id: str, user_id: str) -> str:
+    return f"T#{_check_scope_part('tenant_id', tenant_id)}#U#{user_id}"
+
+
+def to_dynamo(value: Any, path: str = "value") -> Any:
+    """Python value -> what TypeSerializer accepts (floats become exact Decimals)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(path, "must be a finite number")
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {str(k): to_dynamo(v, f"{path}.{k}") for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_dynamo(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def from_dynamo(value: Any) -> Any:
+    """Inverse of to_dynamo: Decimals back to int when integral, float otherwise."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | set | tuple):
+        return [from_dynamo(v) for v in value]
+    return value
+
+
+def _attributes(model: Fact | HistoryEvent) -> Item:
+    # None fields are left out: `attribute_not_exists(valid_to)` then means "current".
+    dumped = model.model_dump(mode="json")
+    return {k: _SER.serialize(to_dynamo(v, k)) for k, v in dumped.items() if v is not None}
+
+
+def _plain(item: Item) -> dict[str, Any]:
+    return {k: from_dynamo(_DE.deserialize(v)) for k, v in item.items() if k not in _KEY_ATTRS}
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+class DynamoFactStore:
+    def __init__(self, client: DynamoDBClient, table_name: str) -> None:
+        self._db = client
+        self._table = table_name
+
+    # -- item shapes -------------------------------------------------------------------------------
+
+    def _fact_item(self, fact: Fact, sk: str = FACT_SK) -> Item:
+        item = _attributes(fact)
+        kind = "fact" if sk == FACT_SK else "version"
+        item.update(pk=_s(memory_pk(fact.tenant_id, fact.id)), sk=_s(sk), item_type=_s(kind))
+        if sk == FACT_SK and fact.valid_to is None:  # sparse index: only current facts are listed
+            item["gsi1pk"] = _s(user_gsi_pk(fact.tenant_id, fact.user_id))
+            item["gsi1sk"] = _s(f"{iso(fact.created_at)}#{fact.id}")
+        return item
+
+    def _history_put(self, fact: Fact, event: HistoryEvent) -> dict[str, Any]:
+        item = _attributes(event)
+        item.update(
+            pk=_s(memory_pk(fact.tenant_id, fact.id)),
+            sk=_s(f"H#{iso(event.created_at)}#{event.id}"),
+            item_type=_s("history"),
+        )
+        return {"Put": {"TableName": self._table, "Item": item}}
+
+    def _key(self, tenant_id: str, memory_id: str) -> Item:
+        return {"pk": _s(memory_pk(tenant_id, memory_id)), "sk": _s(FACT_SK)}
+
+    # -- reads -------------------------------------------------------------------------------------
+
+    def get(self, tenant_id: str, memory_id: str, include_closed: bool = False) -> Fact:
+        with aws_errors(self._table):
+            resp = self._db.get_item(TableName=self._table, Key=self._key(tenant_id, memory_id), ConsistentRead=True)
+        item = resp.get("Item")
+        if item is None:
+            raise NotFoundError("memory", memory_id)
+        fact = Fact.model_validate(_plain(item))
+        if not include_closed and not fact.is_current:
+            raise NotFoundError("memory", memory_id)
+        return fact
+
+    def get_many(self, tenant_id: str, memory_ids: Sequence[str]) -> list[Fact]:
+        wanted = list(dict.fromkeys(memory_ids))  # BatchGetItem rejects duplicate keys
+        found: dict[str, Fact] = {}
+        for start in range(0, len(wanted), _BATCH_GET_MAX):
+            chunk = [self._key(tenant_id, mid) for mid in wanted[start : start + _BATCH_GET_MAX]]
+            for item in self._batch_get(chunk):
+                fact = Fact.model_validate(_plain(item))
+                if fact.is_current and fact.tenant_id == tenant_id:
+                    found[fact.id] = fact
+        return [found[mid] for mid in wanted if mid in found]
+
+    def _batch_get(self, keys: list[Item]) -> list[Item]:
+        items: list[Item] = []
+        request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": True}}
+        for attempt in range(_BATCH_RETRIES):
+            with aws_errors(self._table):
+                resp = self._db.batch_get_item(RequestItems=request)
+            items.extend(resp.get("Responses", {}).get(self._table, []))
+            request = dict(resp.get("UnprocessedKeys") or {})
+            if not request:
+                return items
+            time.sleep(min(0.05 * 2**attempt, 2.0))  # back off: unprocessed keys mean throttling
+        raise TransientError(f"BatchGetItem on {self._table} left keys unprocessed after retries")
+
+    def list_current(
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page:
+        if limit < 1:
+            raise ValidationError("limit", "must be at least 1")
+        partition = user_gsi_pk(tenant_id, user_id)
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": USER_INDEX,
+            "KeyConditionExpression": "gsi1pk = :u",
+            "ExpressionAttributeValues": {":u": _s(partition)},
+            "ScanIndexForward": False,  # newest first
+        }
+        has_filter = _add_filters(params, filters)
+        start = _decode_cursor(cursor, partition) if cursor else None
+        found: list[Item] = []
+        # Read one item past the page so that next_cursor is None exactly when nothing is left.
+        while len(found) <= limit:
+            need = limit + 1 - len(found)
+            params["Limit"] = max(need, _FILTERED_PAGE) if has_filter else need
+            if start is not None:
+                params["ExclusiveStartKey"] = start
+            with aws_errors(self._table):
+                resp = self._db.query(**params)
+            found.extend(resp.get("Items", []))
+            start = resp.get("LastEvaluatedKey")
+            if not start:
+                break
+        page = found[:limit]
+        next_cursor = _encode_cursor(page[-1]) if len(found) > limit else None
+        return Page(items=[Fact.model_validate(_plain(i)) for i in page], next_cursor=next_cursor)
+
+    def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :h)",
+            "ExpressionAttributeValues": {":pk": _s(memory_pk(tenant_id, memory_id)), ":h": _s("H#")},
+            "ScanIndexForward": True,
+            "ConsistentRead": True,
+        }
+        events: list[HistoryEvent] = []
+        while True:
+            with aws_errors(self._table):
+                resp = self._db.query(**params)
+            events.extend(HistoryEvent.model_validate(_plain(i)) for i in resp.get("Items", []))
+            last = resp.get("LastEvaluatedKey")
+            if not last:
+                return events
+            params["ExclusiveStartKey"] = last
+
+    # -- writes ------------------------------------------------------------------------------------
+
+    def add(self, fact: Fact, event: HistoryEvent) -> bool:
+        put_fact: dict[str, Any] = {
+            "Put": {
+                "TableName": self._table,
+                "Item": self._fact_item(fact),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        with aws_errors(self._table):
+            try:
+                self._db.transact_write_items(TransactItems=_transact_items(put_fact, self._history_put(fact, event)))
+            except ClientError as err:
+                if _fact_condition_failed(err):
+                    return False  # the fact exists: a replay of work already done
+                raise
+        return True
+
+    def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
+        if new.id != previous.id or new.tenant_id != previous.tenant_id:
+            raise ValueError("replace() needs the same memory id and tenant for previous and new")
+        if new.version != previous.version + 1:
+            raise ValueError(f"new.version must be {previous.version + 1}, got {new.version}")
+        closed = previous.model_copy(update={"valid_to": previous.valid_to or new.valid_from})
+        put_new = {
+            "Put": {
+                "TableName": self._table,
+                "Item": self._fact_item(new),
+                "ConditionExpression": "#version = :expected",
+                "ExpressionAttributeNames": {"#version": "version"},
+                "ExpressionAttributeValues": {":expected": {"N": str(previous.version)}},
+            }
+        }
+        put_old = {"Put": {"TableName": self._table, "Item": self._fact_item(closed, f"V#{previous.version:08d}")}}
+        self._transact([put_new, put_old, self._history_put(new, event)], previous)
+
+    def close(self, fact: Fact, valid_to: datetime, event: HistoryEvent) -> None:
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": self._key(fact.tenant_id, fact.id),
+                "UpdateExpression": (
+                    "SET #valid_to = :valid_to, #updated_at = :now, #version = #version + :one REMOVE gsi1pk, gsi1sk"
+                ),
+                "ConditionExpression": "#version = :expected AND attribute_not_exists(#valid_to)",
+                "ExpressionAttributeNames": {
+                    "#valid_to": "valid_to",
+                    "#updated_at": "updated_at",
+                    "#version": "version",
+                },
+                "ExpressionAttributeValues": {
+                    ":valid_to": _SER.serialize(_json_datetime(valid_to)),
+                    ":now": _SER.serialize(_json_datetime(utcnow())),
+                    ":one": {"N": "1"},
+                    ":expected": {"N": str(fact.version)},
+                },
+            }
+        }
+        self._transact([update, self._history_put(fact, event)], fact)
+
+    def _transact(self, items: list[dict[str, Any]], expected: Fact) -> None:
+        with aws_errors(self._table):
+            try:
+                self._db.transact_write_items(TransactItems=_transact_items(*items))
+            except ClientError as err:
+                if _fact_condition_failed(err):
+                    raise ConflictError(
+                        f"memory {expected.id!r} is no longer at version {expected.version} (or is closed)"
+                    ) from err
+                raise
+
+    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
+        stamp = _SER.serialize(_json_datetime(when))
+        with aws_errors(self._table):
+            for memory_id in dict.fromkeys(memory_ids):
+                try:
+                    self._db.update_item(
+                        TableName=self._table,
+                        Key=self._key(tenant_id, memory_id),
+                        UpdateExpression="SET #last = :when, #count = if_not_exists(#count, :zero) + :one",
+                        ConditionExpression="attribute_exists(pk)",  # never create a stub for a missing id
+                        ExpressionAttributeNames={"#last": "last_accessed_at", "#count": "access_count"},
+                        ExpressionAttributeValues={":when": stamp, ":zero": {"N": "0"}, ":one": {"N": "1"}},
+                    )
+                except ClientError as err:
+                    if error_code(err) == "ConditionalCheckFailedException":
+                        continue  # deleted meanwhile: nothing to record
+                    raise
+
+
+def _json_datetime(dt: datetime) -> str:
+    # The same text pydantic writes for Fact datetimes, so stored attributes stay uniform.
+    text: str = _DATETIME.dump_python(dt, mode="json")
+    return text
+
+
+def _transact_items(*items: dict[str, Any]) -> list[TransactWriteItemTypeDef]:
+    # The items are built as plain dicts; the stubs want TypedDicts of the same shape.
+    return cast("list[TransactWriteItemTypeDef]", list(items))
+
+
+def _fact_condition_failed(err: ClientError) -> bool:
+    """True when the transaction was cancelled by the condition on the FACT item (always first)."""
+    if error_code(err) != "TransactionCanceledException":
+        return False
+    reasons = cancellation_codes(err)
+    return bool(reasons) and reasons[0] == "ConditionalCheckFailed"
+
+
+def _add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
+    if filters is None:
+        return False
+    parts: list[str] = []
+    names: dict[str, str] = {}
+    values: dict[str, Any] = params["ExpressionAttributeValues"]
+    for field in ("agent_id", "run_id", "memory_bank"):
+        value = getattr(filters, field)
+        if value is not None:
+            parts.append(f"#{field} = :{field}")
+            names[f"#{field}"] = field
+            values[f":{field}"] = _s(str(value))
+    for i, (key, value) in enumerate(sorted(filters.metadata.items())):
+        parts.append(f"#metadata.#mk{i} = :mv{i}")
+        names["#metadata"] = "metadata"
+        names[f"#mk{i}"] = key
+        values[f":mv{i}"] = _SER.serialize(to_dynamo(value, f"metadata.{key}"))
+    if not parts:
+        return False
+    params["FilterExpression"] = " AND ".join(parts)
+    params["ExpressionAttributeNames"] = names
+    return True
+
+
+def _encode_cursor(item: Item) -> str:
+    key = {name: item[name] for name in _CURSOR_KEYS}
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
+
+
+def _decode_cursor(cursor: str, partition: str) -> Item:
+    try:
+        key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except (binascii.Error, UnicodeDecodeError, ValueError) as err:
+        raise ValidationError("cursor", "is not a cursor returned by this API") from err
+    valid = (
+        isinstance(key, dict)
+        and set(key) == set(_CURSOR_KEYS)
+        and all(isinstance(v, dict) and isinstance(v.get("S"), str) and len(v) == 1 for v in key.values())
+    )
+    # A cursor from another user's (or tenant's) listing must not steer this query.
+    if not valid or key["gsi1pk"]["S"] != partition:
+        raise ValidationError("cursor", "is not a cursor returned by this API for this user")
+    return dict(key)
