@@ -1,0 +1,393 @@
+"""Embedded VectorIndex: exact k-NN with numpy and BM25 per user, optionally persisted in SQLite.
+
+The local stack's stand-in for OpenSearch (and the in-memory fake in tests when `path` is None).
+Each (tenant, user) has its own structures, so tenant and user isolation is structural: a query
+only ever scores one user's rows. Filters become a row mask applied before top-k selection.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from engram.domain.errors import EngramError, TransientError, ValidationError
+from engram.domain.models import IndexDoc, ScoredId, SearchFilters
+from engram.textproc import filter_value, term_counts, tokenize
+
+K1 = 1.2
+B = 0.75
+_MIN_CAPACITY = 64
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
+FilterKey = tuple[str, str]  # (field, canonical value), e.g. ("metadata.color", "red")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS index_docs (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    agent_id TEXT,
+    run_id TEXT,
+    memory_bank TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, id)
+)
+"""
+_UPSERT = (
+    "INSERT OR REPLACE INTO index_docs (tenant_id, user_id, id, agent_id, run_id, memory_bank, "
+    "metadata, text, created_at, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_LOAD = (
+    "SELECT id, agent_id, run_id, memory_bank, metadata, text, vector FROM index_docs "
+    "WHERE tenant_id = ? AND user_id = ?"
+)
+_DELETE = "DELETE FROM index_docs WHERE tenant_id = ? AND user_id = ? AND id = ?"
+
+
+def _flatten(metadata: dict[str, object], prefix: str = "") -> Iterator[tuple[str, object]]:
+    """Dotted paths to scalar values, lists expanded (how OpenSearch flat_object sees them)."""
+    for key, value in metadata.items():
+        path = f"{prefix}{key}"
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict):
+                yield from _flatten(item, path + ".")
+            else:
+                yield path, item
+
+
+def _doc_keys(
+    agent_id: str | None, run_id: str | None, memory_bank: str, metadata: dict[str, object]
+) -> list[FilterKey]:
+    keys: list[FilterKey] = [("memory_bank", memory_bank)]
+    if agent_id is not None:
+        keys.append(("agent_id", agent_id))
+    if run_id is not None:
+        keys.append(("run_id", run_id))
+    keys.extend((f"metadata.{path}", filter_value(value)) for path, value in _flatten(metadata))
+    return list(dict.fromkeys(keys))
+
+
+def _wanted_keys(filters: SearchFilters | None) -> list[FilterKey]:
+    if filters is None:
+        return []
+    keys: list[FilterKey] = []
+    for field in ("agent_id", "run_id", "memory_bank"):
+        value = getattr(filters, field)
+        if value is not None:
+            keys.append((field, value))
+    keys.extend((f"metadata.{name}", filter_value(value)) for name, value in filters.metadata.items())
+    return keys
+
+
+class _UserIndex:
+    """One user's documents. Rows 0..n-1 of `vectors` are live and row i holds `ids[i]`;
+    a delete moves the last row into the hole so the matrix stays contiguous."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.vectors: FloatArray = np.empty((0, dimensions), dtype=np.float32)
+        self.lengths: FloatArray = np.empty(0, dtype=np.float32)  # BM25 document lengths
+        self.ids: list[str] = []
+        self.rows: dict[str, int] = {}
+        self.terms: list[dict[str, int]] = []
+        self.keys: list[list[FilterKey]] = []
+        self.postings: dict[str, dict[int, int]] = {}  # term -> {row: term frequency}
+        self.filter_rows: dict[FilterKey, set[int]] = {}
+        self.total_length = 0.0
+        self._masks: dict[FilterKey, BoolArray] = {}  # per-filter row masks, dropped on any write
+
+    def _reserve(self, size: int) -> None:
+        capacity = self.vectors.shape[0]
+        if size <= capacity:
+            return
+        # Doubling keeps appends amortised O(1) per row.
+        new_capacity = max(_MIN_CAPACITY, capacity * 2, size)
+        vectors = np.empty((new_capacity, self.vectors.shape[1]), dtype=np.float32)
+        vectors[:capacity] = self.vectors
+        lengths = np.empty(new_capacity, dtype=np.float32)
+        lengths[:capacity] = self.lengths
+        self.vectors, self.lengths = vectors, lengths
+
+    def put(self, doc_id: str, vector: FloatArray, terms: dict[str, int], keys: list[FilterKey]) -> None:
+        row = self.rows.get(doc_id)
+        if row is None:
+            row = len(self.ids)
+            self._reserve(row + 1)
+            self.ids.append(doc_id)
+            self.terms.append({})
+            self.keys.append([])
+            self.rows[doc_id] = row
+        else:
+            self._unlink(row)
+        self.vectors[row] = vector
+        self._link(row, terms, keys)
+
+    def remove(self, doc_id: str) -> None:
+        row = self.rows.pop(doc_id, None)
+        if row is None:
+            return
+        self._unlink(row)
+        last = len(self.ids) - 1
+        if row != last:
+            moved_id, moved_terms, moved_keys = self.ids[last], self.terms[last], self.keys[last]
+            self._unlink(last)
+            self.vectors[row] = self.vectors[last]
+            self.ids[row] = moved_id
+            self.rows[moved_id] = row
+            self._link(row, moved_terms, moved_keys)
+        self.ids.pop()
+        self.terms.pop()
+        self.keys.pop()
+
+    def _link(self, row: int, terms: dict[str, int], keys: list[FilterKey]) -> None:
+        self._masks.clear()
+        self.terms[row] = terms
+        self.keys[row] = keys
+        length = float(sum(terms.values()))
+        self.lengths[row] = length
+        self.total_length += length
+        for term, tf in terms.items():
+            self.postings.setdefault(term, {})[row] = tf
+        for key in keys:
+            self.filter_rows.setdefault(key, set()).add(row)
+
+    def _unlink(self, row: int) -> None:
+        self._masks.clear()
+        for term in self.terms[row]:
+            posting = self.postings[term]
+            del posting[row]
+            if not posting:
+                del self.postings[term]
+        for key in self.keys[row]:
+            rows = self.filter_rows[key]
+            rows.discard(row)
+            if not rows:
+                del self.filter_rows[key]
+        self.total_length -= float(self.lengths[row])
+
+    def mask(self, filters: SearchFilters | None) -> BoolArray | None:
+        """Rows matching every filter, or None when there is no filter."""
+        wanted = _wanted_keys(filters)
+        if not wanted:
+            return None
+        n = len(self.ids)
+        mask = np.ones(n, dtype=np.bool_)
+        for key in wanted:
+            hit = self._masks.get(key)
+            if hit is None:
+                rows = self.filter_rows.get(key, set())
+                hit = np.zeros(n, dtype=np.bool_)
+                hit[np.fromiter(rows, dtype=np.intp, count=len(rows))] = True
+                self._masks[key] = hit
+            mask &= hit
+        return mask
+
+    def knn(self, query: FloatArray, k: int, filters: SearchFilters | None) -> list[ScoredId]:
+        n = len(self.ids)
+        if n == 0:
+            return []
+        # einsum is a single-threaded SIMD loop: as fast as BLAS on one core, and it does not stall
+        # (10x slower medians measured) when OpenBLAS threads compete with the embedder for cores.
+        scores: FloatArray = np.einsum("ij,j->i", self.vectors[:n], query)
+        mask = self.mask(filters)
+        if mask is None:
+            return self._top(scores, None, k)
+        candidates = np.flatnonzero(mask)
+        return self._top(scores[candidates], candidates, k)
+
+    def text_search(self, query_terms: list[str], k: int, filters: SearchFilters | None) -> list[ScoredId]:
+        n = len(self.ids)
+        if n == 0 or not query_terms:
+            return []
+        avgdl = self.total_length / n or 1.0
+        scores = np.zeros(n, dtype=np.float32)
+        for term, repeats in Counter(query_terms).items():
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            df = len(posting)
+            rows = np.fromiter(posting.keys(), dtype=np.intp, count=df)
+            tf = np.fromiter(posting.values(), dtype=np.float32, count=df)
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            norm = K1 * (1.0 - B + B * self.lengths[rows] / avgdl)
+            scores[rows] += repeats * idf * tf * (K1 + 1.0) / (tf + norm)
+        hits = scores > 0
+        mask = self.mask(filters)
+        if mask is not None:
+            hits &= mask
+        candidates = np.flatnonzero(hits)
+        return self._top(scores[candidates], candidates, k)
+
+    def _top(self, scores: FloatArray, candidates: IntArray | None, k: int) -> list[ScoredId]:
+        """The k best, ties broken by id so results do not depend on the row layout."""
+        m = scores.shape[0]
+        if m == 0 or k <= 0:
+            return []
+        if k < m:
+            kth = np.partition(scores, m - k)[m - k]  # the k-th largest score
+            best = np.flatnonzero(scores >= kth)  # usually k rows; more only on ties at the cut
+        else:
+            best = np.arange(m)
+        rows = best if candidates is None else candidates[best]
+        ranked = sorted(
+            zip(scores[best].tolist(), rows.tolist(), strict=True),
+            key=lambda pair: (-pair[0], self.ids[pair[1]]),
+        )
+        return [ScoredId(id=self.ids[row], score=score) for score, row in ranked[:k]]
+
+
+@contextmanager
+def _sqlite_errors() -> Iterator[None]:
+    """Turn sqlite3 errors into domain errors (a busy file is worth a retry)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            raise TransientError(f"embedded index busy: {exc}") from exc
+        raise EngramError(f"embedded index storage failed: {exc}") from exc
+    except sqlite3.Error as exc:
+        raise EngramError(f"embedded index storage failed: {exc}") from exc
+
+
+def _unit(vector: Sequence[float], dimensions: int, field: str = "vector") -> FloatArray:
+    array = np.asarray(vector, dtype=np.float32)
+    if array.shape != (dimensions,):
+        raise ValidationError(field, f"expected {dimensions} dimensions, got {array.size}")
+    norm = float(np.linalg.norm(array))
+    if not math.isfinite(norm) or norm == 0.0:
+        raise ValidationError(field, "vector must be finite and non-zero")
+    unit: FloatArray = array / np.float32(norm)
+    return unit
+
+
+def _db_row(doc: IndexDoc, unit: FloatArray) -> tuple[object, ...]:
+    metadata = json.dumps(doc.metadata, default=str)
+    return (
+        doc.tenant_id,
+        doc.user_id,
+        doc.id,
+        doc.agent_id,
+        doc.run_id,
+        doc.memory_bank,
+        metadata,
+        doc.text,
+        doc.created_at.isoformat(),
+        unit.astype("<f4").tobytes(),
+    )
+
+
+class EmbeddedIndex:
+    """VectorIndex for one process. Thread-safe; every write is committed before it returns."""
+
+    def __init__(self, path: Path | None, dimensions: int) -> None:
+        self.dimensions = dimensions
+        self._lock = threading.RLock()
+        self._users: dict[tuple[str, str], _UserIndex] = {}
+        self._db: sqlite3.Connection | None = None
+        self._persistent = path is not None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with _sqlite_errors():
+                # One connection shared by the HTTP and poller threads, always used under the lock.
+                self._db = sqlite3.connect(str(path), check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(_SCHEMA)
+                self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        # Validate and tokenise everything first, so a bad doc changes nothing.
+        prepared = [(doc, _unit(doc.vector, self.dimensions), term_counts(doc.text)) for doc in docs]
+        with self._lock:
+            users = {key: self._user(*key) for key in {(d.tenant_id, d.user_id) for d in docs}}
+            db = self._connection()
+            if db is not None:
+                rows = [_db_row(doc, unit) for doc, unit, _ in prepared]
+                with _sqlite_errors(), db:
+                    db.executemany(_UPSERT, rows)
+            for doc, unit, terms in prepared:
+                keys = _doc_keys(doc.agent_id, doc.run_id, doc.memory_bank, doc.metadata)
+                users[(doc.tenant_id, doc.user_id)].put(doc.id, unit, terms, keys)
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        with self._lock:
+            user = self._user(tenant_id, user_id)
+            db = self._connection()
+            if db is not None:
+                with _sqlite_errors(), db:
+                    db.executemany(_DELETE, [(tenant_id, user_id, mid) for mid in memory_ids])
+            for memory_id in memory_ids:
+                user.remove(memory_id)
+
+    def knn(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        query = _unit(vector, self.dimensions)
+        with self._lock:
+            return self._user(tenant_id, user_id).knn(query, k, filters)
+
+    def text_search(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        terms = tokenize(query)
+        with self._lock:
+            return self._user(tenant_id, user_id).text_search(terms, k, filters)
+
+    def ids(self, tenant_id: str, user_id: str) -> set[str]:
+        with self._lock:
+            return set(self._user(tenant_id, user_id).ids)
+
+    def _user(self, tenant_id: str, user_id: str) -> _UserIndex:
+        """The user's structures, loaded from SQLite on first access. Call with the lock held."""
+        key = (tenant_id, user_id)
+        user = self._users.get(key)
+        if user is None:
+            user = _UserIndex(self.dimensions)
+            db = self._connection()
+            if db is not None:
+                with _sqlite_errors():
+                    rows = db.execute(_LOAD, key).fetchall()
+                for doc_id, agent_id, run_id, bank, metadata, text, blob in rows:
+                    vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+                    if vector.shape != (self.dimensions,):
+                        raise EngramError(f"index file holds {vector.size}-dim vectors, expected {self.dimensions}")
+                    keys = _doc_keys(agent_id, run_id, bank, json.loads(metadata))
+                    user.put(doc_id, vector, term_counts(text), keys)
+            self._users[key] = user
+        return user
+
+    def _connection(self) -> sqlite3.Connection | None:
+        """The SQLite connection (None when memory-only); a closed persistent index refuses work
+        rather than silently dropping writes."""
+        if self._persistent and self._db is None:
+            raise EngramError("embedded index is closed")
+        return self._db

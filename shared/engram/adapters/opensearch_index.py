@@ -1,0 +1,310 @@
+"""OpenSearch VectorIndex (AWS): HNSW k-NN with efficient filtering plus BM25 on the same documents.
+
+One document per current fact, `_id` = memory id, always carrying tenant_id and user_id; every
+query filters on both inside the query itself (inside the knn clause for vectors), so another
+user's documents are never candidates. Writes never force a refresh: readers see them within the
+index's refresh interval, which the pipeline tolerates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from engram.domain.errors import EngramError, TransientError, ValidationError
+from engram.domain.models import IndexDoc, ScoredId, SearchFilters
+from engram.textproc import filter_value
+
+if TYPE_CHECKING:
+    from engram.settings import Settings
+
+ENGINES = ("faiss", "lucene")  # never nmslib: OpenSearch 3 rejects it for new indexes
+HNSW_PARAMETERS = {"m": 16, "ef_construction": 128}
+IDS_PAGE_SIZE = 1000
+TEXT_ANALYZER = "engram_text"
+
+
+def build_client(settings: Settings) -> Any:
+    """An opensearch-py client for settings.opensearch_endpoint (imported lazily: the embedded
+    backend never loads opensearch-py)."""
+    from opensearchpy import OpenSearch, RequestsAWSV4SignerAuth, RequestsHttpConnection
+
+    endpoint = settings.opensearch_endpoint
+    if not endpoint:
+        raise EngramError("ENGRAM_OPENSEARCH_ENDPOINT is not set")
+    url = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    use_ssl = url.scheme == "https"
+    auth: Any = None
+    if settings.opensearch_auth == "sigv4":
+        import boto3
+
+        credentials = boto3.Session().get_credentials()
+        if credentials is None:
+            raise EngramError("no AWS credentials available to sign OpenSearch requests")
+        auth = RequestsAWSV4SignerAuth(credentials, settings.aws_region, settings.opensearch_service)
+    elif settings.opensearch_auth == "basic":
+        if not settings.opensearch_username or settings.opensearch_password is None:
+            raise EngramError("basic auth needs ENGRAM_OPENSEARCH_USERNAME and ENGRAM_OPENSEARCH_PASSWORD")
+        auth = (settings.opensearch_username, settings.opensearch_password.get_secret_value())
+    host: dict[str, Any] = {"host": url.hostname, "port": url.port or (443 if use_ssl else 80)}
+    if url.path.strip("/"):
+        host["url_prefix"] = url.path
+    return OpenSearch(
+        hosts=[host],
+        http_auth=auth,
+        use_ssl=use_ssl,
+        verify_certs=use_ssl,
+        connection_class=RequestsHttpConnection,
+        timeout=10,
+        max_retries=2,
+        retry_on_timeout=True,
+    )
+
+
+def _reason(exc: Any) -> str:
+    """The most specific reason OpenSearch gave (root cause first), else the exception text."""
+    info = getattr(exc, "info", None)
+    if isinstance(info, dict) and isinstance(info.get("error"), dict):
+        error = info["error"]
+        causes = error.get("root_cause") or []
+        if causes and isinstance(causes[0], dict) and causes[0].get("reason"):
+            return f"{causes[0].get('type', '')}: {causes[0]['reason']}".lstrip(": ")
+        if error.get("reason"):
+            return str(error["reason"])
+    return str(exc)
+
+
+@contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """opensearch-py errors -> domain errors: unreachable, throttled or 5xx is worth a retry."""
+    from opensearchpy import exceptions as os_errors
+
+    try:
+        yield
+    except os_errors.SSLError as exc:  # a certificate problem is configuration, not bad luck
+        raise EngramError(f"OpenSearch {action}: TLS failed: {exc}") from exc
+    except os_errors.ConnectionError as exc:  # includes ConnectionTimeout
+        raise TransientError(f"OpenSearch {action}: {exc}") from exc
+    except os_errors.TransportError as exc:
+        status = exc.status_code
+        if isinstance(status, int) and (status == 429 or status >= 500):
+            raise TransientError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
+        raise EngramError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
+    except os_errors.OpenSearchException as exc:
+        raise EngramError(f"OpenSearch {action} failed: {exc}") from exc
+
+
+def _check_bulk(response: dict[str, Any], action: str, missing_ok: bool) -> None:
+    """Bulk answers 200 even when items fail; raise for failed items (404 on delete is fine)."""
+    if not response.get("errors"):
+        return
+    failures: list[tuple[int, str, str]] = []
+    for item in response.get("items", []):
+        result = next(iter(item.values()))
+        status = int(result.get("status", 500))
+        if status < 300 or (missing_ok and status == 404):
+            continue
+        error = result.get("error")
+        reason = error.get("reason", str(error)) if isinstance(error, dict) else str(error)
+        failures.append((status, str(result.get("_id")), reason))
+    if not failures:
+        return
+    status, doc_id, reason = failures[0]
+    message = f"OpenSearch bulk {action}: {len(failures)} item(s) failed, first {doc_id} ({status}): {reason}"
+    if any(s == 429 or s >= 500 for s, _, _ in failures):
+        raise TransientError(message)
+    raise EngramError(message)
+
+
+def _filter_clauses(tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[dict[str, Any]]:
+    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
+    if filters is not None:
+        for field in ("agent_id", "run_id", "memory_bank"):
+            value = getattr(filters, field)
+            if value is not None:
+                clauses.append({"term": {field: value}})
+        for name, value in filters.metadata.items():
+            # flat_object holds every leaf as a string; the embedded index compares the same form.
+            clauses.append({"term": {f"metadata.{name}": filter_value(value)}})
+    return clauses
+
+
+class OpenSearchIndex:
+    def __init__(self, client: Any, index_name: str, dimensions: int, engine: str = "faiss") -> None:
+        if engine not in ENGINES:
+            raise EngramError(f"unsupported k-NN engine {engine!r}; use one of {ENGINES}")
+        self._client = client
+        self.index_name = index_name
+        self.dimensions = dimensions
+        self.engine = engine
+
+    def index_body(self) -> dict[str, Any]:
+        """Settings and mappings for a new index (cosine HNSW; faiss needs OpenSearch >= 2.19)."""
+        keyword = {"type": "keyword"}
+        return {
+            "settings": {
+                "index": {"knn": True},
+                "analysis": {
+                    "filter": {
+                        "engram_possessive": {"type": "stemmer", "language": "possessive_english"},
+                        "engram_stop": {"type": "stop", "stopwords": "_english_"},
+                    },
+                    "analyzer": {
+                        TEXT_ANALYZER: {
+                            "type": "custom",
+                            "tokenizer": "standard",
+                            "filter": ["engram_possessive", "lowercase", "engram_stop", "porter_stem"],
+                        }
+                    },
+                },
+            },
+            "mappings": {
+                "dynamic": False,
+                "properties": {
+                    "memory_id": keyword,
+                    "tenant_id": keyword,
+                    "user_id": keyword,
+                    "agent_id": keyword,
+                    "run_id": keyword,
+                    "memory_bank": keyword,
+                    "metadata": {"type": "flat_object"},
+                    "text": {"type": "text", "analyzer": TEXT_ANALYZER},
+                    "created_at": {"type": "date"},
+                    "vector": {
+                        "type": "knn_vector",
+                        "dimension": self.dimensions,
+                        "method": {
+                            "name": "hnsw",
+                            "space_type": "cosinesimil",
+                            "engine": self.engine,
+                            "parameters": dict(HNSW_PARAMETERS),
+                        },
+                    },
+                },
+            },
+        }
+
+    def ensure_index(self) -> None:
+        """Create the index when missing (safe to call from several cold starts at once)."""
+        from opensearchpy import exceptions as os_errors
+
+        with _translated("create index"):
+            if self._client.indices.exists(index=self.index_name):
+                return
+            try:
+                self._client.indices.create(index=self.index_name, body=self.index_body())
+            except os_errors.RequestError as exc:
+                if "resource_already_exists_exception" not in str(exc.error):
+                    raise
+
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        if not docs:
+            return
+        body: list[dict[str, Any]] = []
+        for doc in docs:
+            self._check_vector(doc.vector)
+            body.append({"index": {"_index": self.index_name, "_id": doc.id}})
+            body.append(_source(doc))
+        with _translated("bulk index"):
+            response = self._client.bulk(body=body)
+        _check_bulk(response, "index", missing_ok=False)
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        # Ids are memory ids the caller resolved within tenant_id/user_id; _id is unscoped by design.
+        if not memory_ids:
+            return
+        body = [{"delete": {"_index": self.index_name, "_id": memory_id}} for memory_id in memory_ids]
+        with _translated("bulk delete"):
+            response = self._client.bulk(body=body)
+        _check_bulk(response, "delete", missing_ok=True)
+
+    def knn(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        self._check_vector(vector)
+        if k <= 0:
+            return []
+        clause = {
+            "vector": [float(x) for x in vector],
+            "k": k,
+            # Efficient filtering: the filter runs inside the k-NN search, so k matches come back.
+            "filter": {"bool": {"filter": _filter_clauses(tenant_id, user_id, filters)}},
+        }
+        body = {"size": k, "_source": False, "query": {"knn": {"vector": clause}}}
+        hits = self._search(body, "knn search")
+        # cosinesimil scores are (1 + cos) / 2; hand the domain plain cosine like the embedded index.
+        return [ScoredId(id=hit["_id"], score=2.0 * float(hit["_score"]) - 1.0) for hit in hits]
+
+    def text_search(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        if k <= 0 or not query.strip():
+            return []
+        body = {
+            "size": k,
+            "_source": False,
+            "query": {
+                "bool": {
+                    "must": [{"match": {"text": {"query": query}}}],
+                    "filter": _filter_clauses(tenant_id, user_id, filters),
+                }
+            },
+        }
+        hits = self._search(body, "text search")
+        return [ScoredId(id=hit["_id"], score=float(hit["_score"])) for hit in hits]
+
+    def ids(self, tenant_id: str, user_id: str) -> set[str]:
+        # search_after on a keyword copy of the id: works on AOSS (no scroll) and needs no _id fielddata.
+        body: dict[str, Any] = {
+            "size": IDS_PAGE_SIZE,
+            "_source": False,
+            "query": {"bool": {"filter": _filter_clauses(tenant_id, user_id, None)}},
+            "sort": [{"memory_id": "asc"}],
+        }
+        found: set[str] = set()
+        while True:
+            hits = self._search(body, "list ids")
+            found.update(hit["_id"] for hit in hits)
+            if len(hits) < IDS_PAGE_SIZE:
+                return found
+            body = {**body, "search_after": hits[-1]["sort"]}
+
+    def _search(self, body: dict[str, Any], action: str) -> list[dict[str, Any]]:
+        with _translated(action):
+            response = self._client.search(index=self.index_name, body=body)
+        hits: list[dict[str, Any]] = response["hits"]["hits"]
+        return hits
+
+    def _check_vector(self, vector: Sequence[float]) -> None:
+        if len(vector) != self.dimensions:
+            raise ValidationError("vector", f"expected {self.dimensions} dimensions, got {len(vector)}")
+
+
+def _source(doc: IndexDoc) -> dict[str, Any]:
+    source: dict[str, Any] = {
+        "memory_id": doc.id,
+        "tenant_id": doc.tenant_id,
+        "user_id": doc.user_id,
+        "memory_bank": doc.memory_bank,
+        "metadata": doc.metadata,
+        "text": doc.text,
+        "created_at": doc.created_at.isoformat(),
+        "vector": [float(x) for x in doc.vector],
+    }
+    if doc.agent_id is not None:
+        source["agent_id"] = doc.agent_id
+    if doc.run_id is not None:
+        source["run_id"] = doc.run_id
+    return source

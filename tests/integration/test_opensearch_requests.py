@@ -1,0 +1,398 @@
+"""The exact requests the OpenSearch adapter sends: a real opensearch-py client, fake transport."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from opensearchpy import Connection, OpenSearch, RequestsAWSV4SignerAuth
+from opensearchpy import exceptions as os_errors
+
+from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+from engram.domain.errors import EngramError, TransientError, ValidationError
+from engram.domain.models import IndexDoc, SearchFilters
+from engram.settings import Settings
+
+INDEX = "engram-test"
+DIMS = 3
+WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    params: dict[str, Any]
+    body: Any
+
+
+@dataclass
+class Script:
+    """Responses to hand out in order (status + JSON, or an exception); records every request."""
+
+    responses: list[tuple[int, Any] | Exception] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
+
+
+class FakeConnection(Connection):
+    def __init__(self, script: Script, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.script = script
+
+    def perform_request(  # type: ignore[override]
+        self, method: str, url: str, params: Any = None, body: Any = None, ignore: Any = (), **_: Any
+    ) -> tuple[int, dict[str, str], str]:
+        text = body.decode() if isinstance(body, bytes) else body
+        parsed: Any = None
+        if text:
+            lines = [json.loads(line) for line in text.strip().split("\n")]
+            parsed = lines if url.endswith("/_bulk") else lines[0]
+        self.script.requests.append(Request(method, url, dict(params or {}), parsed))
+        response = self.script.responses.pop(0) if self.script.responses else (200, {})
+        if isinstance(response, Exception):
+            raise response
+        status, payload = response
+        raw = json.dumps(payload)
+        if status >= 300 and status not in ignore:
+            self._raise_error(status, raw, "application/json")
+        return status, {"content-type": "application/json"}, raw
+
+
+@pytest.fixture
+def script() -> Script:
+    return Script()
+
+
+def make_index(script: Script, engine: str = "faiss") -> OpenSearchIndex:
+    client = OpenSearch(hosts=[{"host": "fake", "port": 9200}], connection_class=FakeConnection, script=script)
+    client.transport.max_retries = 0  # one request per call, so scripts stay readable
+    return OpenSearchIndex(client, INDEX, DIMS, engine=engine)
+
+
+def hits(*pairs: tuple[str, float], sort: bool = False) -> dict[str, Any]:
+    found = [{"_id": i, "_score": s, **({"sort": [i]} if sort else {})} for i, s in pairs]
+    return {"hits": {"total": {"value": len(found)}, "hits": found}}
+
+
+def error_body(kind: str, reason: str) -> dict[str, Any]:
+    return {"error": {"root_cause": [{"type": kind, "reason": reason}], "type": kind, "reason": reason}}
+
+
+@pytest.mark.parametrize("engine", ["faiss", "lucene"])
+def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None:
+    script.responses = [(404, {}), (200, {"acknowledged": True})]
+
+    make_index(script, engine).ensure_index()
+
+    head, create = script.requests
+    assert (head.method, head.path) == ("HEAD", f"/{INDEX}")
+    assert (create.method, create.path) == ("PUT", f"/{INDEX}")
+    assert create.body == {
+        "settings": {
+            "index": {"knn": True},
+            "analysis": {
+                "filter": {
+                    "engram_possessive": {"type": "stemmer", "language": "possessive_english"},
+                    "engram_stop": {"type": "stop", "stopwords": "_english_"},
+                },
+                "analyzer": {
+                    "engram_text": {
+                        "type": "custom",
+                        "tokenizer": "standard",
+                        "filter": ["engram_possessive", "lowercase", "engram_stop", "porter_stem"],
+                    }
+                },
+            },
+        },
+        "mappings": {
+            "dynamic": False,
+            "properties": {
+                "memory_id": {"type": "keyword"},
+                "tenant_id": {"type": "keyword"},
+                "user_id": {"type": "keyword"},
+                "agent_id": {"type": "keyword"},
+                "run_id": {"type": "keyword"},
+                "memory_bank": {"type": "keyword"},
+                "metadata": {"type": "flat_object"},
+                "text": {"type": "text", "analyzer": "engram_text"},
+                "created_at": {"type": "date"},
+                "vector": {
+                    "type": "knn_vector",
+                    "dimension": DIMS,
+                    "method": {
+                        "name": "hnsw",
+                        "space_type": "cosinesimil",
+                        "engine": engine,
+                        "parameters": {"m": 16, "ef_construction": 128},
+                    },
+                },
+            },
+        },
+    }
+    assert "nmslib" not in json.dumps(create.body)
+
+
+def test_ensure_index_leaves_an_existing_index_alone(script: Script) -> None:
+    script.responses = [(200, {})]
+    make_index(script).ensure_index()
+    assert [(r.method, r.path) for r in script.requests] == [("HEAD", f"/{INDEX}")]
+
+
+def test_ensure_index_tolerates_a_concurrent_creator(script: Script) -> None:
+    script.responses = [(404, {}), (400, error_body("resource_already_exists_exception", "exists"))]
+    make_index(script).ensure_index()
+    assert len(script.requests) == 2
+
+
+def test_ensure_index_reports_a_rejected_mapping(script: Script) -> None:
+    script.responses = [(404, {}), (400, error_body("mapper_parsing_exception", "unknown engine"))]
+    with pytest.raises(EngramError, match="unknown engine") as raised:
+        make_index(script).ensure_index()
+    assert not isinstance(raised.value, TransientError)
+
+
+def test_nmslib_is_refused() -> None:
+    with pytest.raises(EngramError, match="nmslib"):
+        OpenSearchIndex(object(), INDEX, DIMS, engine="nmslib")
+
+
+def test_upsert_sends_bulk_index_actions_with_scope(script: Script) -> None:
+    script.responses = [(200, {"errors": False, "items": []})]
+    docs = [
+        IndexDoc(id="m1", tenant_id="t1", user_id="u1", text="Likes tea", vector=[1, 0, 0], created_at=WHEN),
+        IndexDoc(
+            id="m2",
+            tenant_id="t1",
+            user_id="u1",
+            agent_id="bot",
+            run_id="r9",
+            text="Works at Acme",
+            vector=[0, 0.6, 0.8],
+            memory_bank="Work",
+            metadata={"source": "chat", "pinned": True},
+            created_at=WHEN,
+        ),
+    ]
+
+    make_index(script).upsert(docs)
+
+    (bulk,) = script.requests
+    assert (bulk.method, bulk.path) == ("POST", "/_bulk")
+    assert "refresh" not in bulk.params
+    assert bulk.body == [
+        {"index": {"_index": INDEX, "_id": "m1"}},
+        {
+            "memory_id": "m1",
+            "tenant_id": "t1",
+            "user_id": "u1",
+            "memory_bank": "General",
+            "metadata": {},
+            "text": "Likes tea",
+            "created_at": "2024-05-01T12:00:00+00:00",
+            "vector": [1.0, 0.0, 0.0],
+        },
+        {"index": {"_index": INDEX, "_id": "m2"}},
+        {
+            "memory_id": "m2",
+            "tenant_id": "t1",
+            "user_id": "u1",
+            "agent_id": "bot",
+            "run_id": "r9",
+            "memory_bank": "Work",
+            "metadata": {"source": "chat", "pinned": True},
+            "text": "Works at Acme",
+            "created_at": "2024-05-01T12:00:00+00:00",
+            "vector": [0.0, 0.6, 0.8],
+        },
+    ]
+
+
+def bulk_failure(op: str, status: int, kind: str) -> dict[str, Any]:
+    return {
+        "errors": True,
+        "items": [
+            {op: {"_id": "ok", "status": 200}},
+            {op: {"_id": "bad", "status": status, "error": {"type": kind, "reason": f"{kind} happened"}}},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "expected"),
+    [(400, "mapper_parsing_exception", EngramError), (429, "es_rejected_execution_exception", TransientError)],
+)
+def test_upsert_raises_on_failed_items(script: Script, status: int, kind: str, expected: type[Exception]) -> None:
+    script.responses = [(200, bulk_failure("index", status, kind))]
+    doc = IndexDoc(id="bad", tenant_id="t", user_id="u", text="x", vector=[1, 0, 0])
+    with pytest.raises(expected, match=rf"bad \({status}\): {kind} happened") as raised:
+        make_index(script).upsert([doc])
+    assert type(raised.value) is expected  # a rejected document is not worth a retry; throttling is
+
+
+def test_wrong_dimensions_never_reach_opensearch(script: Script) -> None:
+    index = make_index(script)
+    with pytest.raises(ValidationError):
+        index.upsert([IndexDoc(id="m", tenant_id="t", user_id="u", text="x", vector=[1, 0])])
+    with pytest.raises(ValidationError):
+        index.knn("t", "u", [1.0], 3)
+    assert script.requests == []
+
+
+def test_delete_sends_bulk_deletes_and_ignores_missing(script: Script) -> None:
+    script.responses = [(200, bulk_failure("delete", 404, "not_found"))]
+
+    make_index(script).delete("t1", "u1", ["ok", "bad"])
+
+    (bulk,) = script.requests
+    assert bulk.path == "/_bulk"
+    assert "refresh" not in bulk.params
+    assert bulk.body == [{"delete": {"_index": INDEX, "_id": "ok"}}, {"delete": {"_index": INDEX, "_id": "bad"}}]
+
+
+def test_delete_of_nothing_sends_nothing(script: Script) -> None:
+    make_index(script).delete("t1", "u1", [])
+    assert script.requests == []
+
+
+def test_knn_filters_inside_the_knn_clause_and_returns_cosine(script: Script) -> None:
+    script.responses = [(200, hits(("m1", 0.9), ("m2", 0.5)))]
+    filters = SearchFilters(agent_id="bot", memory_bank="Work", metadata={"pinned": True, "n": 5})
+
+    found = make_index(script).knn("t1", "u1", [0.0, 0.6, 0.8], 2, filters)
+
+    (search,) = script.requests
+    assert (search.method, search.path) == ("POST", f"/{INDEX}/_search")
+    assert search.body == {
+        "size": 2,
+        "_source": False,
+        "query": {
+            "knn": {
+                "vector": {
+                    "vector": [0.0, 0.6, 0.8],
+                    "k": 2,
+                    "filter": {
+                        "bool": {
+                            "filter": [
+                                {"term": {"tenant_id": "t1"}},
+                                {"term": {"user_id": "u1"}},
+                                {"term": {"agent_id": "bot"}},
+                                {"term": {"memory_bank": "Work"}},
+                                {"term": {"metadata.pinned": "true"}},
+                                {"term": {"metadata.n": "5"}},
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    }
+    assert [(h.id, round(h.score, 6)) for h in found] == [("m1", 0.8), ("m2", 0.0)]
+
+
+def test_knn_without_filters_still_scopes_tenant_and_user(script: Script) -> None:
+    script.responses = [(200, hits())]
+    assert make_index(script).knn("t2", "u7", [1, 0, 0], 5) == []
+    clause = script.requests[0].body["query"]["knn"]["vector"]
+    assert clause["filter"] == {"bool": {"filter": [{"term": {"tenant_id": "t2"}}, {"term": {"user_id": "u7"}}]}}
+
+
+def test_text_search_is_a_scoped_match_query(script: Script) -> None:
+    script.responses = [(200, hits(("m3", 4.2)))]
+
+    found = make_index(script).text_search("t1", "u1", "hiking boots", 4, SearchFilters(run_id="r1"))
+
+    assert script.requests[0].body == {
+        "size": 4,
+        "_source": False,
+        "query": {
+            "bool": {
+                "must": [{"match": {"text": {"query": "hiking boots"}}}],
+                "filter": [
+                    {"term": {"tenant_id": "t1"}},
+                    {"term": {"user_id": "u1"}},
+                    {"term": {"run_id": "r1"}},
+                ],
+            }
+        },
+    }
+    assert [(h.id, h.score) for h in found] == [("m3", 4.2)]
+
+
+def test_ids_pages_with_search_after(script: Script) -> None:
+    first_page = hits(*((f"m{i:04d}", 0.0) for i in range(1000)), sort=True)
+    script.responses = [(200, first_page), (200, hits(("z1", 0.0), ("z2", 0.0), sort=True))]
+
+    found = make_index(script).ids("t1", "u1")
+
+    assert found == {f"m{i:04d}" for i in range(1000)} | {"z1", "z2"}
+    first, second = (r.body for r in script.requests)
+    assert first == {
+        "size": 1000,
+        "_source": False,
+        "query": {"bool": {"filter": [{"term": {"tenant_id": "t1"}}, {"term": {"user_id": "u1"}}]}},
+        "sort": [{"memory_id": "asc"}],
+    }
+    assert second == {**first, "search_after": ["m0999"]}
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ((503, error_body("unavailable", "node down")), TransientError),
+        ((500, error_body("internal", "boom")), TransientError),
+        ((429, error_body("too_many_requests", "slow down")), TransientError),
+        (os_errors.ConnectionError("N/A", "refused", OSError("refused")), TransientError),
+        (os_errors.ConnectionTimeout("TIMEOUT", "timed out", TimeoutError("slow")), TransientError),
+        ((400, error_body("query_shard_exception", "bad field")), EngramError),
+        ((403, error_body("security_exception", "no permissions")), EngramError),
+        ((404, error_body("index_not_found_exception", "no such index")), EngramError),
+    ],
+)
+def test_errors_are_translated(script: Script, response: Any, expected: type[Exception]) -> None:
+    script.responses = [response]
+    with pytest.raises(expected) as raised:
+        make_index(script).text_search("t1", "u1", "anything", 3)
+    assert type(raised.value) is expected  # 4xx must not look retryable
+    assert not isinstance(raised.value, os_errors.OpenSearchException)
+    if isinstance(response, tuple):
+        assert response[1]["error"]["reason"] in str(raised.value)
+
+
+def test_build_client_signs_with_sigv4_for_the_configured_service() -> None:
+    settings = Settings(
+        opensearch_endpoint="https://search-x.us-east-1.es.amazonaws.com",
+        opensearch_auth="sigv4",
+        opensearch_service="aoss",
+    )
+    connection = build_client(settings).transport.get_connection()
+    assert connection.host == "https://search-x.us-east-1.es.amazonaws.com:443"
+    assert isinstance(connection.session.auth, RequestsAWSV4SignerAuth)
+    assert connection.session.auth.service == "aoss"
+    assert connection.session.auth.signer.region == "us-east-1"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "auth", "host", "credentials"),
+    [
+        ("http://localhost:9200", "basic", "http://localhost:9200", ("admin", "secret")),
+        ("vpc-d.eu-west-1.es.amazonaws.com", "none", "https://vpc-d.eu-west-1.es.amazonaws.com:443", None),
+    ],
+)
+def test_build_client_basic_or_no_auth(endpoint: str, auth: str, host: str, credentials: Any) -> None:
+    settings = Settings(
+        opensearch_endpoint=endpoint,
+        opensearch_auth=auth,  # type: ignore[arg-type]
+        opensearch_username="admin",
+        opensearch_password="secret",  # type: ignore[arg-type]
+    )
+    connection = build_client(settings).transport.get_connection()
+    assert connection.host == host
+    assert connection.session.auth == credentials
+
+
+def test_build_client_needs_an_endpoint() -> None:
+    with pytest.raises(EngramError, match="ENDPOINT"):
+        build_client(Settings(opensearch_endpoint=None))
