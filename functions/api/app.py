@@ -13,6 +13,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.api_models import (
     Accepted,
+    AttachmentCreate,
+    AttachmentCreated,
+    AttachmentView,
     Deleted,
     HistoryResponse,
     HistoryView,
@@ -87,8 +90,10 @@ def search(body: SearchBody) -> SearchResponse:
         memory_bank=wanted.memory_bank.value if wanted and wanted.memory_bank else None,
         metadata=wanted.metadata if wanted else {},
     )
-    hits = container().memories.search(tenant(), body.user_id, body.query, body.top_k, filters, body.threshold)
-    return SearchResponse(results=[MemoryView.of(fact, score) for fact, score in hits])
+    memories = container().memories
+    hits = memories.search(tenant(), body.user_id, body.query, body.top_k, filters, body.threshold)
+    details = memories.attachment_details(tenant(), [fact for fact, _ in hits])
+    return SearchResponse(results=[MemoryView.of(fact, score, details) for fact, score in hits])
 
 
 @app.get("/v1/memories")
@@ -98,10 +103,13 @@ def list_memories(
     cursor: Annotated[str | None, Query(max_length=4096)] = None,
     agent_id: Annotated[str | None, Query(max_length=256)] = None,
     run_id: Annotated[str | None, Query(max_length=256)] = None,
+    attachment_id: Annotated[str | None, Query(max_length=64)] = None,
 ) -> ListResponse:
+    memories = container().memories
     filters = SearchFilters(agent_id=agent_id, run_id=run_id)
-    page = container().memories.list_memories(tenant(), user_id, limit, cursor, filters)
-    return ListResponse(results=[MemoryView.of(f) for f in page.items], next_cursor=page.next_cursor)
+    page = memories.list_memories(tenant(), user_id, limit, cursor, filters, attachment_id)
+    details = memories.attachment_details(tenant(), page.items)
+    return ListResponse(results=[MemoryView.of(f, None, details) for f in page.items], next_cursor=page.next_cursor)
 
 
 @app.delete("/v1/memories")
@@ -112,7 +120,8 @@ def delete_all(user_id: UserId) -> Deleted:
 
 @app.get("/v1/memories/<memory_id>")
 def get_memory(memory_id: str) -> MemoryView:
-    return MemoryView.of(container().memories.get(tenant(), memory_id))
+    fact = container().memories.get(tenant(), memory_id)
+    return MemoryView.of(fact, None, container().memories.attachment_details(tenant(), [fact]))
 
 
 @app.patch("/v1/memories/<memory_id>")
@@ -133,6 +142,21 @@ def delete_memory(memory_id: str) -> Deleted:
 def memory_history(memory_id: str) -> HistoryResponse:
     events = container().memories.history(tenant(), memory_id)
     return HistoryResponse(results=[HistoryView.of(e) for e in events])
+
+
+@app.post("/v1/attachments")
+def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
+    attachment, upload_url = container().attachments.create(
+        tenant(), body.name, body.media_type, body.description, body.content_base64
+    )
+    created = AttachmentCreated(attachment_id=attachment.id, upload_url=upload_url, stored=attachment.stored)
+    return Response(201, content_types.APPLICATION_JSON, created)
+
+
+@app.get("/v1/attachments/<attachment_id>")
+def get_attachment(attachment_id: str) -> AttachmentView:
+    attachment, url, holders = container().attachments.get(tenant(), attachment_id)
+    return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

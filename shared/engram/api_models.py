@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engram.domain.models import Event, Fact, HistoryEvent, MemoryBank, Task, TaskResult, TaskStatus, Usage
+from engram.domain.models import (
+    Attachment,
+    Event,
+    Fact,
+    HistoryEvent,
+    MemoryBank,
+    Task,
+    TaskResult,
+    TaskStatus,
+    Usage,
+)
 
 
 class Strict(BaseModel):
@@ -74,7 +85,8 @@ class MemoryView(BaseModel):
     score: float | None = None
 
     @classmethod
-    def of(cls, fact: Fact, score: float | None = None) -> MemoryView:
+    def of(cls, fact: Fact, score: float | None = None, details: Mapping[str, Attachment] | None = None) -> MemoryView:
+        known = details or {}
         return cls(
             id=fact.id,
             memory=fact.text,
@@ -86,7 +98,14 @@ class MemoryView(BaseModel):
             fact_key=fact.fact_key,
             fact_value=fact.fact_value,
             importance=fact.importance,
-            attachments=[AttachmentRef(id=a) for a in fact.attachment_ids],
+            attachments=[
+                AttachmentRef(
+                    id=a,
+                    name=known[a].name if a in known else None,
+                    media_type=known[a].media_type if a in known else None,
+                )
+                for a in fact.attachment_ids
+            ],
             version=fact.version,
             created_at=fact.created_at,
             updated_at=fact.updated_at,
@@ -141,3 +160,30 @@ class HistoryResponse(BaseModel):
 class Deleted(BaseModel):
     deleted: int
     message: str
+
+
+class AttachmentCreate(Strict):
+    name: str = Field(min_length=1, max_length=512)
+    media_type: str = Field(min_length=3, max_length=255, pattern=r"^[\w.+-]+/[\w.+-]+$")
+    description: str | None = Field(default=None, max_length=2000)
+    content_base64: str | None = None
+
+
+class AttachmentCreated(BaseModel):
+    attachment_id: str
+    upload_url: str | None = None
+    stored: bool
+
+
+class AttachmentView(BaseModel):
+    id: str
+    name: str
+    media_type: str
+    size: int | None
+    checksum: str | None
+    description: str | None
+    stored: bool
+    deleted: bool
+    created_at: datetime
+    download_url: str | None
+    memory_ids: list[str]

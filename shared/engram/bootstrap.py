@@ -7,11 +7,12 @@ function's cold start stays small. Tests pass fakes in through `overrides`.
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.domain.ports import (
     LLM,
     ApiKeyStore,
+    AttachmentStore,
     BlobStore,
     Embedder,
     FactExtractor,
@@ -25,6 +26,9 @@ from engram.pipeline.ingest import IngestPipeline
 from engram.service import MemoryService
 from engram.settings import Settings, get_settings
 from engram.worker import ExtractionWorker
+
+if TYPE_CHECKING:
+    from engram.attachment_service import AttachmentService
 
 
 class Container:
@@ -56,6 +60,18 @@ class Container:
         from engram.adapters.dynamo_task_store import DynamoTaskStore
 
         return DynamoTaskStore(self.aws.dynamodb, self.settings.tasks_table, self.blobs)
+
+    @cached_property
+    def attachment_store(self) -> AttachmentStore:
+        from engram.adapters.dynamo_attachment_store import DynamoAttachmentStore
+
+        return DynamoAttachmentStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def attachments(self) -> AttachmentService:
+        from engram.attachment_service import AttachmentService
+
+        return AttachmentService(self.attachment_store, self.blobs, self.settings.max_attachment_inline_bytes)
 
     @cached_property
     def keys(self) -> ApiKeyStore:
@@ -150,6 +166,8 @@ class Container:
             self.reconciler,
             duplicate_threshold=self.settings.duplicate_threshold,
             similar_per_fact=self.settings.similar_per_fact,
+            attachments=self.attachment_store,
+            blobs=self.blobs,
         )
 
     @cached_property
@@ -161,6 +179,7 @@ class Container:
             self.tasks,
             self.queue,
             self.blobs,
+            self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
         )
 

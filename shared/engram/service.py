@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engram.attachment_service import AttachmentService
+from engram.domain.errors import ValidationError
 from engram.domain.models import (
     AddRequest,
+    Attachment,
     Event,
     Fact,
     HistoryEvent,
@@ -15,7 +18,8 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
-from engram.pipeline.apply import Applier, index_doc
+from engram.pipeline.apply import history_event, index_doc, updated
+from engram.pipeline.holders import AttachmentHolders
 from engram.search import HybridSearcher
 
 
@@ -27,11 +31,17 @@ class MemoryService:
     tasks: TaskStore
     queue: TaskQueue
     blobs: BlobStore | None = None
+    attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
 
     # --- adds are stored, then queued -------------------------------------------------------
     def submit(self, tenant_id: str, request: AddRequest) -> Task:
         """Store the input before acknowledging it; the worker picks it up from the queue."""
+        if request.attachments:
+            if self.attachments is None:
+                raise ValidationError("attachments", "attachments are not configured on this deployment")
+            resolved = self.attachments.resolve(tenant_id, request.user_id, request.attachments)
+            request = request.model_copy(update={"attachments": resolved})
         task = Task(tenant_id=tenant_id, user_id=request.user_id, request=request)
         payload = request.model_dump_json().encode("utf-8")
         if len(payload) > self.max_inline_payload_bytes and self.blobs is not None:
@@ -60,9 +70,24 @@ class MemoryService:
         return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == user_id]
 
     def list_memories(
-        self, tenant_id: str, user_id: str, limit: int, cursor: str | None, filters: SearchFilters | None = None
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int,
+        cursor: str | None,
+        filters: SearchFilters | None = None,
+        attachment_id: str | None = None,
     ) -> Page:
-        return self.facts.list_current(tenant_id, user_id, limit, cursor, filters)
+        if attachment_id is None:
+            return self.facts.list_current(tenant_id, user_id, limit, cursor, filters)
+        if self.attachments is None:
+            raise ValidationError("attachment_id", "attachments are not configured on this deployment")
+        holders = self.attachments.store.holders(tenant_id, attachment_id)
+        facts = [f for f in self.facts.get_many(tenant_id, holders) if f.user_id == user_id]
+        return Page(items=facts[:limit])
+
+    def attachment_details(self, tenant_id: str, facts: list[Fact]) -> dict[str, Attachment]:
+        return self.attachments.details(tenant_id, facts) if self.attachments else {}
 
     def get(self, tenant_id: str, memory_id: str) -> Fact:
         return self.facts.get(tenant_id, memory_id)
@@ -82,40 +107,27 @@ class MemoryService:
         is_protected: bool | None = None,
     ) -> Fact:
         old = self.facts.get(tenant_id, memory_id)
-        new = Applier.updated(old, text or old.text, importance=importance)
+        new = updated(old, text or old.text, importance=importance)
         changes: dict[str, object] = {}
         if metadata is not None:
             changes["metadata"] = {**old.metadata, **metadata}
         if is_protected is not None:
             changes["is_protected"] = is_protected
         new = new.model_copy(update=changes)
-        event = HistoryEvent(
-            memory_id=old.id,
-            tenant_id=tenant_id,
-            user_id=old.user_id,
-            event=Event.UPDATE,
-            old_memory=old.text,
-            new_memory=new.text,
-            actor="api",
-            version=new.version,
-        )
+        event = history_event(new, Event.UPDATE, old.text, new.text, actor="api", before=old.attachment_ids)
         self.facts.replace(old, new, event)
         self.index.upsert([index_doc(new, self.embedder.embed([new.text])[0])])
         return new
 
     def delete(self, tenant_id: str, memory_id: str, actor: str = "api") -> Fact:
         fact = self.facts.get(tenant_id, memory_id)
-        event = HistoryEvent(
-            memory_id=fact.id,
-            tenant_id=tenant_id,
-            user_id=fact.user_id,
-            event=Event.DELETE,
-            old_memory=fact.text,
-            actor=actor,
-            version=fact.version + 1,
-        )
+        event = history_event(fact, Event.DELETE, fact.text, None, actor=actor)
+        event.version = fact.version + 1
         self.facts.close(fact, utcnow(), event)
         self.index.delete(tenant_id, fact.user_id, [fact.id])
+        holders = AttachmentHolders(tenant_id, self.attachments.store if self.attachments else None, self.blobs)
+        holders.changed(fact.id, fact.attachment_ids, ())
+        holders.flush()
         return fact
 
     def delete_all(self, tenant_id: str, user_id: str) -> int:

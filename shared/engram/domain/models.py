@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 def utcnow() -> datetime:
@@ -115,6 +115,7 @@ class HistoryEvent(BaseModel):
     version: int = 1
     attachments_added: list[str] = Field(default_factory=list)
     attachments_removed: list[str] = Field(default_factory=list)
+    note: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -126,6 +127,41 @@ class ExtractionPrompt(StrEnum):
 class ReconcileStrategy(StrEnum):
     DEFAULT = "default"  # seed 001: ADD/UPDATE/DELETE/NONE
     RELEVANCE = "relevance"  # seed 003: relevance-scored NEW/UPDATE/DELETE
+
+
+class AttachmentInput(BaseModel):
+    """An attachment of an add call: an uploaded one by id, or small content sent inline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    attachment_id: str | None = Field(default=None, min_length=1, max_length=64)
+    name: str | None = Field(default=None, min_length=1, max_length=512)
+    media_type: str | None = Field(default=None, min_length=3, max_length=255)
+    content_base64: str | None = None
+    description: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _id_or_content(self) -> AttachmentInput:
+        if self.attachment_id is None and (self.content_base64 is None or not self.name or not self.media_type):
+            raise ValueError("give attachment_id, or name, media_type and content_base64")
+        if self.attachment_id is not None and self.content_base64 is not None:
+            raise ValueError("give attachment_id or content_base64, not both")
+        return self
+
+
+class Attachment(BaseModel):
+    id: str = Field(default_factory=new_id)
+    tenant_id: str
+    user_id: str | None = None
+    name: str
+    media_type: str
+    size: int | None = None
+    checksum: str | None = None  # sha256 hex of the bytes
+    description: str | None = None
+    blob_key: str
+    stored: bool = False  # False until the bytes are in the blob store
+    deleted: bool = False  # bytes removed once no memory held it any more
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class AddRequest(BaseModel):
@@ -142,6 +178,12 @@ class AddRequest(BaseModel):
     deduplicate: bool = True
     prompt: ExtractionPrompt | None = None
     strategy: ReconcileStrategy = ReconcileStrategy.DEFAULT
+    attachments: list[AttachmentInput] = Field(default_factory=list, max_length=50)
+
+    @property
+    def attachment_ids(self) -> list[str]:
+        """Ids of the call's attachments (inline ones are given ids before the request is stored)."""
+        return [a.attachment_id for a in self.attachments if a.attachment_id]
 
 
 class TaskStatus(StrEnum):
@@ -156,6 +198,7 @@ class TaskResult(BaseModel):
     memory: str
     event: Event
     previous_memory: str | None = None
+    attachments: list[str] = Field(default_factory=list)
     note: str | None = None
 
 
@@ -209,7 +252,8 @@ class Decision(BaseModel):
     fact_index: int | None = None  # which candidate fact it came from, when known
     old_memory: str | None = None
     importance: float | None = None
-    attachment_ids: list[str] | None = None
+    attachment_ids: list[str] | None = None  # None: the decider said nothing about attachments
+    note: str | None = None  # what validation repaired, for the task result and history
 
 
 class IndexDoc(BaseModel):

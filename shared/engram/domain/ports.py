@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from engram.domain.models import (
     ApiKey,
+    Attachment,
     CandidateFact,
     Decision,
     ExtractionPrompt,
@@ -136,8 +137,12 @@ class Reconciler(Protocol):
         existing: Sequence[Fact],
         strategy: ReconcileStrategy,
         conversation: str,
+        attachments: Mapping[str, Attachment] | None = None,
     ) -> tuple[list[Decision], Usage]:
-        """Decisions carry real memory ids; validation happens here (repair or retry)."""
+        """Decisions carry real memory ids; validation happens here (repair or retry).
+
+        `attachments` describes the attachment ids found on facts and memories, for deciders
+        that can place them; the pipeline settles whatever a decider leaves unsaid."""
         ...
 
 
@@ -181,3 +186,25 @@ class ApiKeyStore(Protocol):
     def list(self, tenant_id: str | None = None) -> list[ApiKey]: ...
 
     def revoke(self, key_id: str) -> None: ...
+
+
+class AttachmentStore(Protocol):
+    """Attachment records and which current memories hold each one."""
+
+    def create(self, attachment: Attachment) -> None: ...
+
+    def get(self, tenant_id: str, attachment_id: str) -> Attachment:
+        """Raises NotFoundError for unknown ids and other tenants' attachments."""
+        ...
+
+    def get_many(self, tenant_id: str, attachment_ids: Sequence[str]) -> dict[str, Attachment]: ...
+
+    def save(self, attachment: Attachment) -> None: ...
+
+    def link(self, tenant_id: str, attachment_id: str, memory_id: str) -> None: ...
+
+    def unlink(self, tenant_id: str, attachment_id: str, memory_id: str) -> int:
+        """Remove one holder; returns how many memories still hold the attachment."""
+        ...
+
+    def holders(self, tenant_id: str, attachment_id: str) -> list[str]: ...

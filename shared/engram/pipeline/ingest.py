@@ -9,6 +9,7 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.models import (
     AddRequest,
+    Attachment,
     CandidateFact,
     Decision,
     Event,
@@ -18,8 +19,9 @@ from engram.domain.models import (
     TaskResult,
     Usage,
 )
-from engram.domain.ports import Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.pipeline.apply import Applier
+from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.messages import choose_prompt, parse_messages
 
 logger = Logger(child=True)
@@ -41,6 +43,8 @@ class IngestPipeline:
     reconciler: Reconciler
     duplicate_threshold: float = 0.95
     similar_per_fact: int = 5
+    attachments: AttachmentStore | None = None
+    blobs: BlobStore | None = None
 
     def run(self, scope: Scope, request: AddRequest, task_id: str) -> IngestOutcome:
         usage = Usage()
@@ -50,6 +54,8 @@ class IngestPipeline:
             usage.add(used)
         else:  # stored as given, no LLM call
             candidates = [CandidateFact(text=m.content.strip()) for m in request.messages if m.role != "system"]
+        for candidate in candidates:  # new facts carry the attachments of their add call
+            candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
         if not candidates:
             return IngestOutcome([], usage, counts)
@@ -57,14 +63,16 @@ class IngestPipeline:
         vectors = dict(
             zip([c.text for c in candidates], self.embedder.embed([c.text for c in candidates]), strict=True)
         )
+        existing: list[Fact] = []
         if request.deduplicate:
-            decisions, used = self._reconcile(scope, request, candidates, vectors)
+            decisions, existing, used = self._reconcile(scope, request, candidates, vectors)
             usage.add(used)
         else:
             decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(candidates)]
+        decisions = settle_attachments(decisions, candidates, existing)
         for decision in decisions:
             counts[decision.event.value] += 1
-        applier = Applier(self.facts, self.index, self.embedder)
+        applier = Applier(self.facts, self.index, self.embedder, self.attachments, self.blobs)
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions)
         return IngestOutcome(results, usage, counts)
 
@@ -74,7 +82,8 @@ class IngestPipeline:
         request: AddRequest,
         candidates: Sequence[CandidateFact],
         vectors: dict[str, list[float]],
-    ) -> tuple[list[Decision], Usage]:
+    ) -> tuple[list[Decision], list[Fact], Usage]:
+        """Decisions for the candidates, and every existing memory they refer to."""
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
         similar: dict[str, float] = {}
         skipped: list[Decision] = []
@@ -90,19 +99,37 @@ class IngestPipeline:
             pending.append(candidate)
             for hit in hits:
                 similar[hit.id] = max(similar.get(hit.id, 0.0), hit.score)
-        if not pending:
-            return skipped, Usage()
         ranked = sorted(similar, key=lambda i: similar[i], reverse=True)
-        existing: list[Fact] = self.facts.get_many(scope.tenant_id, ranked)
+        duplicates = [d.memory_id for d in skipped if d.memory_id and d.memory_id not in similar]
+        found = self.facts.get_many(scope.tenant_id, ranked + duplicates)
+        existing = [f for f in found if f.id in similar]
+        if not pending:
+            return skipped, found, Usage()
         if not existing:  # nothing to reconcile against: no LLM call needed
             adds = [Decision(event=Event.ADD, text=c.text, fact_index=candidates.index(c)) for c in pending]
-            return skipped + adds, Usage()
+            return skipped + adds, found, Usage()
         decisions, usage = self.reconciler.reconcile(
-            pending, existing, request.strategy, parse_messages(request.messages)
+            pending,
+            existing,
+            request.strategy,
+            parse_messages(request.messages),
+            attachments=self._attachment_details(scope, existing, pending),
         )
         # Decisions index into `pending`; re-point them at the full candidate list.
         remap = [candidates.index(c) for c in pending]
         for decision in decisions:
             if decision.fact_index is not None:
                 decision.fact_index = remap[decision.fact_index]
-        return skipped + decisions, usage
+        return skipped + decisions, found, usage
+
+    def _attachment_details(
+        self, scope: Scope, existing: Sequence[Fact], pending: Sequence[CandidateFact]
+    ) -> dict[str, Attachment]:
+        ids = list(
+            dict.fromkeys(
+                [a for f in existing for a in f.attachment_ids] + [a for c in pending for a in c.attachment_ids]
+            )
+        )
+        if not ids or self.attachments is None:
+            return {}
+        return self.attachments.get_many(scope.tenant_id, ids)

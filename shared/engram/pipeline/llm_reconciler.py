@@ -6,13 +6,14 @@ answer is validated (unknown ids, missing facts, lost details) and repaired or r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.models import CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
+from engram.domain.models import Attachment, CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
+from engram.pipeline.attachment_codes import AttachmentCodes
 from engram.pipeline.llm_json import ask_json
 from engram.pipeline.prompts import (
     RELEVANCE_SCHEMA,
@@ -20,6 +21,7 @@ from engram.pipeline.prompts import (
     reconcile_system_prompt,
     reconcile_user_message,
     relevance_user_message,
+    with_attachments_instructions,
 )
 from engram.pipeline.textmatch import dropped_details, looks_negated, overlap
 
@@ -31,7 +33,14 @@ COVERED = 0.5  # share of a fact's content words a decision must hold to account
 class _Interpreter:
     """Turns one raw answer into decisions with real ids; raises ValueError when unusable."""
 
-    def __init__(self, existing: Sequence[Fact], facts: Sequence[CandidateFact], relevance: bool) -> None:
+    def __init__(
+        self,
+        existing: Sequence[Fact],
+        facts: Sequence[CandidateFact],
+        relevance: bool,
+        codes: AttachmentCodes | None = None,
+    ) -> None:
+        self.codes = codes or AttachmentCodes()
         self.short_to_id = {str(i): fact.id for i, fact in enumerate(existing)}
         self.texts = {fact.id: fact.text for fact in existing}
         self.facts = facts
@@ -57,6 +66,16 @@ class _Interpreter:
     def _one(self, item: Any) -> Decision | None:
         if not isinstance(item, dict):
             raise ValueError(f"operation is not an object: {item!r}")
+        decision = self._verdict(item)
+        if decision is not None and self.codes and isinstance(item.get("attachments"), list):
+            known, invented = self.codes.resolve(item["attachments"])
+            decision.attachment_ids = known
+            if invented:
+                logger.warning("unknown attachment ids dropped", extra={"ids": invented})
+                decision.note = f"unknown attachment ids dropped: {', '.join(invented)}"
+        return decision
+
+    def _verdict(self, item: dict[str, Any]) -> Decision | None:
         if self.relevance:
             raw_event = str(item.get("operation", "")).upper()
             event_name = "ADD" if raw_event == "NEW" else raw_event
@@ -107,12 +126,19 @@ class LLMReconciler:
         existing: Sequence[Fact],
         strategy: ReconcileStrategy,
         conversation: str,
+        attachments: Mapping[str, Attachment] | None = None,
     ) -> tuple[list[Decision], Usage]:
-        shown = [{"id": str(i), "text": fact.text} for i, fact in enumerate(existing)]
+        relevance = strategy is ReconcileStrategy.RELEVANCE
+        # Attachments are shown only when there are any, so the prompt is otherwise unchanged.
+        codes = AttachmentCodes() if relevance else AttachmentCodes.build(existing, facts)
+        shown: list[dict[str, Any]] = [{"id": str(i), "text": fact.text} for i, fact in enumerate(existing)]
+        if codes:
+            for item, fact in zip(shown, existing, strict=True):
+                item["attachments"] = codes.short(fact.attachment_ids)
         by_id = {fact.id: fact for fact in existing}
-        interpret = _Interpreter(existing, facts, strategy is ReconcileStrategy.RELEVANCE)
-        base_prompt = self._prompt(strategy, shown, facts, conversation)
-        system, schema, name = self._call_shape(strategy)
+        interpret = _Interpreter(existing, facts, relevance, codes)
+        base_prompt = self._prompt(strategy, shown, facts, conversation, codes, attachments or {})
+        system, schema, name = self._call_shape(strategy, bool(codes))
         decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
 
         lost = self._lost_details(decisions, by_id)
@@ -128,10 +154,13 @@ class LLMReconciler:
         return self._cover_missing(decisions, facts), usage
 
     @staticmethod
-    def _call_shape(strategy: ReconcileStrategy) -> tuple[str, dict[str, Any], str]:
+    def _call_shape(strategy: ReconcileStrategy, attachments: bool) -> tuple[str, dict[str, Any], str]:
         if strategy is ReconcileStrategy.RELEVANCE:
             return reconcile_system_prompt("relevance"), RELEVANCE_SCHEMA, "operations"
-        return reconcile_system_prompt("default"), reconcile_schema(), "memory"
+        system = reconcile_system_prompt("default")
+        if attachments:
+            system = with_attachments_instructions(system)
+        return system, reconcile_schema(with_attachments=attachments), "memory"
 
     @staticmethod
     def _prompt(
@@ -139,11 +168,16 @@ class LLMReconciler:
         shown: list[dict[str, Any]],
         facts: Sequence[CandidateFact],
         conversation: str,
+        codes: AttachmentCodes,
+        details: Mapping[str, Attachment],
     ) -> str:
         if strategy is ReconcileStrategy.RELEVANCE:
             potential = [{"content": f.text, "importance": f.importance} for f in facts]
             return relevance_user_message(conversation, shown, potential)
-        return reconcile_user_message(shown, [f.text for f in facts])
+        if not codes:
+            return reconcile_user_message(shown, [f.text for f in facts])
+        new = [{"text": f.text, "attachments": codes.short(f.attachment_ids)} for f in facts]
+        return reconcile_user_message(shown, new) + "\nAttachments:\n" + codes.legend(details) + "\n"
 
     @staticmethod
     def _lost_details(decisions: list[Decision], by_id: dict[str, Fact]) -> dict[str, set[str]]:
@@ -164,7 +198,15 @@ class LLMReconciler:
         for d in decisions:
             if d.event is Event.UPDATE and d.memory_id in lost:
                 logger.warning("UPDATE rejected: it would lose details", extra={"memory_id": d.memory_id})
-                kept.append(Decision(event=Event.ADD, text=d.text, fact_index=d.fact_index, importance=d.importance))
+                kept.append(
+                    Decision(
+                        event=Event.ADD,
+                        text=d.text,
+                        fact_index=d.fact_index,
+                        importance=d.importance,
+                        attachment_ids=d.attachment_ids,
+                    )
+                )
             else:
                 kept.append(d)
         return kept

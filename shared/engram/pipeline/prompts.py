@@ -27,6 +27,17 @@ def reconcile_system_prompt(name: str) -> str:
     return _load(f"reconcile_{name}")
 
 
+def with_attachments_instructions(system: str) -> str:
+    """The reconciliation prompt plus the attachment rules (seed 000), for calls that have any."""
+    answer_line = system.rstrip().rsplit("\n", 1)
+    rules = _load("reconcile_attachments").rstrip()
+    example = (
+        'Answer with JSON only: {"memory": [{"id": "0", "text": "...", "event": "ADD|UPDATE|DELETE|NONE", '
+        '"old_memory": "... or null", "attachments": ["A1"]}]}'
+    )
+    return f"{answer_line[0].rstrip()}\n{rules}\n\n{example}\n"
+
+
 EXTRACTION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -1,0 +1,86 @@
+"""Attachments: upload (inline or presigned), look up, and resolve the ones an add call names."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engram.domain.errors import PayloadTooLargeError, ValidationError
+from engram.domain.models import Attachment, AttachmentInput, Fact
+from engram.domain.ports import AttachmentStore, BlobStore
+
+
+@dataclass
+class AttachmentService:
+    store: AttachmentStore
+    blobs: BlobStore
+    max_inline_bytes: int = 5 * 1024 * 1024
+
+    def create(
+        self,
+        tenant_id: str,
+        name: str,
+        media_type: str,
+        description: str | None = None,
+        content_base64: str | None = None,
+        user_id: str | None = None,
+        field: str = "content_base64",
+    ) -> tuple[Attachment, str | None]:
+        """Store inline content now, or hand out a presigned PUT URL for the client to upload to."""
+        attachment = Attachment(
+            tenant_id=tenant_id, user_id=user_id, name=name, media_type=media_type, description=description, blob_key=""
+        )
+        attachment.blob_key = f"attachments/{tenant_id}/{attachment.id}"
+        upload_url = None
+        if content_base64 is not None:
+            data = self._decode(content_base64, field)
+            self.blobs.put(attachment.blob_key, data, media_type)
+            attachment.size, attachment.checksum, attachment.stored = len(data), hashlib.sha256(data).hexdigest(), True
+        else:
+            upload_url = self.blobs.presign_put(attachment.blob_key, media_type)
+        self.store.create(attachment)
+        return attachment, upload_url
+
+    def get(self, tenant_id: str, attachment_id: str) -> tuple[Attachment, str | None, list[str]]:
+        attachment = self.store.get(tenant_id, attachment_id)
+        url = None if attachment.deleted else self.blobs.presign_get(attachment.blob_key)
+        return attachment, url, self.store.holders(tenant_id, attachment_id)
+
+    def resolve(self, tenant_id: str, user_id: str, inputs: Sequence[AttachmentInput]) -> list[AttachmentInput]:
+        """Every attachment of an add call as an id of this tenant; inline content is stored first."""
+        resolved: list[AttachmentInput] = []
+        for i, item in enumerate(inputs):
+            if item.attachment_id is not None:
+                self.store.get(tenant_id, item.attachment_id)  # another tenant's id: NotFoundError (404)
+                resolved.append(AttachmentInput(attachment_id=item.attachment_id))
+                continue
+            assert item.name and item.media_type  # the model's validator guarantees both
+            attachment, _ = self.create(
+                tenant_id,
+                item.name,
+                item.media_type,
+                item.description,
+                item.content_base64,
+                user_id,
+                field=f"attachments[{i}].content_base64",
+            )
+            resolved.append(AttachmentInput(attachment_id=attachment.id))
+        return resolved
+
+    def details(self, tenant_id: str, facts: Sequence[Fact]) -> dict[str, Attachment]:
+        ids = [a for f in facts for a in f.attachment_ids]
+        return self.store.get_many(tenant_id, ids) if ids else {}
+
+    def _decode(self, content: str, field: str) -> bytes:
+        if len(content) * 3 // 4 > self.max_inline_bytes + 3:
+            raise PayloadTooLargeError(field, f"inline attachments are limited to {self.max_inline_bytes} bytes")
+        try:
+            data = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError) as err:
+            raise ValidationError(field, "is not valid base64") from err
+        if len(data) > self.max_inline_bytes:
+            raise PayloadTooLargeError(field, f"inline attachments are limited to {self.max_inline_bytes} bytes")
+        return data
