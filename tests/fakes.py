@@ -12,6 +12,7 @@ from typing import Any
 
 from engram.domain.errors import ConflictError, NotFoundError
 from engram.domain.models import (
+    Attachment,
     Fact,
     HistoryEvent,
     IndexDoc,
@@ -246,3 +247,37 @@ class MemoryBlobs:
 
     def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str:
         return f"memory://{key}?put"
+
+
+class MemoryAttachmentStore:
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str], Attachment] = {}
+        self.holding: dict[tuple[str, str], set[str]] = {}
+
+    def create(self, attachment: Attachment) -> None:
+        self.records[(attachment.tenant_id, attachment.id)] = attachment.model_copy(deep=True)
+
+    def get(self, tenant_id: str, attachment_id: str) -> Attachment:
+        found = self.records.get((tenant_id, attachment_id))
+        if found is None:
+            raise NotFoundError("attachment", attachment_id)
+        return found.model_copy(deep=True)
+
+    def get_many(self, tenant_id: str, attachment_ids: Sequence[str]) -> dict[str, Attachment]:
+        return {a: self.get(tenant_id, a) for a in attachment_ids if (tenant_id, a) in self.records}
+
+    def save(self, attachment: Attachment) -> None:
+        self.records[(attachment.tenant_id, attachment.id)] = attachment.model_copy(deep=True)
+
+    def link(self, tenant_id: str, attachment_id: str, memory_id: str) -> None:
+        self.get(tenant_id, attachment_id)
+        self.holding.setdefault((tenant_id, attachment_id), set()).add(memory_id)
+
+    def unlink(self, tenant_id: str, attachment_id: str, memory_id: str) -> int:
+        held = self.holding.setdefault((tenant_id, attachment_id), set())
+        held.discard(memory_id)
+        return len(held)
+
+    def holders(self, tenant_id: str, attachment_id: str) -> list[str]:
+        self.get(tenant_id, attachment_id)
+        return sorted(self.holding.get((tenant_id, attachment_id), set()))

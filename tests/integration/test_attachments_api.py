@@ -1,0 +1,147 @@
+"""Attachments over the API (moto S3 + DynamoDB): upload, download, listing, isolation, limits."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from engram.domain.models import TaskStatus
+from tests.fakes import facts_json
+from tests.integration.stack import Stack, moto_stack
+from tests.support.handlers import FakeContext, api_event, load_function, sqs_record
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 10
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    with moto_stack(monkeypatch) as s:
+        yield s
+
+
+@pytest.fixture
+def call(stack: Stack) -> Any:
+    api = load_function("api")
+
+    def _call(method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
+        resp = api.lambda_handler(api_event(method, path, body, **kw), FakeContext())
+        return resp["statusCode"], json.loads(resp["body"]) if resp["body"] else None
+
+    return _call
+
+
+def upload(call: Any, tenant: str = "acme", data: bytes = PNG) -> str:
+    status, body = call(
+        "POST",
+        "/v1/attachments",
+        {
+            "name": "photo.png",
+            "media_type": "image/png",
+            "description": "Max at the beach",
+            "content_base64": base64.b64encode(data).decode(),
+        },
+        tenant=tenant,
+    )
+    assert status == 201 and body["stored"] is True and body["upload_url"] is None
+    return str(body["attachment_id"])
+
+
+def test_inline_upload_is_stored_with_size_and_checksum(call: Any) -> None:
+    attachment_id = upload(call)
+    status, view = call("GET", f"/v1/attachments/{attachment_id}")
+    assert status == 200
+    assert view["size"] == len(PNG) and view["checksum"] == hashlib.sha256(PNG).hexdigest()
+    assert view["memory_ids"] == [] and view["download_url"]
+
+
+def test_presigned_upload_url_accepts_the_bytes(call: Any, stack: Stack) -> None:
+    status, body = call("POST", "/v1/attachments", {"name": "doc.pdf", "media_type": "application/pdf"})
+    assert status == 201 and body["upload_url"] and body["stored"] is False
+    put = requests.put(body["upload_url"], data=b"%PDF-1.4", headers={"content-type": "application/pdf"}, timeout=5)
+    assert put.status_code == 200
+    key = stack.container.attachment_store.get("acme", body["attachment_id"]).blob_key
+    assert stack.container.blobs.get(key) == b"%PDF-1.4"
+
+
+def test_inline_size_limit_is_413_naming_the_field(call: Any, stack: Stack) -> None:
+    stack.container.attachments.max_inline_bytes = 10
+    status, body = call(
+        "POST",
+        "/v1/attachments",
+        {
+            "name": "big.bin",
+            "media_type": "application/octet-stream",
+            "content_base64": base64.b64encode(b"x" * 100).decode(),
+        },
+    )
+    assert status == 413 and body["field"] == "content_base64"
+
+
+def test_bad_base64_is_400(call: Any) -> None:
+    status, body = call("POST", "/v1/attachments", {"name": "a", "media_type": "text/plain", "content_base64": "***"})
+    assert status == 400 and body["field"] == "content_base64"
+
+
+def test_another_tenants_attachment_is_not_found(call: Any) -> None:
+    attachment_id = upload(call, tenant="acme")
+    assert call("GET", f"/v1/attachments/{attachment_id}", tenant="globex")[0] == 404
+    status, body = call(
+        "POST",
+        "/v1/memories",
+        {
+            "messages": [{"role": "user", "content": "hi"}],
+            "user_id": "bob",
+            "attachments": [{"attachment_id": attachment_id}],
+        },
+        tenant="globex",
+    )
+    assert status == 404 and "attachment" in body["message"]
+
+
+def test_add_with_attachments_then_list_by_attachment(call: Any, stack: Stack) -> None:
+    uploaded = upload(call)
+    inline = {"name": "note.txt", "media_type": "text/plain", "content_base64": base64.b64encode(b"hi").decode()}
+    status, accepted = call(
+        "POST",
+        "/v1/memories",
+        {
+            "messages": [{"role": "user", "content": "My dog Max loves the beach"}],
+            "user_id": "alice",
+            "attachments": [{"attachment_id": uploaded}, inline],
+        },
+    )
+    assert status == 202
+    stack.llm.answers.append(facts_json("Has a dog named Max who loves the beach"))
+    worker = load_function("extraction")
+    record = sqs_record({"tenant_id": "acme", "task_id": accepted["task_id"], "user_id": "alice"}, "acme#alice")
+    assert worker.lambda_handler({"Records": [record]}, FakeContext()) == {"batchItemFailures": []}
+    task = call("GET", f"/v1/tasks/{accepted['task_id']}")[1]
+    assert task["status"] == TaskStatus.COMPLETED.value
+    (result,) = task["results"]
+    assert len(result["attachments"]) == 2 and uploaded in result["attachments"]
+
+    listed = call("GET", "/v1/memories", query={"user_id": "alice", "attachment_id": uploaded})[1]["results"]
+    assert [m["id"] for m in listed] == [result["id"]]
+    assert {a["name"] for a in listed[0]["attachments"]} == {"photo.png", "note.txt"}
+    assert call("GET", "/v1/memories", query={"user_id": "bob", "attachment_id": uploaded})[1]["results"] == []
+    assert call("GET", f"/v1/attachments/{uploaded}")[1]["memory_ids"] == [result["id"]]
+
+    # deleting the only memory that holds it frees the bytes; the record stays for history
+    assert call("DELETE", f"/v1/memories/{result['id']}")[0] == 200
+    view = call("GET", f"/v1/attachments/{uploaded}")[1]
+    assert view["deleted"] is True and view["memory_ids"] == [] and view["download_url"] is None
+
+
+def test_attachment_input_needs_an_id_or_content(call: Any) -> None:
+    status, body = call(
+        "POST",
+        "/v1/memories",
+        {"messages": [{"role": "user", "content": "hi"}], "user_id": "a", "attachments": [{"name": "x"}]},
+    )
+    assert status == 422 and "attachments" in json.dumps(body)
