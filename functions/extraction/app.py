@@ -1,9 +1,10 @@
 """Extraction function: SQS FIFO batches -> the memory pipeline, with partial batch failures.
 
 Order within a message group (one tenant + user) is kept: after a failure the rest of that group
-is returned to the queue, other groups go on. Each message is processed at most once (Powertools
-idempotency on the message id); after the queue's last receive the task is marked failed and the
-message goes to the dead-letter queue.
+is returned to the queue, other groups go on. Consecutive messages of one group in a batch are
+extracted together (one LLM run for all of them). Each message is processed at most once
+(Powertools idempotency on the message id); after the queue's last receive the task is marked
+failed and the message goes to the dead-letter queue.
 """
 
 from __future__ import annotations
@@ -38,12 +39,39 @@ persistence = DynamoDBPersistenceLayer(
 idempotency = IdempotencyConfig(event_key_jmespath="messageId", raise_on_no_idempotency_key=True)
 
 
+# For each message id, the task ids that follow it in its message group within the current batch.
+_following: dict[str, list[str]] = {}
+
+
+def plan_runs(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each record with the task ids of the records after it in the same group, in order."""
+    by_group: dict[str, list[tuple[str, str | None]]] = {}
+    for record in records:
+        group = record.get("attributes", {}).get("MessageGroupId", record["messageId"])
+        try:
+            task_id: str | None = TaskMessage.model_validate_json(record["body"]).task_id
+        except ValueError:
+            task_id = None  # reported by its own record handler
+        by_group.setdefault(group, []).append((record["messageId"], task_id))
+    plan: dict[str, list[str]] = {}
+    for members in by_group.values():
+        for i, (message_id, _) in enumerate(members):
+            tail = []
+            for _, task_id in members[i + 1 :]:
+                if task_id is None:
+                    break
+                tail.append(task_id)
+            plan[message_id] = tail
+    return plan
+
+
 @idempotent_function(data_keyword_argument="record", persistence_store=persistence, config=idempotency)
 def process_message(record: dict[str, Any]) -> dict[str, str]:
     message = TaskMessage.model_validate_json(record["body"])
     receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
-    task = container().worker.process(message.tenant_id, message.task_id, final_attempt=receives >= MAX_RECEIVES)
-    return {"task_id": task.task_id, "status": task.status.value}
+    task_ids = [message.task_id, *_following.get(record["messageId"], [])]
+    tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=receives >= MAX_RECEIVES)
+    return {"task_id": tasks[0].task_id, "status": tasks[0].status.value}
 
 
 def record_handler(record: SQSRecord) -> dict[str, str]:
@@ -55,6 +83,8 @@ def record_handler(record: SQSRecord) -> dict[str, str]:
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     idempotency.register_lambda_context(context)
+    _following.clear()
+    _following.update(plan_runs(event.get("Records", [])))
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

@@ -1,17 +1,40 @@
-"""Runs one queued task through the pipeline with its status kept current (queued -> processing -> done)."""
+"""Runs queued tasks through the pipeline with their status kept current (queued -> processing -> done).
+
+Consecutive tasks of one user that ask for the same treatment are processed together: one extraction
+and one reconciliation for all their messages, so a chatty user costs fewer LLM calls.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import EngramError
-from engram.domain.models import AddRequest, Scope, Task, TaskStatus, utcnow
+from engram.domain.models import AddRequest, Scope, Task, TaskStatus, Usage, utcnow
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
 
 logger = Logger(child=True)
+
+MAX_MERGED_MESSAGES = 40
+MAX_MERGED_CHARS = 12_000
+
+
+def _same_treatment(a: AddRequest, b: AddRequest) -> bool:
+    keys = ("user_id", "agent_id", "run_id", "metadata", "infer", "deduplicate", "prompt", "strategy")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
+
+
+def _merge(requests: Sequence[AddRequest]) -> AddRequest:
+    first = requests[0]
+    return first.model_copy(
+        update={
+            "messages": [m for r in requests for m in r.messages],
+            "attachments": [a for r in requests for a in r.attachments],
+        }
+    )
 
 
 @dataclass
@@ -21,34 +44,18 @@ class ExtractionWorker:
     blobs: BlobStore | None = None
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
-        """Process a task once. Raises on failure so the queue retries; on the final attempt the
-        task is marked failed with the reason before the message goes to the dead-letter queue."""
-        task = self.tasks.get(tenant_id, task_id)
-        if task.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
-            logger.info("task already finished; redelivery ignored", extra={"task_id": task_id})
-            return task
-        task.status = TaskStatus.PROCESSING
-        task.attempts += 1
-        task.started_at = task.started_at or utcnow()
-        task.updated_at = utcnow()
-        self.tasks.save(task)
-        try:
-            request = self._request(task)
-            scope = Scope(
-                tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id
-            )
-            outcome = self.pipeline.run(scope, request, task_id)
-        except Exception as err:  # recorded on the task, then re-raised for the queue to retry
-            self._record_failure(task, err, final_attempt)
-            raise
-        task.status = TaskStatus.COMPLETED
-        task.results = outcome.results
-        task.usage.add(outcome.usage)
-        task.counts = outcome.counts
-        task.error = None
-        task.finished_at = task.updated_at = utcnow()
-        self.tasks.save(task)
-        return task
+        return self.process_many(tenant_id, [task_id], final_attempt)[0]
+
+    def process_many(self, tenant_id: str, task_ids: Sequence[str], final_attempt: bool = False) -> list[Task]:
+        """Process tasks of one user in order. Raises on failure so the queue retries; on the final
+        attempt the failed tasks are marked failed with the reason before their messages go to the DLQ."""
+        tasks = [self.tasks.get(tenant_id, task_id) for task_id in task_ids]
+        pending = [t for t in tasks if t.status not in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
+        if len(pending) < len(tasks):
+            logger.info("finished tasks redelivered; ignored", extra={"tasks": [t.task_id for t in tasks]})
+        for group in self._groups(pending):
+            self._run(tenant_id, group, final_attempt)
+        return [self.tasks.get(tenant_id, task_id) for task_id in task_ids]
 
     def fail(self, tenant_id: str, task_id: str, reason: str) -> None:
         """Mark a task failed for good (its message is going to the dead-letter queue)."""
@@ -59,6 +66,52 @@ class ExtractionWorker:
         task.error = reason
         task.finished_at = task.updated_at = utcnow()
         self.tasks.save(task)
+
+    def _groups(self, tasks: Sequence[Task]) -> list[list[tuple[Task, AddRequest]]]:
+        groups: list[list[tuple[Task, AddRequest]]] = []
+        for task in tasks:
+            request = self._request(task)
+            last = groups[-1] if groups else None
+            if (
+                last is not None
+                and _same_treatment(last[0][1], request)
+                and sum(len(r.messages) for _, r in last) + len(request.messages) <= MAX_MERGED_MESSAGES
+                and sum(len(m.content) for _, r in last for m in r.messages) <= MAX_MERGED_CHARS
+            ):
+                last.append((task, request))
+            else:
+                groups.append([(task, request)])
+        return groups
+
+    def _run(self, tenant_id: str, group: list[tuple[Task, AddRequest]], final_attempt: bool) -> None:
+        now = utcnow()
+        for task, _ in group:
+            task.status = TaskStatus.PROCESSING
+            task.attempts += 1
+            task.started_at = task.started_at or now
+            task.updated_at = now
+            self.tasks.save(task)
+        request = _merge([r for _, r in group])
+        leader = group[0][0]
+        scope = Scope(tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id)
+        try:
+            outcome = self.pipeline.run(scope, request, leader.task_id)
+        except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
+            for task, _ in group:
+                self._record_failure(task, err, final_attempt)
+            raise
+        done = utcnow()
+        together = [t.task_id for t, _ in group] if len(group) > 1 else []
+        for task, _ in group:
+            task.status = TaskStatus.COMPLETED
+            task.results = outcome.results
+            task.counts = outcome.counts
+            # The LLM usage is counted once, on the task whose id the shared run carries.
+            task.usage.add(outcome.usage if task is leader else Usage())
+            task.processed_with = together
+            task.error = None
+            task.finished_at = task.updated_at = done
+            self.tasks.save(task)
 
     def _request(self, task: Task) -> AddRequest:
         if task.request is not None:

@@ -45,8 +45,26 @@ def test_a_batch_completes_its_tasks_with_results_counts_and_usage(stack: Stack,
     assert current(stack) == ["Loves jazz"]
 
 
-def test_two_messages_of_one_user_in_one_batch_are_applied_in_order(stack: Stack, handler: Any) -> None:
+def test_consecutive_messages_of_one_user_are_extracted_together_in_order(stack: Stack, handler: Any) -> None:
     first, second = submit(stack, "I live in Berlin"), submit(stack, "I moved to Munich")
+    stack.llm.answers.append(facts_json("Lives in Munich"))
+    assert handler({"Records": [first, second]}, FakeContext()) == {"batchItemFailures": []}
+    (call,) = stack.llm.calls  # one extraction for both messages
+    assert call["user"].index("Berlin") < call["user"].index("Munich")
+    tasks = [stack.container.tasks.get("acme", r["attributes"]["MessageDeduplicationId"]) for r in (first, second)]
+    assert [t.status for t in tasks] == [TaskStatus.COMPLETED, TaskStatus.COMPLETED]
+    assert tasks[0].processed_with == tasks[1].processed_with == [t.task_id for t in tasks]
+    assert [t.usage.llm_calls for t in tasks] == [1, 0]  # counted once
+    assert current(stack) == ["Lives in Munich"]
+
+
+def test_messages_asking_for_different_treatment_are_applied_one_after_the_other(stack: Stack, handler: Any) -> None:
+    first = submit(stack, "I live in Berlin")
+    request = AddRequest(
+        messages=[Message(role="user", content="I moved to Munich")], user_id="alice", metadata={"source": "mobile"}
+    )
+    task = stack.container.memories.submit("acme", request)
+    second = sqs_record({"tenant_id": "acme", "task_id": task.task_id, "user_id": "alice"}, "acme#alice")
     stack.llm.answers += [
         facts_json("Lives in Berlin"),
         facts_json("Lives in Munich"),
@@ -83,13 +101,7 @@ def test_a_failure_retries_the_rest_of_the_group_but_not_other_users(stack: Stac
     assert task.status is TaskStatus.QUEUED and "LLMOutputError" in (task.error or "")
     assert current(stack, "bob") == ["Loves opera"]
     # the retry succeeds: the idempotency record of a failed attempt does not block it
-    stack.llm.answers += [
-        facts_json("Loves jazz"),
-        facts_json("Loves blues"),
-        memory_json(
-            {"id": "0", "text": "Loves jazz", "event": "NONE"}, {"id": "1", "text": "Loves blues", "event": "ADD"}
-        ),
-    ]
+    stack.llm.answers.append(facts_json("Loves jazz", "Loves blues"))  # both retried messages in one run
     retry = [
         dict(bad, attributes={**bad["attributes"], "ApproximateReceiveCount": "2"}),
         dict(after_bad, attributes={**after_bad["attributes"], "ApproximateReceiveCount": "2"}),

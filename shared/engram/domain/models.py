@@ -225,6 +225,7 @@ class Task(BaseModel):
     attempts: int = 0
     counts: dict[str, int] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
+    processed_with: list[str] = Field(default_factory=list)  # tasks of one user extracted in one run
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
