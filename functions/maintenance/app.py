@@ -1,7 +1,46 @@
-"""Placeholder so `sam build` has a handler; the maintenance function is being written separately."""
+"""Maintenance function: one step (repair, summarise or prune) of the daily Step Functions workflow.
 
-from typing import Any
+The event is {"action": ..., "execution_id": ...}, optionally narrowed to one tenant or one user.
+A malformed event raises pydantic's ValidationError, which fails the invocation so that the state
+machine's Catch sees it; the report dict becomes the step's result.
+"""
+
+# No `from __future__ import annotations`: the module may be loaded outside sys.modules (tests load it
+# by path), where pydantic cannot resolve postponed annotations of the event model.
+from typing import Any, Literal, Self
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engram.bootstrap import container
+from engram.maintenance.runner import MaintenanceRunner
+
+logger = Logger()
 
 
-def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
-    raise NotImplementedError
+class MaintenanceEvent(BaseModel):
+    # A misspelt scope key must fail, not silently widen the run to every user.
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["repair", "summarise", "prune"]
+    execution_id: str | None = None
+    tenant_id: str | None = Field(default=None, min_length=1)
+    user_id: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _user_needs_tenant(self) -> Self:
+        if self.user_id is not None and self.tenant_id is None:
+            raise ValueError("user_id needs tenant_id")
+        return self
+
+
+@logger.inject_lambda_context
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = MaintenanceEvent.model_validate(event)
+    logger.append_keys(action=request.action, execution_id=request.execution_id)
+    report = MaintenanceRunner(container()).run(
+        request.action, request.tenant_id, request.user_id, request.execution_id
+    )
+    logger.info("maintenance step done", extra={"report": report})
+    return report

@@ -144,7 +144,11 @@ class Container:
             return OfflineExtractor()
         from engram.pipeline.llm_extractor import LLMFactExtractor
 
-        return LLMFactExtractor(self.llm)
+        if not self.settings.shortcuts:
+            return LLMFactExtractor(self.llm)
+        from engram.pipeline.shortcuts import ShortcutExtractor
+
+        return ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(self.llm))
 
     @cached_property
     def reconciler(self) -> Reconciler:
@@ -154,7 +158,11 @@ class Container:
             return KeyReconciler()
         from engram.pipeline.llm_reconciler import LLMReconciler
 
-        return LLMReconciler(self.llm)
+        if not self.settings.shortcuts:
+            return LLMReconciler(self.llm)
+        from engram.pipeline.shortcuts import ShortcutReconciler
+
+        return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
 
     @cached_property
     def pipeline(self) -> IngestPipeline:

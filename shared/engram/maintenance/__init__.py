@@ -1,0 +1,1 @@
+"""Background maintenance of the memory store: repair (facts <-> index), summarise, prune."""

@@ -1,0 +1,44 @@
+"""FactExtractor without an LLM: deterministic rules over first-person statements.
+
+Used when no LLM is configured, and as the preference shortcut (seed 004): when `understands()`
+says every user sentence was matched, the pipeline may skip the LLM and use these facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage
+from engram.offline.facts import latest
+from engram.offline.patterns import ClauseResult, analyse_agent_message, analyse_message
+
+
+class OfflineExtractor:
+    """Implements the FactExtractor port; usage is always zero (no LLM calls)."""
+
+    def extract(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
+    ) -> tuple[list[CandidateFact], Usage]:
+        facts = [fact for result in self._analyse(messages, prompt) for fact in result.facts]
+        return [fact for _, fact in latest(facts)], Usage()
+
+    def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> bool:
+        """True when every clause with content was matched by a rule (small talk counts as
+        understood and empty), so an LLM would find nothing these rules missed."""
+        return all(result.understood for result in self._analyse(messages, prompt))
+
+    def shortcut(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER
+    ) -> list[CandidateFact] | None:
+        """The facts when the rules understood everything, else None (ask the LLM)."""
+        results = self._analyse(messages, prompt)
+        if not all(result.understood for result in results):
+            return None
+        return [fact for _, fact in latest([f for result in results for f in result.facts])]
+
+    @staticmethod
+    def _analyse(messages: Sequence[Message], prompt: ExtractionPrompt) -> list[ClauseResult]:
+        # The user prompt reads only what the user said; the agent prompt only what the assistant said.
+        if prompt is ExtractionPrompt.AGENT:
+            return [r for m in messages if m.role == "assistant" for r in analyse_agent_message(m.content)]
+        return [r for m in messages if m.role == "user" for r in analyse_message(m.content)]

@@ -1,0 +1,54 @@
+"""Seed 004's preference shortcuts: what the offline rules fully understand skips the LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engram.domain.models import (
+    Attachment,
+    CandidateFact,
+    Decision,
+    ExtractionPrompt,
+    Fact,
+    Message,
+    ReconcileStrategy,
+    Scope,
+    Usage,
+)
+from engram.domain.ports import FactExtractor, Reconciler
+from engram.offline.extractor import OfflineExtractor
+
+
+class ShortcutExtractor:
+    """The rules' facts when they understood every statement; otherwise the LLM's."""
+
+    def __init__(self, rules: OfflineExtractor, llm: FactExtractor) -> None:
+        self._rules = rules
+        self._llm = llm
+
+    def extract(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
+    ) -> tuple[list[CandidateFact], Usage]:
+        facts = self._rules.shortcut(messages, prompt)
+        if facts is not None:
+            return facts, Usage()
+        return self._llm.extract(messages, prompt, scope)
+
+
+class ShortcutReconciler:
+    """Key rules decide when every new fact carries a key (it came from the rules); else the LLM."""
+
+    def __init__(self, rules: Reconciler, llm: Reconciler) -> None:
+        self._rules = rules
+        self._llm = llm
+
+    def reconcile(
+        self,
+        facts: Sequence[CandidateFact],
+        existing: Sequence[Fact],
+        strategy: ReconcileStrategy,
+        conversation: str,
+        attachments: Mapping[str, Attachment] | None = None,
+    ) -> tuple[list[Decision], Usage]:
+        decider = self._rules if facts and all(f.fact_key for f in facts) else self._llm
+        return decider.reconcile(facts, existing, strategy, conversation, attachments=attachments)
