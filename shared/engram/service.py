@@ -90,7 +90,11 @@ class MemoryService:
         return self.attachments.details(tenant_id, facts) if self.attachments else {}
 
     def get(self, tenant_id: str, memory_id: str) -> Fact:
-        return self.facts.get(tenant_id, memory_id)
+        fact = self.facts.get(tenant_id, memory_id)
+        # Reading one memory counts as a use for least-recently-used pruning (seed 004); searches
+        # do not, to keep a write off the hot path.
+        self.facts.touch(tenant_id, [memory_id], utcnow())
+        return fact
 
     def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
         self.facts.get(tenant_id, memory_id, include_closed=True)  # 404 for unknown / other tenants
