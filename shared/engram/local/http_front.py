@@ -1,0 +1,115 @@
+"""The HTTP front of the local stack: a threaded HTTP/1.1 server handing each request to ApiGateway."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from engram.local.api_gateway import MAX_BODY_BYTES, ApiGateway, Reply, Request
+
+log = logging.getLogger("engram.local")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # idle keep-alive connections must not hold up shutdown
+
+    gateway: ApiGateway  # set by HttpFront.start; connections wait in the backlog until then
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive for clients that reuse connections
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    def _serve(self) -> None:
+        started = time.monotonic()
+        try:
+            body = self._read_body()
+        except _BodyTooLarge:
+            self.close_connection = True  # the unread body cannot be skipped safely
+            reply = Reply.json(413, {"message": "Request Too Long"})
+        except ValueError:
+            self.close_connection = True
+            reply = Reply.json(400, {"message": "malformed request body framing"})
+        else:
+            request = Request(self.command, self.path, list(self.headers.items()), body, self.client_address[0])
+            reply = self.server.gateway.handle(request)
+        try:
+            self._write(reply)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (e.g. timed out while the stack started)
+            return
+        log.info("%s %s %d %.0f ms", self.command, self.path, reply.status, (time.monotonic() - started) * 1000)
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length < 0:
+            raise ValueError("negative Content-Length")
+        if length > MAX_BODY_BYTES:
+            raise _BodyTooLarge
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # trailers
+                    pass
+                return b"".join(chunks)
+            total += size
+            if total > MAX_BODY_BYTES:
+                raise _BodyTooLarge
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()  # CRLF after each chunk
+
+    def _write(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # _serve logs one line per request instead
+
+
+class HttpFront:
+    def __init__(self, host: str = "127.0.0.1", port: int = 3000) -> None:
+        self._server = _Server((host, port), _Handler)  # bound now: a taken port fails at once
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self, gateway: ApiGateway) -> None:
+        self._server.gateway = gateway
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="http-front", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:  # shutdown() would wait forever for a loop never started
+            self._server.shutdown()
+            self._thread.join(timeout=5)
+        self._server.server_close()

@@ -1,0 +1,308 @@
+"""Keep moto's state across restarts: snapshots of DynamoDB items, S3 objects and queued SQS messages.
+
+moto holds everything in memory. A snapshot thread writes what changed, at most once per second and
+once more on a clean shutdown; every file is written to a temporary name, fsynced and renamed, so a
+crash leaves the previous complete file. Layout under <data_dir>/moto/:
+
+    dynamodb/<table>.jsonl          one item per line, DynamoDB's JSON wire format (binary as base64)
+    s3/<bucket>/manifest.json       key -> sha256, etag, content type, metadata (current versions)
+    s3/<bucket>/objects/<sha256>    object bodies, content-addressed, so unchanged ones are not rewritten
+    sqs/<queue>.json                messages not yet deleted, in order (body, group, dedup id, attributes)
+
+What changed is learnt from the requests moto serves (ChangeTracker, fed by the moto server), so a
+change made by anyone (handlers, poller, a user's aws CLI) is saved. Queues are compared by message
+ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3 goes
+through its API. Restore runs after provisioning and before anything is served.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from engram.local.moto_server import MotoState
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3.client import S3Client
+    from mypy_boto3_sqs.client import SQSClient
+
+log = logging.getLogger("engram.local")
+
+_DYNAMO_READS = frozenset(
+    {
+        "GetItem",
+        "BatchGetItem",
+        "TransactGetItems",
+        "Query",
+        "Scan",
+        "DescribeTable",
+        "DescribeTimeToLive",
+        "DescribeContinuousBackups",
+        "DescribeEndpoints",
+        "DescribeLimits",
+        "ListTables",
+        "ListTagsOfResource",
+    }
+)
+_CREDENTIAL = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/")
+_SAVE_ERRORS = (ClientError, BotoCoreError, OSError)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new file, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class ChangeTracker:
+    """Fed every request moto served; remembers which tables (and whether S3) changed since `take`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tables: set[str] = set()
+        self._all_tables = False
+        self._s3 = False
+
+    def observe(self, environ: dict[str, Any], body: bytes | None) -> None:
+        method = str(environ.get("REQUEST_METHOD", "GET"))
+        target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
+        scope = _CREDENTIAL.search(str(environ.get("HTTP_AUTHORIZATION", "")) + str(environ.get("QUERY_STRING", "")))
+        service = scope.group(1) if scope else None
+        if service == "dynamodb" or target.startswith("DynamoDB_"):
+            if target.rsplit(".", 1)[-1] not in _DYNAMO_READS:
+                self.mark_tables(_table_names(body))
+        elif service == "s3" and method not in ("GET", "HEAD", "OPTIONS"):
+            self.mark_s3()
+
+    def mark_tables(self, names: set[str] | None) -> None:
+        """`names` None means "some table, unknown which"."""
+        with self._lock:
+            if names:
+                self._tables |= names
+            else:
+                self._all_tables = True
+
+    def mark_s3(self) -> None:
+        with self._lock:
+            self._s3 = True
+
+    def take(self) -> tuple[set[str] | None, bool]:
+        """(changed tables, None for all; whether S3 changed), and forget them."""
+        with self._lock:
+            tables = None if self._all_tables else set(self._tables)
+            s3 = self._s3
+            self._tables, self._all_tables, self._s3 = set(), False, False
+        return tables, s3
+
+
+def _table_names(body: bytes | None) -> set[str] | None:
+    try:
+        request = json.loads(body or b"")
+    except ValueError:
+        return None
+    if not isinstance(request, dict):
+        return None
+    names = set(request.get("RequestItems") or {})
+    if isinstance(request.get("TableName"), str):
+        names.add(request["TableName"])
+    for item in request.get("TransactItems") or []:
+        names.update(op["TableName"] for op in item.values() if isinstance(op, dict) and "TableName" in op)
+    return names or None  # PartiQL and the like: unknown, so every table
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class Snapshotter:
+    def __init__(
+        self,
+        data_dir: Path,
+        tables: list[str],
+        buckets: list[str],
+        queues: dict[str, str],  # name -> URL
+        clients: tuple[S3Client, SQSClient],
+        state: MotoState,
+        tracker: ChangeTracker,
+        interval_s: float = 1.0,
+    ) -> None:
+        self._dir = data_dir / "moto"
+        self._tables, self._buckets, self._queues = tables, buckets, queues
+        self._s3, self._sqs = clients
+        self._state = state
+        self._tracker = tracker
+        self._interval = interval_s
+        self._lock = threading.Lock()  # one snapshot at a time (the thread and the final one)
+        self._queue_ids: dict[str, list[str]] = {}
+        self._restored = False  # never save over the files before they were loaded
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- restore -------------------------------------------------------------------------------
+
+    def restore(self) -> dict[str, int]:
+        """Loads every saved table, bucket and queue into moto. Returns counts per resource."""
+        counts: dict[str, int] = {}
+        for table in self._tables:
+            path = self._dir / "dynamodb" / f"{table}.jsonl"
+            if path.exists():
+                counts[table] = self._restore_table(table, path)
+        for bucket in self._buckets:
+            path = self._dir / "s3" / bucket / "manifest.json"
+            if path.exists():
+                counts[bucket] = self._restore_bucket(bucket, path)
+        for name, url in self._queues.items():
+            path = self._dir / "sqs" / f"{name}.json"
+            if path.exists():
+                counts[name] = self._restore_queue(url, path)
+        for name in self._queues:
+            self._queue_ids[name] = [m["id"] for m in self._state.queued_messages(name)]
+        self._tracker.take()  # the restore's own writes are what is on disk already
+        self._restored = True
+        return counts
+
+    def _restore_table(self, table: str, path: Path) -> int:
+        items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        self._state.put_items(table, items)
+        return len(items)
+
+    def _restore_bucket(self, bucket: str, path: Path) -> int:
+        manifest: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        for key, entry in manifest.items():
+            body = (path.parent / "objects" / entry["sha256"]).read_bytes()
+            self._s3.put_object(
+                Bucket=bucket,
+                Key=key,
+                Body=body,
+                ContentType=entry.get("content_type") or "binary/octet-stream",
+                Metadata=entry.get("metadata") or {},
+            )
+        return len(manifest)
+
+    def _restore_queue(self, url: str, path: Path) -> int:
+        messages: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        for message in messages:
+            params: dict[str, Any] = {"QueueUrl": url, "MessageBody": message["body"]}
+            if message.get("group_id"):
+                params["MessageGroupId"] = message["group_id"]
+            if message.get("deduplication_id"):
+                params["MessageDeduplicationId"] = message["deduplication_id"]
+            if message.get("attributes"):
+                params["MessageAttributes"] = {k: _attribute_in(v) for k, v in message["attributes"].items()}
+            self._sqs.send_message(**params)
+        return len(messages)
+
+    # --- save ----------------------------------------------------------------------------------
+
+    def snapshot(self, everything: bool = False) -> None:
+        """Saves what changed since the last snapshot (everything: all of it)."""
+        if not self._restored:
+            return
+        with self._lock:
+            changed, s3_changed = self._tracker.take()
+            tables = self._tables if everything or changed is None else [t for t in self._tables if t in changed]
+            for table in tables:
+                try:
+                    self._save_table(table)
+                except _SAVE_ERRORS:
+                    self._tracker.mark_tables({table})  # try again on the next tick
+                    raise
+            if everything or s3_changed:
+                try:
+                    for bucket in self._buckets:
+                        self._save_bucket(bucket)
+                except _SAVE_ERRORS:
+                    self._tracker.mark_s3()
+                    raise
+            for name in self._queues:
+                messages = self._state.queued_messages(name)
+                ids = [m["id"] for m in messages]
+                if everything or ids != self._queue_ids.get(name):
+                    self._save_queue(name, messages)
+                    self._queue_ids[name] = ids
+
+    def _save_table(self, table: str) -> None:
+        lines = [json.dumps(item, default=_json_bytes) for item in self._state.table_items(table)]
+        write_atomic(self._dir / "dynamodb" / f"{table}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
+
+    def _save_bucket(self, bucket: str) -> None:
+        folder = self._dir / "s3" / bucket
+        manifest_path = folder / "manifest.json"
+        old: dict[str, dict[str, Any]] = (
+            json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+        )
+        manifest: dict[str, dict[str, Any]] = {}
+        for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for obj in page.get("Contents", []):
+                key, etag = obj["Key"], obj.get("ETag", "")
+                previous = old.get(key)
+                if previous and previous.get("etag") == etag and (folder / "objects" / previous["sha256"]).exists():
+                    manifest[key] = previous
+                    continue
+                got = self._s3.get_object(Bucket=bucket, Key=key)
+                body = got["Body"].read()
+                digest = hashlib.sha256(body).hexdigest()
+                if not (folder / "objects" / digest).exists():
+                    write_atomic(folder / "objects" / digest, body)
+                manifest[key] = {
+                    "sha256": digest,
+                    "etag": etag,
+                    "content_type": got.get("ContentType"),
+                    "metadata": got.get("Metadata") or {},
+                }
+        write_atomic(manifest_path, json.dumps(manifest, indent=1).encode("utf-8"))
+        kept = {entry["sha256"] for entry in manifest.values()}
+        for blob in (folder / "objects").glob("*") if (folder / "objects").exists() else []:
+            if blob.name not in kept and not blob.name.startswith("."):
+                blob.unlink(missing_ok=True)
+
+    def _save_queue(self, name: str, messages: list[dict[str, Any]]) -> None:
+        saved = [{k: v for k, v in m.items() if k != "id"} for m in messages]
+        write_atomic(self._dir / "sqs" / f"{name}.json", json.dumps(saved, default=_json_bytes).encode("utf-8"))
+
+    # --- thread --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="snapshotter", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stops the thread, then takes a last full snapshot."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.snapshot(everything=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                self.snapshot()
+            except _SAVE_ERRORS:
+                log.exception("snapshot failed; retrying in %.0f s", self._interval)
+
+
+def _attribute_in(value: dict[str, Any]) -> dict[str, Any]:
+    if str(value.get("DataType", "")).startswith("Binary") and isinstance(value.get("BinaryValue"), str):
+        return {**value, "BinaryValue": base64.b64decode(value["BinaryValue"])}
+    return value
+
+
+def _json_bytes(value: object) -> str:
+    # Binary values (message attributes, binary nested in items); restored base64-encoded, as sent.
+    if isinstance(value, bytes | bytearray):
+        return _b64(bytes(value))
+    raise TypeError(f"cannot save {type(value).__name__}")

@@ -1,0 +1,182 @@
+"""The local stack: moto, resources from template.yaml, saved state, keys, poller, scheduler, HTTP front.
+
+Order matters: the environment the handlers read (endpoint, resource names, embedded backends) is
+set before any handler module is imported, and state is restored before anything is served.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import boto3
+from botocore.config import Config
+
+from engram.local.api_gateway import ApiGateway
+from engram.local.http_front import HttpFront
+from engram.local.keys import LocalKey, WithLocalKeys, local_keys
+from engram.local.lambda_runtime import LocalFunction
+from engram.local.moto_server import MotoServer, MotoState
+from engram.local.names import ACCOUNT_ID
+from engram.local.persistence import ChangeTracker, Snapshotter
+from engram.local.poller import QueuePoller
+from engram.local.provision import Provisioned, provision
+from engram.local.scheduler import Scheduler
+from engram.local.template import Template, load_template
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_s3.client import S3Client
+    from mypy_boto3_sqs.client import SQSClient
+
+log = logging.getLogger("engram.local")
+
+# Everything talks to moto only; fake credentials keep a developer's real ones (or an SSO
+# profile that would try to refresh) out of it.
+_FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+}
+
+
+@dataclass
+class StackConfig:
+    data_dir: Path
+    port: int = 3000
+    moto_port: int = 0  # 0: any free port
+    host: str = "127.0.0.1"
+    template_path: Path = Path("template.yaml")
+    region: str = "us-east-1"
+
+
+@dataclass
+class Started:
+    url: str
+    moto_endpoint: str
+    keys: list[LocalKey]
+    restored: dict[str, int]
+    seconds: float
+
+
+class LocalStack:
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self._tracker = ChangeTracker()
+        self._moto = MotoServer(config.host, config.moto_port, observer=self._tracker.observe)
+        self._front: HttpFront | None = None
+        self._pollers: list[QueuePoller] = []
+        self._scheduler: Scheduler | None = None
+        self._snapshotter: Snapshotter | None = None
+
+    def start(self) -> Started:
+        started = time.monotonic()
+        config = self.config
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        os.environ.update(_FAKE_AWS)
+        os.environ.pop("AWS_PROFILE", None)
+        # Bound first, so that a taken port fails in a second rather than after the model loads.
+        self._front = HttpFront(config.host, config.port)
+        self._moto.start()
+        db, sqs, s3 = self._clients()
+        template = load_template(config.template_path)
+        provisioned = provision(template, db, sqs, s3)
+        self._set_environment(template, provisioned)
+
+        queue_names = {url.rsplit("/", 1)[1]: url for url in provisioned.queue_urls.values()}
+        self._snapshotter = Snapshotter(
+            config.data_dir,
+            list(provisioned.tables.values()),
+            list(provisioned.buckets.values()),
+            queue_names,
+            (s3, sqs),
+            MotoState(config.region, ACCOUNT_ID),
+            self._tracker,
+        )
+        restored = self._snapshotter.restore()
+        from engram.settings import get_settings
+
+        keys = local_keys(get_settings().local_api_keys, config.data_dir)
+
+        functions = {i: LocalFunction(spec, config.region) for i, spec in template.functions.items()}
+        self._warm(template, functions, keys)
+        for source in template.queue_sources:
+            poller = QueuePoller(
+                sqs,
+                source,
+                provisioned.queue_urls[source.queue],
+                provisioned.queue_arns[source.queue],
+                functions[source.function],
+                config.region,
+            )
+            poller.start()
+            self._pollers.append(poller)
+        self._scheduler = Scheduler(template, functions, config.data_dir, config.region)
+        self._scheduler.start()
+        self._snapshotter.start()
+        self._front.start(ApiGateway(template.api, functions, config.region))
+        return Started(self._front.url, self._moto.endpoint, keys, restored, time.monotonic() - started)
+
+    def stop(self) -> None:
+        """Stops taking requests, lets the batch in hand finish, saves everything, stops moto."""
+        if self._front is not None:
+            self._front.stop()
+        if self._scheduler is not None:
+            self._scheduler.stop()
+        for poller in self._pollers:
+            poller.stop()
+        if self._snapshotter is not None:
+            self._snapshotter.stop()
+            log.info("state saved in %s", self.config.data_dir)
+        self._moto.stop()
+
+    def _clients(self) -> tuple[DynamoDBClient, SQSClient, S3Client]:
+        session = boto3.session.Session(region_name=self.config.region)
+        endpoint = self._moto.endpoint
+        s3_config = Config(s3={"addressing_style": "path"})
+        return (
+            session.client("dynamodb", endpoint_url=endpoint),
+            session.client("sqs", endpoint_url=endpoint),
+            session.client("s3", endpoint_url=endpoint, config=s3_config),
+        )
+
+    def _set_environment(self, template: Template, provisioned: Provisioned) -> None:
+        env = {var: provisioned.ref(logical) for var, logical in template.resource_env().items()}
+        env.update(
+            {
+                "AWS_REGION": self.config.region,
+                "AWS_DEFAULT_REGION": self.config.region,
+                "ENGRAM_AWS_ENDPOINT_URL": self._moto.endpoint,
+                "ENGRAM_INDEX_BACKEND": "embedded",
+                "ENGRAM_EMBEDDER": "local",
+                "ENGRAM_DATA_DIR": str(self.config.data_dir.resolve()),
+                "POWERTOOLS_TRACE_DISABLED": "true",
+            }
+        )
+        receives = [template.queues[s.queue].max_receive_count for s in template.queue_sources]
+        if receives and receives[0]:
+            # The extraction handler marks a task failed on the receive after which SQS redrives it.
+            env["ENGRAM_MAX_RECEIVES"] = str(receives[0])
+        os.environ.update(env)
+        os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "engram-local")
+        from engram.settings import get_settings
+
+        get_settings.cache_clear()  # in case anything read settings before this point
+
+    def _warm(self, template: Template, functions: dict[str, LocalFunction], keys: list[LocalKey]) -> None:
+        """Cold-start the functions now (imports, the ONNX model), not on the first request."""
+        from engram.bootstrap import container
+
+        stack = container()
+        stack.keys = WithLocalKeys(stack.keys, keys)  # replaces the cached property's value
+        needed = {r.function for r in template.api.routes}
+        needed |= {r.authorizer.function for r in template.api.routes if r.authorizer}
+        needed |= {s.function for s in template.queue_sources}
+        for name in sorted(needed):
+            functions[name].load()
+        container().embedder.embed(["warm up"])
+        container().index  # noqa: B018 - opens the embedded index now
