@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
+
 from engram.adapters.openai_embedder import OpenAIEmbedder, build_openai_client
 from engram.adapters.openai_llm import OpenAILLM
 from engram.domain.errors import EngramError, LLMOutputError, TransientError
 from engram.settings import Settings
-from pydantic import SecretStr
-
 from tests.support.openai_stub import OpenAIStub, embedding_for
 
 SCHEMA: dict[str, Any] = {

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from engram.adapters.onnx_embedder import (
     DIMENSIONS,
     MAX_SEQ_LENGTH,
