@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.pipeline.llm_reconciler import LLMReconciler
 from tests.fakes import HashEmbedder, MemoryIndex, ScriptedLLM
 from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables
+from tests.support.handlers import FakeContext, api_event
 
 
 @dataclass
@@ -55,3 +57,17 @@ def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         )
         monkeypatch.setattr(engram.bootstrap, "container", lambda: container)
         yield Stack(container, llm, sqs, dynamodb)
+
+
+def api_caller(api: Any) -> Any:
+    """Call the API handler with a proxy event; returns (status, parsed JSON body)."""
+
+    def _call(method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
+        resp = api.lambda_handler(api_event(method, path, body, **kw), FakeContext())
+        text = resp["body"]
+        try:
+            return resp["statusCode"], json.loads(text) if text else None
+        except json.JSONDecodeError:
+            return resp["statusCode"], text
+
+    return _call

@@ -10,8 +10,8 @@ import pytest
 
 from engram.domain.models import AddRequest, Message, Scope
 from tests.fakes import facts_json
-from tests.integration.stack import Stack, moto_stack
-from tests.support.handlers import FakeContext, api_event, load_function
+from tests.integration.stack import Stack, api_caller, moto_stack
+from tests.support.handlers import load_function
 
 
 @pytest.fixture
@@ -22,17 +22,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
 
 @pytest.fixture
 def call(stack: Stack) -> Any:
-    api = load_function("api")
-
-    def _call(method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
-        resp = api.lambda_handler(api_event(method, path, body, **kw), FakeContext())
-        text = resp["body"]
-        try:
-            return resp["statusCode"], json.loads(text) if text else None
-        except json.JSONDecodeError:
-            return resp["statusCode"], text
-
-    return _call
+    return api_caller(load_function("api"))
 
 
 def remember(stack: Stack, tenant: str, user: str, *texts: str) -> list[str]:

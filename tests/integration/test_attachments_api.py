@@ -13,8 +13,8 @@ import requests
 
 from engram.domain.models import TaskStatus
 from tests.fakes import facts_json
-from tests.integration.stack import Stack, moto_stack
-from tests.support.handlers import FakeContext, api_event, load_function, sqs_record
+from tests.integration.stack import Stack, api_caller, moto_stack
+from tests.support.handlers import FakeContext, load_function, sqs_record
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 10
 
@@ -27,13 +27,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
 
 @pytest.fixture
 def call(stack: Stack) -> Any:
-    api = load_function("api")
-
-    def _call(method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
-        resp = api.lambda_handler(api_event(method, path, body, **kw), FakeContext())
-        return resp["statusCode"], json.loads(resp["body"]) if resp["body"] else None
-
-    return _call
+    return api_caller(load_function("api"))
 
 
 def upload(call: Any, tenant: str = "acme", data: bytes = PNG) -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from engram.local.template import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -45,35 +46,12 @@ PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
 # ------------------------------------------------------------------ loading
 
 
-class CfnLoader(yaml.SafeLoader):
-    """SafeLoader that turns !Ref, !GetAtt, !Sub ... into the long JSON forms CloudFormation uses."""
-
-
-def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)
-    if suffix == "Ref":
-        return {"Ref": value}
-    if suffix == "Condition":
-        return {"Condition": value}
-    if suffix == "GetAtt" and isinstance(value, str):
-        resource, attribute = value.split(".", 1)
-        return {"Fn::GetAtt": [resource, attribute]}
-    return {f"Fn::{suffix}": value}
-
-
-CfnLoader.add_multi_constructor("!", _cfn_tag)
+# The same CloudFormation-aware loader the local stack reads the template with.
 
 
 @cache
 def template() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)
-    return loaded
+    return load_yaml(TEMPLATE)
 
 
 def resources(kind: str | None = None) -> dict[str, dict[str, Any]]:
@@ -104,7 +82,7 @@ def translated() -> dict[str, Any]:
             # Called only for managed policies named without an ARN; the template names none.
             raise AssertionError("the template must not need an IAM lookup to translate")
 
-    sam_template = yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)
+    sam_template = load_yaml(TEMPLATE)
     # What `sam package` does first: local code and definition paths become S3 locations.
     for name, resource in sam_template["Resources"].items():
         for key in ("CodeUri", "ContentUri", "DefinitionUri"):
@@ -170,7 +148,7 @@ def test_sam_build_makes_lambda_ready_artifacts(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
-    built = yaml.load((build / "template.yaml").read_text(), Loader=CfnLoader)
+    built = load_yaml(build / "template.yaml")
     for name in functions():
         assert built["Resources"][name]["Properties"]["CodeUri"] == name
         module = function_setting(name, "Handler").split(".")[0]
