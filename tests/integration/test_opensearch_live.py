@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -142,6 +143,32 @@ def test_overwrite_and_delete(client: Any, index: OpenSearchIndex) -> None:
     index.delete("t9", "u9", ["tmp", "never-existed"])
     client.indices.refresh(index=index.index_name)
     assert index.ids("t9", "u9") == set()
+
+
+def test_neighbours_follow_recording_order_within_the_filters(client: Any, index: OpenSearchIndex) -> None:
+    start = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    turns = [("n0", 0, "Interests"), ("n1", 1, "Work"), ("n2", 2, "Interests"), ("n3", 90, "Interests")]
+    index.upsert(
+        [
+            IndexDoc(
+                id=i,
+                tenant_id="t7",
+                user_id="u7",
+                text=i,
+                vector=axis(1),
+                memory_bank=bank,
+                created_at=start + timedelta(minutes=minutes),
+            )
+            for i, minutes, bank in turns
+        ]
+    )
+    client.indices.refresh(index=index.index_name)
+    interests = SearchFilters(memory_bank="Interests")
+
+    assert index.neighbours("t7", "u7", ["n0", "n2"]) == {"n0": ["n1"], "n2": ["n1"]}
+    assert index.neighbours("t7", "u7", ["n0"], interests) == {"n0": ["n2"]}
+    assert index.neighbours("t7", "u7", ["n2"], interests, within_seconds=7200) == {"n2": ["n0", "n3"]}
+    assert index.neighbours("t1", "u1", ["n0"]) == {}  # another user's memory: nothing
 
 
 def test_missing_index_is_a_clear_error(client: Any) -> None:

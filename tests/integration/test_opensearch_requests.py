@@ -49,7 +49,7 @@ class FakeConnection(Connection):
         parsed: Any = None
         if text:
             lines = [json.loads(line) for line in text.strip().split("\n")]
-            parsed = lines if url.endswith("/_bulk") else lines[0]
+            parsed = lines if url.endswith(("/_bulk", "/_msearch")) else lines[0]
         self.script.requests.append(Request(method, url, dict(params or {}), parsed))
         response = self.script.responses.pop(0) if self.script.responses else (200, {})
         if isinstance(response, Exception):
@@ -92,7 +92,7 @@ def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None
     assert (create.method, create.path) == ("PUT", f"/{INDEX}")
     assert create.body == {
         "settings": {
-            "index": {"knn": True},
+            "index": {"knn": True, "similarity": {"engram_bm25": {"type": "BM25", "k1": 1.2, "b": 0.4}}},
             "analysis": {
                 "filter": {
                     "engram_possessive": {"type": "stemmer", "language": "possessive_english"},
@@ -117,7 +117,7 @@ def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None
                 "run_id": {"type": "keyword"},
                 "memory_bank": {"type": "keyword"},
                 "metadata": {"type": "flat_object"},
-                "text": {"type": "text", "analyzer": "engram_text"},
+                "text": {"type": "text", "analyzer": "engram_text", "similarity": "engram_bm25"},
                 "created_at": {"type": "date"},
                 "vector": {
                     "type": "knn_vector",
@@ -319,6 +319,67 @@ def test_text_search_is_a_scoped_match_query(script: Script) -> None:
         },
     }
     assert [(h.id, h.score) for h in found] == [("m3", 4.2)]
+
+
+def test_neighbours_reads_the_sources_times_then_one_msearch(script: Script) -> None:
+    times = {"hits": {"hits": [{"_id": "m2", "_source": {"created_at": "2024-05-01T12:00:00+00:00"}}]}}
+    before, after = hits(("m1", 0.0)), hits(("m3", 0.0))
+    script.responses = [(200, times), (200, {"responses": [before, after]})]
+
+    found = make_index(script).neighbours("t1", "u1", ["m2", "gone"], SearchFilters(run_id="r1"), 600)
+
+    assert found == {"m2": ["m1", "m3"]}  # an id the user does not hold has no neighbours
+    lookup, msearch = script.requests
+    assert lookup.body == {
+        "size": 2,
+        "_source": ["created_at"],
+        "query": {
+            "bool": {
+                "filter": [
+                    {"term": {"tenant_id": "t1"}},
+                    {"term": {"user_id": "u1"}},
+                    {"ids": {"values": ["m2", "gone"]}},
+                ]
+            }
+        },
+    }
+    assert msearch.path == "/_msearch"
+    scope = [{"term": {"tenant_id": "t1"}}, {"term": {"user_id": "u1"}}, {"term": {"run_id": "r1"}}]
+
+    def side(near: dict[str, str], order: str) -> dict[str, Any]:
+        return {
+            "size": 1,
+            "_source": False,
+            "query": {
+                "bool": {
+                    "filter": [*scope, {"range": {"created_at": near}}],
+                    "must_not": [{"ids": {"values": ["m2"]}}],
+                }
+            },
+            "sort": [{"created_at": order}, {"memory_id": order}],
+        }
+
+    assert msearch.body == [
+        {"index": INDEX},
+        side({"gte": "2024-05-01T11:50:00+00:00", "lte": "2024-05-01T12:00:00+00:00"}, "desc"),
+        {"index": INDEX},
+        side({"lte": "2024-05-01T12:10:00+00:00", "gte": "2024-05-01T12:00:00+00:00"}, "asc"),
+    ]
+
+
+def test_neighbours_of_nothing_sends_nothing(script: Script) -> None:
+    assert make_index(script).neighbours("t1", "u1", []) == {}
+    assert script.requests == []
+
+
+@pytest.mark.parametrize(("status", "expected"), [(429, TransientError), (400, EngramError)])
+def test_a_failed_neighbour_search_is_translated(script: Script, status: int, expected: type[Exception]) -> None:
+    times = {"hits": {"hits": [{"_id": "m2", "_source": {"created_at": "2024-05-01T12:00:00+00:00"}}]}}
+    failed = {"status": status, **error_body("some_exception", "went wrong")}
+    script.responses = [(200, times), (200, {"responses": [hits(), failed]})]
+    with pytest.raises(expected, match="went wrong") as raised:
+        make_index(script).neighbours("t1", "u1", ["m2"])
+    assert type(raised.value) is expected
 
 
 def test_ids_pages_with_search_after(script: Script) -> None:

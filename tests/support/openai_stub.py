@@ -11,7 +11,12 @@ Chat answers come from ``responder(request_json) -> str``; the default one pops 
 and, when it is empty, answers ``{"facts": []}`` to extraction-looking requests and
 ``{"memory": []}`` to anything else. Embeddings are deterministic pseudo-random unit vectors
 seeded by a hash of the text, so equal texts get equal vectors and different texts near-orthogonal
-ones. Token counts are approximations (one token per word).
+ones; pass ``embedder(texts, dimensions) -> vectors`` to serve a real model's vectors instead (the
+benchmarks serve MiniLM this way). Token counts are approximations (one token per word).
+
+For a stub in another process, ``GET /v1/stub/stats`` answers the counters and
+``POST /v1/stub/reset`` zeroes them; ``record_requests=False`` keeps long runs from holding every
+request body in memory.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from types import TracebackType
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], str]
+EmbedFunction = Callable[[list[str], int], list[list[float]]]
 
 EXTRACTION_DEFAULT = '{"facts": []}'
 OTHER_DEFAULT = '{"memory": []}'
@@ -101,8 +107,12 @@ class OpenAIStub:
         api_key: str | None = None,
         accept_json_schema: bool = True,
         include_usage: bool = True,
+        embedder: EmbedFunction | None = None,
+        record_requests: bool = True,
     ) -> None:
         self.responder: Responder = responder or self._scripted_answer
+        self.embedder = embedder  # None: hash-seeded pseudo-random vectors
+        self.record_requests = record_requests
         self.embedding_dimensions = embedding_dimensions  # when the request names none
         self.api_key = api_key  # when set, other bearer tokens get a 401
         self.accept_json_schema = accept_json_schema  # False: behave like a json_object-only server
@@ -177,6 +187,17 @@ class OpenAIStub:
         with self._lock:
             self._state = _State()
 
+    def stats(self) -> dict[str, int]:
+        """The counters, as ``GET /v1/stub/stats`` answers them."""
+        with self._lock:
+            state = self._state
+            return {
+                "chat_calls": state.chat_calls,
+                "embedding_calls": state.embedding_calls,
+                "prompt_tokens": state.prompt_tokens,
+                "completion_tokens": state.completion_tokens,
+            }
+
     # --- what happened ------------------------------------------------------------------------
 
     @property
@@ -221,7 +242,8 @@ class OpenAIStub:
     def _handle(self, method: str, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
         record = RecordedRequest(method, path, body, headers)
         with self._lock:
-            self._state.requests.append(record)
+            if self.record_requests:
+                self._state.requests.append(record)
             failure = self._take_failure(path)
         status, payload = self._answer(method, path, body, headers, failure)
         record.status = status
@@ -242,6 +264,11 @@ class OpenAIStub:
             return failure.status, _error(failure.message, failure.status)
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             return 401, _error("Incorrect API key provided", 401)
+        if method == "GET" and path == "/v1/stub/stats":
+            return 200, self.stats()
+        if method == "POST" and path == "/v1/stub/reset":
+            self.reset()
+            return 200, {"reset": True}
         if method == "GET" and path == "/v1/models":
             return 200, {"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]}
         if method == "POST" and path == "/v1/chat/completions":
@@ -290,9 +317,10 @@ class OpenAIStub:
         texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
         dimensions = int(body.get("dimensions") or self.embedding_dimensions)
         as_base64 = body.get("encoding_format") == "base64"
+        vectors = self.embedder(texts, dimensions) if self.embedder else [embedding_for(t, dimensions) for t in texts]
         data = []
-        for index, text in enumerate(texts):
-            vector = [x * self.embedding_scale for x in embedding_for(text, dimensions)]
+        for index, raw_vector in enumerate(vectors):
+            vector = [x * self.embedding_scale for x in raw_vector]
             encoded: Any = (
                 base64.b64encode(struct.pack(f"<{dimensions}f", *vector)).decode("ascii") if as_base64 else vector
             )
@@ -322,6 +350,9 @@ def _error(message: str, status: int, param: str | None = None) -> dict[str, Any
 def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses its connection
+        # Headers and body go out in two writes; with Nagle on, the body waits for the client's
+        # delayed ACK of the headers: 40 ms added to every keep-alive request.
+        disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
             self._serve("GET")

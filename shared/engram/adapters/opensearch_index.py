@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -24,6 +25,10 @@ ENGINES = ("faiss", "lucene")  # never nmslib: OpenSearch 3 rejects it for new i
 HNSW_PARAMETERS = {"m": 16, "ef_construction": 128}
 IDS_PAGE_SIZE = 1000
 TEXT_ANALYZER = "engram_text"
+TEXT_SIMILARITY = "engram_bm25"
+# BM25 as the embedded index scores it (embedded_index.K1, .B): less length normalisation than
+# Lucene's default b=0.75 ranked LoCoMo evidence better (bench/README.md).
+BM25_PARAMETERS = {"type": "BM25", "k1": 1.2, "b": 0.4}
 
 
 def build_client(settings: Settings) -> Any:
@@ -118,6 +123,16 @@ def _check_bulk(response: dict[str, Any], action: str, missing_ok: bool) -> None
     raise EngramError(message)
 
 
+def _raise_item_error(item: dict[str, Any], action: str) -> None:
+    """One failed search of an msearch, translated like a failed request."""
+    status = item.get("status")
+    error = item["error"]
+    reason = error.get("reason", error) if isinstance(error, dict) else error
+    if isinstance(status, int) and (status == 429 or status >= 500):
+        raise TransientError(f"OpenSearch {action} failed ({status}): {reason}")
+    raise EngramError(f"OpenSearch {action} failed ({status}): {reason}")
+
+
 def _filter_clauses(tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[dict[str, Any]]:
     clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
     if filters is not None:
@@ -145,7 +160,7 @@ class OpenSearchIndex:
         keyword = {"type": "keyword"}
         return {
             "settings": {
-                "index": {"knn": True},
+                "index": {"knn": True, "similarity": {TEXT_SIMILARITY: dict(BM25_PARAMETERS)}},
                 "analysis": {
                     "filter": {
                         "engram_possessive": {"type": "stemmer", "language": "possessive_english"},
@@ -170,7 +185,7 @@ class OpenSearchIndex:
                     "run_id": keyword,
                     "memory_bank": keyword,
                     "metadata": {"type": "flat_object"},
-                    "text": {"type": "text", "analyzer": TEXT_ANALYZER},
+                    "text": {"type": "text", "analyzer": TEXT_ANALYZER, "similarity": TEXT_SIMILARITY},
                     "created_at": {"type": "date"},
                     "vector": {
                         "type": "knn_vector",
@@ -280,6 +295,67 @@ class OpenSearchIndex:
             if len(hits) < IDS_PAGE_SIZE:
                 return found
             body = {**body, "search_after": hits[-1]["sort"]}
+
+    def neighbours(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_ids: Sequence[str],
+        filters: SearchFilters | None = None,
+        within_seconds: float = 1800.0,
+    ) -> dict[str, list[str]]:
+        """For each id, the memories matching `filters` recorded just before and just after it, at
+        most `within_seconds` apart (search.Timeline). Two round trips: the sources' times, then
+        one msearch with a size-1 search either side of each."""
+        if not memory_ids:
+            return {}
+        scope = _filter_clauses(tenant_id, user_id, None)
+        found = self._search(
+            {
+                "size": len(memory_ids),
+                "_source": ["created_at"],
+                "query": {"bool": {"filter": [*scope, {"ids": {"values": list(memory_ids)}}]}},
+            },
+            "neighbour times",
+        )
+        created = {hit["_id"]: datetime.fromisoformat(hit["_source"]["created_at"]) for hit in found}
+        sources = [mid for mid in memory_ids if mid in created]
+        if not sources:
+            return {}
+        window = timedelta(seconds=within_seconds)
+        clauses = _filter_clauses(tenant_id, user_id, filters)
+        lines: list[dict[str, Any]] = []
+        for mid in sources:
+            at = created[mid]
+            for bound, edge, order in (("gte", at - window, "desc"), ("lte", at + window, "asc")):
+                # Equal times count on both sides (facts of one extraction share a millisecond).
+                near = {bound: edge.isoformat(), "lte" if order == "desc" else "gte": at.isoformat()}
+                lines.append({"index": self.index_name})
+                lines.append(
+                    {
+                        "size": 1,
+                        "_source": False,
+                        "query": {
+                            "bool": {
+                                "filter": [*clauses, {"range": {"created_at": near}}],
+                                "must_not": [{"ids": {"values": [mid]}}],
+                            }
+                        },
+                        "sort": [{"created_at": order}, {"memory_id": order}],
+                    }
+                )
+        with _translated("neighbour search"):
+            response = self._client.msearch(body=lines)
+        answers: list[dict[str, Any]] = response["responses"]
+        result: dict[str, list[str]] = {}
+        for i, mid in enumerate(sources):
+            around: list[str] = []
+            for answer in answers[2 * i : 2 * i + 2]:
+                if "error" in answer:
+                    _raise_item_error(answer, "neighbour search")
+                around += [hit["_id"] for hit in answer["hits"]["hits"] if hit["_id"] not in around]
+            result[mid] = around
+        return result
 
     def _search(self, body: dict[str, Any], action: str) -> list[dict[str, Any]]:
         with _translated(action):

@@ -1,0 +1,106 @@
+"""Part 5: cold start of the functions, each in a fresh `python -c` process (median of several).
+
+The environment is the template's AWS one (OpenSearch index, OpenAI embeddings, fake credentials;
+nothing connects: creating boto3, opensearch-py or openai clients opens no connection).
+- API function: import functions/api/app.py ("import"), then the AWS clients an add and the
+  authorizer need: fact, task, queue, blob and API-key stores ("clients"). The target (<= 1.0 s)
+  is import + clients. A first search also builds the opensearch-py and openai clients
+  ("search clients", reported separately: they load only when a search comes).
+- Extraction function: import functions/extraction/app.py, create the worker (its AWS clients),
+  load the local ONNX model as the embedded deployment does (the AWS one embeds through OpenAI).
+The baseline is boto3 + pydantic + the Powertools event handler alone.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+from bench.procs import ROOT, bench_env
+
+HEAVY = ("onnxruntime", "openai", "opensearchpy", "numpy", "tokenizers", "moto")
+
+_PROBE = """
+import json, sys, time
+HEAVY = {heavy!r}
+t0 = time.perf_counter()
+{body}
+out.setdefault("heavy_at_ready", sorted(m for m in HEAVY if m in sys.modules))
+print(json.dumps(out))
+"""
+
+_BASELINE = """
+import boto3, pydantic
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+out = {"import_s": time.perf_counter() - t0}
+"""
+
+_API = """
+sys.path.insert(0, "functions/api")
+import app
+t1 = time.perf_counter()
+from engram.bootstrap import container
+for part in ("facts", "tasks", "queue", "blobs", "keys"):
+    getattr(container(), part)
+t2 = time.perf_counter()
+ready = sorted(m for m in HEAVY if m in sys.modules)
+from engram.adapters.opensearch_index import build_client
+from engram.adapters.openai_embedder import build_openai_client
+build_client(container().settings)
+build_openai_client(container().settings)
+out = {"import_s": t1 - t0, "clients_s": t2 - t1, "search_clients_s": time.perf_counter() - t2}
+out["heavy_at_ready"] = ready
+"""
+
+_EXTRACTION = """
+sys.path.insert(0, "functions/extraction")
+import app
+t1 = time.perf_counter()
+from engram.bootstrap import container
+for part in ("facts", "tasks", "blobs", "attachment_store"):
+    getattr(container(), part)
+t2 = time.perf_counter()
+from engram.adapters.onnx_embedder import OnnxEmbedder
+OnnxEmbedder().embed(["warm up"])
+out = {"import_s": t1 - t0, "clients_s": t2 - t1, "model_s": time.perf_counter() - t2}
+"""
+
+PROBES = {"baseline: boto3+pydantic+powertools": _BASELINE, "api function": _API, "extraction function": _EXTRACTION}
+
+
+AWS_ENV = {
+    "ENGRAM_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/engram-tasks.fifo",
+    "ENGRAM_INDEX_BACKEND": "opensearch",
+    "ENGRAM_OPENSEARCH_ENDPOINT": "https://search-engram.us-east-1.es.amazonaws.com",
+    "ENGRAM_EMBEDDER": "openai",
+    "ENGRAM_OPENAI_API_KEY": "sk-not-used",
+    "POWERTOOLS_SERVICE_NAME": "engram",
+}
+
+
+def probe(body: str) -> dict[str, Any]:
+    env = bench_env(**AWS_ENV)
+    code = _PROBE.format(body=body.strip(), heavy=HEAVY)
+    command = [sys.executable, "-X", "frozen_modules=on", "-c", code]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"cold start probe failed: {done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run(repeats: int = 5) -> dict[str, Any]:
+    results: dict[str, Any] = {"repeats": repeats, "target_api_s": 1.0}
+    for name, body in PROBES.items():
+        runs = [probe(body) for _ in range(repeats)]
+        keys = [k for k in runs[0] if k.endswith("_s")]
+        row: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 3) for k in keys}
+        counted = [k for k in keys if k in ("import_s", "clients_s")]
+        row["import_plus_clients_s"] = round(statistics.median(sum(r[k] for k in counted) for r in runs), 3)
+        row["heavy_modules_at_ready"] = runs[-1]["heavy_at_ready"]
+        results[name] = row
+        print(f"  cold start {name}: {row}", flush=True)
+    return results

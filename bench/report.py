@@ -1,0 +1,69 @@
+"""Results: one JSON file per part in bench/results/, a Markdown summary, and PNG charts.
+
+Charts are drawn by bench/charts.py with matplotlib from the bench's own environment
+(bench/.mem0-venv), never from Engram's; without it the summary says so and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from bench.report_tables import TARGETS, sections
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def save(part: str, data: dict[str, Any], folder: Path = RESULTS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{part}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load_all(folder: Path = RESULTS) -> dict[str, Any]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+def charts(folder: Path = RESULTS) -> list[str]:
+    """PNG charts via the bench venv's matplotlib; returns the files written (none without it)."""
+    from bench.mem0_compare import venv_python
+
+    python = venv_python()
+    if not python.is_file():
+        return []
+    script = Path(__file__).resolve().parent / "charts.py"
+    done = subprocess.run([str(python), str(script), str(folder)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"  charts skipped: {done.stderr.strip()[-500:]}", flush=True)
+        return []
+    return [line for line in done.stdout.splitlines() if line.endswith(".png")]
+
+
+def summary(folder: Path = RESULTS, pngs: list[str] | None = None) -> str:
+    results = load_all(folder)
+    lines = ["# Engram benchmark results", ""]
+    run = results.get("run", {})
+    if run:
+        lines += [
+            f"Run {run.get('started', '?')} on {run.get('machine', '?')}, commit {run.get('commit', '?')}, "
+            f"mode {run.get('mode', '?')}, {run.get('wall_s', '?')} s in all.",
+            "",
+        ]
+    lines += ["## Targets", "", "| target | result | met |", "|---|---|---|"]
+    for name, check in TARGETS:
+        value, met = check(results)
+        lines.append(f"| {name} | {value} | {met} |")
+    lines.append("")
+    for title, table in sections(results):
+        lines += [f"## {title}", "", *table, ""]
+    for png in pngs or []:
+        name = Path(png).name
+        lines += [f"![{name}]({name})", ""]
+    text = "\n".join(lines)
+    (folder / "summary.md").write_text(text)
+    return text

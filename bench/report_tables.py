@@ -1,0 +1,278 @@
+"""The Markdown tables of bench/results/summary.md, and the targets of issue 5 checked against results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Results = dict[str, Any]
+Check = Callable[[Results], tuple[str, str]]
+
+
+def _get(results: Results, *path: Any) -> Any:
+    node: Any = results
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node
+
+
+def _met(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("yes" if ok else "**no**")
+
+
+def _latency_row(results: Results, size: int, layout: str = "one user") -> dict[str, Any] | None:
+    for row in _get(results, "search_latency", "cases") or []:
+        if row.get("memories") == size and row.get("layout") == layout:
+            return dict(row)
+    return None
+
+
+def _recall(results: Results) -> tuple[str, str]:
+    value = _get(results, "locomo_recall", "results", "engram", "overall", "recall@10")
+    return (f"{value:.3f}" if value is not None else "not run"), _met(None if value is None else value >= 0.70)
+
+
+def _p(level: str, stat: str, limit: float) -> Check:
+    def check(results: Results) -> tuple[str, str]:
+        row = _latency_row(results, 10_000)
+        value = _get(row or {}, level, stat)
+        return (f"{value:.1f} ms" if value is not None else "not run"), _met(None if value is None else value <= limit)
+
+    return check
+
+
+def _speedup(results: Results) -> tuple[str, str]:
+    rows = [r for r in _get(results, "mem0_compare", "latency") or [] if r.get("mem0_store") == "qdrant"]
+    if not rows:
+        return "not run", "n/a"
+    text = ", ".join(f"{r['speedup_p50']}x at {r['memories']:,}" for r in rows)
+    return text, _met(all(r["speedup_p50"] >= 15 for r in rows))
+
+
+def _llm_calls(results: Results) -> tuple[str, str]:
+    rows = {r["mode"]: r for r in _get(results, "ingest", "in_process") or []}
+    backlog = rows.get("infer=true, backlog (batches of 10)")
+    live = rows.get("infer=true, live (one add at a time)")
+    if backlog is None:
+        return "not run", "n/a"
+    text = f"{backlog['llm_calls_per_message']} backlog"
+    if live is not None:
+        text += f", {live['llm_calls_per_message']} live"
+    return text, _met(backlog["llm_calls_per_message"] <= 0.5)
+
+
+def _cpu(results: Results) -> tuple[str, str]:
+    rows = _get(results, "mem0_compare", "ingest") or []
+    if not rows:
+        return "not run", "n/a"
+    text = ", ".join(f"{r['ratio_cpu']} ({r['engram_mode'].split(',')[0]}{_live(r)})" for r in rows)
+    return text, _met(all(r["ratio_cpu"] is not None and r["ratio_cpu"] <= 0.5 for r in rows))
+
+
+def _live(row: dict[str, Any]) -> str:
+    mode = str(row["engram_mode"])
+    return ", live" if "live" in mode else (", backlog" if "backlog" in mode else "")
+
+
+def _cold(results: Results) -> tuple[str, str]:
+    value = _get(results, "cold_start", "api function", "import_plus_clients_s")
+    return (f"{value:.2f} s" if value is not None else "not run"), _met(None if value is None else value <= 1.0)
+
+
+TARGETS: list[tuple[str, Check]] = [
+    ("LoCoMo evidence recall@10, categories 1-4, >= 0.70", _recall),
+    ("search p50 <= 10 ms at 10k memories of one user, incl. embedding", _p("rank+embed", "p50_ms", 10.0)),
+    ("search p95 <= 15 ms at 10k memories of one user, incl. embedding", _p("rank+embed", "p95_ms", 15.0)),
+    ("search >= 15x faster than mem0's default (p50, Qdrant local)", _speedup),
+    ("<= 0.5 LLM calls per message, LoCoMo replay, infer=true", _llm_calls),
+    ("pipeline CPU per add <= half of mem0's (Engram/mem0)", _cpu),
+    ("API function cold start (imports + clients) <= 1.0 s", _cold),
+]
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    def cell(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+        return "" if value is None else str(value)
+
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(cell(v) for v in row) + " |" for row in rows),
+    ]
+
+
+def _recall_section(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("locomo_recall")
+    if not part:
+        return []
+    keys = ["recall@5", "recall@10", "recall@20", "all@5", "all@10", "all@20"]
+    rows = [[name, *(scores["overall"][k] for k in keys)] for name, scores in part["results"].items()]
+    for store, data in (_get(results, "mem0_compare", "recall") or {}).items():
+        convs = data.get("conversations", "")
+        rows.append(
+            [f"mem0 ({store}{', ' + str(convs) + ' conversations' if convs else ''})"]
+            + [data["results"]["overall"][k] for k in keys]
+        )
+    engram = part["results"]["engram"]
+    cats = [[c, v["questions"], *(v[k] for k in keys)] for c, v in engram.items() if c != "overall"]
+    notes = [
+        f"{part['questions_scored']} questions of categories 1-4 scored over {part['conversations']} conversations; "
+        f"{part['questions_without_evidence']} have no usable evidence and are left out; "
+        f"{len(part['malformed_evidence'])} have malformed evidence ids (normalised; ids naming no turn dropped).",
+    ]
+    return [
+        ("LoCoMo evidence recall (overall)", [*_table(["search", *keys], rows), "", *notes]),
+        ("LoCoMo evidence recall by category (Engram)", _table(["category", "questions", *keys], cats)),
+    ]
+
+
+def _latency_section(results: Results) -> list[tuple[str, list[str]]]:
+    cases = _get(results, "search_latency", "cases") or []
+    if not cases:
+        return []
+    levels = ["rank", "rank+embed", "service", "fact read", "http"]
+    rows = []
+    for row in cases:
+        for level in levels:
+            if level in row:
+                s = row[level]
+                rows.append([f"{row['memories']:,}", row["layout"], level, s["p50_ms"], s["p95_ms"], s["p99_ms"]])
+        if "http_error" in row:
+            rows.append([f"{row['memories']:,}", row["layout"], "http", "error", row["http_error"][:80], ""])
+    return [("Search latency, top_k=10 (ms)", _table(["memories", "layout", "level", "p50", "p95", "p99"], rows))]
+
+
+def _ingest_section(results: Results) -> list[tuple[str, list[str]]]:
+    out = []
+    rows = _get(results, "ingest", "in_process") or []
+    if rows:
+        keys = [
+            "submit_cpu_ms_per_add",
+            "worker_cpu_ms_per_add",
+            "worker_wall_ms_per_add",
+            "llm_calls_per_message",
+            "prompt_tokens_per_message",
+            "completion_tokens_per_message",
+            "memories_written_per_add",
+        ]
+        out.append(
+            (
+                "Ingest, in process (LoCoMo replay)",
+                _table(["mode", "adds", *keys], [[r["mode"], r["adds"], *(r[k] for k in keys)] for r in rows]),
+            )
+        )
+    stack = _get(results, "ingest", "local_stack") or []
+    if stack:
+        keys = ["adds", "api_accepts_per_s", "end_to_end_adds_per_s", "llm_calls_per_message", "failed"]
+        out.append(
+            (
+                "Ingest through the local stack (HTTP)",
+                _table(["mode", *keys], [[r.get("mode"), *(r.get(k, r.get("error")) for k in keys)] for r in stack]),
+            )
+        )
+    return out
+
+
+def _mem0_section(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("mem0_compare")
+    if not part:
+        return []
+    lat = [
+        [
+            f"{r['memories']:,}",
+            r["mem0_store"],
+            r["engram rank+embed"]["p50_ms"],
+            r["mem0 search"]["p50_ms"],
+            r["engram rank+embed"]["p95_ms"],
+            r["mem0 search"]["p95_ms"],
+            r["ratio_p50"],
+            r["speedup_p50"],
+        ]
+        for r in part.get("latency", [])
+    ]
+    ing = [
+        [
+            r["engram_mode"],
+            r["mem0_mode"],
+            r["engram"]["cpu_ms_per_add"],
+            r["mem0"]["cpu_ms_per_add"],
+            r["ratio_cpu"],
+            r["engram"]["llm_calls_per_add"],
+            r["mem0"]["llm_calls_per_add"],
+            r["ratio_llm_calls"],
+        ]
+        for r in part.get("ingest", [])
+    ]
+    return [
+        (
+            "Search latency, Engram vs mem0 (ms, medians of runs)",
+            _table(
+                [
+                    "memories",
+                    "mem0 store",
+                    "Engram p50",
+                    "mem0 p50",
+                    "Engram p95",
+                    "mem0 p95",
+                    "Engram/mem0 p50",
+                    "mem0/Engram",
+                ],
+                lat,
+            ),
+        ),
+        (
+            "Ingest, Engram vs mem0 (medians of runs)",
+            _table(
+                [
+                    "Engram mode",
+                    "mem0 mode",
+                    "Engram CPU ms/add",
+                    "mem0 CPU ms/add",
+                    "CPU ratio",
+                    "Engram LLM/add",
+                    "mem0 LLM/add",
+                    "LLM ratio",
+                ],
+                ing,
+            ),
+        ),
+    ]
+
+
+def _cold_section(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("cold_start")
+    if not part:
+        return []
+    rows = []
+    for name, row in part.items():
+        if isinstance(row, dict):
+            rows.append(
+                [
+                    name,
+                    row.get("import_s"),
+                    row.get("clients_s"),
+                    row.get("search_clients_s"),
+                    row.get("model_s"),
+                    row.get("import_plus_clients_s"),
+                    ", ".join(row.get("heavy_modules_at_ready", [])),
+                ]
+            )
+    header = ["process", "import s", "clients s", "search clients s", "model s", "import+clients s", "heavy modules"]
+    return [("Cold start (median of fresh processes)", _table(header, rows))]
+
+
+def sections(results: Results) -> list[tuple[str, list[str]]]:
+    return [
+        *_recall_section(results),
+        *_latency_section(results),
+        *_ingest_section(results),
+        *_mem0_section(results),
+        *_cold_section(results),
+    ]

@@ -1,0 +1,138 @@
+"""`make bench` = `python -m bench.run_all`: every part, results in bench/results/.
+
+    python -m bench.run_all                      # everything (tens of minutes on 2 cores)
+    python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold
+
+A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
+conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
+embedded once (by the recall part's real ingestion) and their vectors reused by the speed parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+PARTS = ("recall", "latency", "ingest", "mem0", "cold")
+
+
+def _commit(root: Path) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def _machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f} at start"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run_all")
+    parser.add_argument("--quick", action="store_true", help="2 conversations, 1k/10k memories, fewer runs")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    args = parser.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "engram-bench")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("MEM0_TELEMETRY", "False")
+
+    from bench import cold_start, ingest, locomo_recall, mem0_compare, report, search_latency
+    from bench.corpus import Corpus
+    from bench.engram_env import VectorCache
+    from bench.locomo_data import load
+    from bench.procs import ROOT, ModelServer, MotoProcess
+
+    began = time.perf_counter()
+    run: dict[str, Any] = {
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": _machine(),
+        "commit": _commit(ROOT),
+        "mode": "quick" if args.quick else "full",
+        "parts": parts,
+        "durations_s": {},
+    }
+    convs = load()
+    if args.quick:
+        convs = convs[:2]
+    cache = VectorCache()
+
+    def timed(name: str, fn: Any) -> Any:
+        print(f"[{name}]", flush=True)
+        start = time.perf_counter()
+        data = fn()
+        run["durations_s"][name] = round(time.perf_counter() - start, 1)
+        report.save(name, data)
+        return data
+
+    with MotoProcess() as moto, ModelServer() as llm:
+        if "recall" in parts:
+            timed("locomo_recall", lambda: locomo_recall.run(convs, cache))
+        corpus = Corpus(cache, convs) if {"latency", "mem0"} & set(parts) else None
+        if "latency" in parts and corpus is not None:
+            sizes = (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000)
+            timed(
+                "search_latency",
+                lambda: search_latency.run(
+                    moto.endpoint,
+                    corpus,
+                    sizes,
+                    queries=200 if args.quick else 300,
+                    http_max=1_000 if args.quick else 10_000,
+                ),
+            )
+        if "ingest" in parts:
+            turns = 30 if args.quick else 60
+
+            def ingest_part() -> dict[str, Any]:
+                out: dict[str, Any] = {"turns_per_conversation": turns, "conversations": len(convs)}
+                out["in_process"] = ingest.in_process(llm, convs, turns)
+                out["local_stack"] = []
+                with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
+                    for infer in (False, True):
+                        try:
+                            out["local_stack"].append(ingest.through_stack(Path(tmp), llm, convs[0], 100, infer))
+                        except RuntimeError as err:  # the local stack did not start: say so
+                            out["local_stack"].append({"mode": f"infer={infer}", "error": str(err)[:300]})
+                        print(f"  local stack: {out['local_stack'][-1]}", flush=True)
+                return out
+
+            timed("ingest", ingest_part)
+        if "mem0" in parts and corpus is not None:
+            timed(
+                "mem0_compare",
+                lambda: mem0_compare.run(
+                    moto.endpoint,
+                    llm,
+                    corpus,
+                    convs,
+                    sizes=(1_000, 10_000),
+                    queries=100 if args.quick else 200,
+                    runs=2 if args.quick else 3,
+                    ingest_turns=40 if args.quick else 100,
+                ),
+            )
+    if "cold" in parts:
+        timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
+    run["wall_s"] = round(time.perf_counter() - began, 1)
+    report.save("run", run)
+    pngs = report.charts()
+    print(report.summary(pngs=pngs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Small numeric helpers shared by the benchmark parts (pure, unit-tested)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) with linear interpolation between closest ranks."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    rank = (len(ordered) - 1) * q / 100.0
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:
+    return {
+        "n": len(samples_ms),
+        "p50_ms": round(percentile(samples_ms, 50), 3),
+        "p95_ms": round(percentile(samples_ms, 95), 3),
+        "p99_ms": round(percentile(samples_ms, 99), 3),
+        "mean_ms": round(statistics.fmean(samples_ms), 3),
+    }
+
+
+def recall_at(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float:
+    """Share of the evidence found in the first k results."""
+    wanted = set(evidence)
+    if not wanted:
+        raise ValueError("no evidence")
+    return len(wanted & set(ranked[:k])) / len(wanted)
+
+
+def all_at(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float:
+    """1.0 when every piece of evidence is in the first k results, else 0.0."""
+    return 1.0 if recall_at(ranked, evidence, k) == 1.0 else 0.0
+
+
+def median_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Per-key median of several runs' figures (keys present in every run)."""
+    if not runs:
+        return {}
+    keys = [k for k in runs[0] if all(k in r for r in runs)]
+    return {k: statistics.median(r[k] for r in runs) for k in keys}
+
+
+def ratio(engram: float | None, other: float | None) -> float | None:
+    if engram is None or other is None or other == 0:
+        return None
+    return round(engram / other, 3)
+
+
+def timed_ms(fn: Callable[[], T]) -> tuple[T, float]:
+    import time
+
+    start = time.perf_counter()
+    result = fn()
+    return result, (time.perf_counter() - start) * 1000.0

@@ -1,0 +1,61 @@
+"""The benchmark's arithmetic: percentiles, recall@k and all@k, medians of runs, targets."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.report_tables import TARGETS
+from bench.stats import all_at, latency_summary, median_runs, percentile, ratio, recall_at
+
+
+def test_percentiles_interpolate_between_ranks() -> None:
+    samples = [float(x) for x in range(1, 101)]  # 1..100
+    assert percentile(samples, 50) == pytest.approx(50.5)
+    assert percentile(samples, 95) == pytest.approx(95.05)
+    assert percentile(samples, 0) == 1.0
+    assert percentile(samples, 100) == 100.0
+    assert percentile([7.0], 99) == 7.0
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+def test_latency_summary() -> None:
+    summary = latency_summary([3.0, 1.0, 2.0])
+    assert summary == {"n": 3, "p50_ms": 2.0, "p95_ms": 2.9, "p99_ms": 2.98, "mean_ms": 2.0}
+
+
+def test_recall_and_all_at_k() -> None:
+    ranked = ["D1:1", "D1:2", "D3:4", "D2:2"]
+    assert recall_at(ranked, ["D1:2", "D2:2"], 2) == 0.5
+    assert recall_at(ranked, ["D1:2", "D2:2"], 4) == 1.0
+    assert all_at(ranked, ["D1:2", "D2:2"], 2) == 0.0
+    assert all_at(ranked, ["D1:2", "D2:2"], 10) == 1.0
+    assert recall_at(ranked, ["D1:2", "D1:2"], 2) == 1.0  # evidence is a set
+    with pytest.raises(ValueError):
+        recall_at(ranked, [], 5)
+
+
+def test_median_of_runs_and_ratios() -> None:
+    runs = [{"p50": 3.0, "p95": 9.0}, {"p50": 1.0, "p95": 5.0, "extra": 1.0}, {"p50": 2.0, "p95": 7.0}]
+    assert median_runs(runs) == {"p50": 2.0, "p95": 7.0}
+    assert ratio(2.0, 8.0) == 0.25
+    assert ratio(1.0, 0.0) is None
+    assert ratio(None, 3.0) is None
+
+
+def test_targets_are_checked_against_results() -> None:
+    results = {
+        "locomo_recall": {"results": {"engram": {"overall": {"recall@10": 0.71}}}},
+        "search_latency": {
+            "cases": [{"memories": 10_000, "layout": "one user", "rank+embed": {"p50_ms": 9.0, "p95_ms": 16.0}}]
+        },
+        "cold_start": {"api function": {"import_plus_clients_s": 1.2}},
+    }
+    verdicts = {name: check(results) for name, check in TARGETS}
+    met = {name.split(",")[0].split(" <=")[0]: v[1] for name, v in verdicts.items()}
+
+    assert met["LoCoMo evidence recall@10"] == "yes"
+    assert met["search p50"] == "yes"
+    assert met["search p95"] == "**no**"
+    assert met["API function cold start (imports + clients)"] == "**no**"
+    assert all(v == ("not run", "n/a") for k, v in verdicts.items() if "mem0" in k or "LLM calls" in k)

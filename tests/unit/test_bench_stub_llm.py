@@ -1,0 +1,91 @@
+"""The stub LLM of the benchmarks answers each kind of request in the shape its caller parses."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from bench.stub_llm import conversation_facts, respond, statements
+from engram.domain.models import ExtractionPrompt
+from engram.pipeline.prompts import (
+    EXTRACTION_SCHEMA,
+    extraction_system_prompt,
+    reconcile_schema,
+    reconcile_system_prompt,
+    reconcile_user_message,
+)
+from tests.support.openai_stub import OpenAIStub
+
+
+def _request(system: str, user: str, schema: dict[str, object] | None, name: str) -> dict[str, object]:
+    body: dict[str, object] = {"messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+    if schema is not None:
+        body["response_format"] = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    else:
+        body["response_format"] = {"type": "json_object"}
+    return body
+
+
+def test_statements_skip_small_talk_and_questions() -> None:
+    text = "Hey Mel! How are you? I went to a support group yesterday. It was so powerful and moving to me."
+    assert statements(text) == ["I went to a support group yesterday", "It was so powerful and moving to me"]
+    assert statements("Thanks, that means a lot to me, really!") == []
+
+
+def test_engram_extraction_gets_facts_from_every_speaker_line() -> None:
+    conversation = "user: I adopted a cat last week from the shelter.\nassistant: Wow! Did it settle in well?"
+    request = _request(
+        extraction_system_prompt(ExtractionPrompt.USER), f"Input:\n{conversation}", EXTRACTION_SCHEMA, "facts"
+    )
+
+    answer = json.loads(respond(request))
+
+    assert answer == {
+        "facts": [{"text": "I adopted a cat last week from the shelter", "memory_bank": "General", "importance": 0.5}]
+    }
+    assert conversation_facts(conversation) == ["I adopted a cat last week from the shelter"]
+
+
+def test_engram_reconciliation_adds_new_facts_and_keeps_known_ones() -> None:
+    existing = [{"id": "0", "text": "I adopted a cat"}]
+    user = reconcile_user_message(existing, ["I adopted a cat", "The cat is called Tom now"])
+    request = _request(reconcile_system_prompt("default"), user, reconcile_schema(), "memory")
+
+    answer = json.loads(respond(request))
+
+    assert answer == {
+        "memory": [
+            {"id": "0", "text": "I adopted a cat", "event": "NONE", "old_memory": None},
+            {"id": "1", "text": "The cat is called Tom now", "event": "ADD", "old_memory": None},
+        ]
+    }
+
+
+def test_mem0_additive_extraction_prompt() -> None:
+    user = (
+        "## Summary\n\n\n## Existing Memories\n[]\n\n## New Messages\n"
+        "user: I signed up for a pottery class this spring.\n\n## Observation Date\n2024-01-01\n\n# Output:"
+    )
+
+    answer = json.loads(respond(_request("You extract memories.", user, None, "")))
+
+    assert answer == {"memory": [{"text": "I signed up for a pottery class this spring"}]}
+
+
+def test_stub_serves_given_vectors_and_counts_over_http() -> None:
+    def embed(texts: list[str], dimensions: int) -> list[list[float]]:
+        return [[float(len(t))] + [0.0] * (dimensions - 1) for t in texts]
+
+    with OpenAIStub(respond, embedder=embed, embedding_dimensions=4, record_requests=False) as stub:
+        vectors = httpx.post(f"{stub.base_url}/embeddings", json={"input": ["abc", "hello"], "model": "m"}).json()
+        chat = _request("Extract facts.", "Input:\nuser: I live in a small town near Berlin.", EXTRACTION_SCHEMA, "f")
+        httpx.post(f"{stub.base_url}/chat/completions", json=chat).raise_for_status()
+        stats = httpx.get(f"{stub.base_url}/stub/stats").json()
+        httpx.post(f"{stub.base_url}/stub/reset")
+        after = httpx.get(f"{stub.base_url}/stub/stats").json()
+
+    assert [d["embedding"] for d in vectors["data"]] == [[3.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0]]
+    assert stats["chat_calls"] == 1 and stats["embedding_calls"] == 1 and stats["completion_tokens"] > 0
+    assert after == {"chat_calls": 0, "embedding_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    assert stub.requests == []  # record_requests=False
