@@ -83,6 +83,9 @@ class MemoryFactStore:
         self.events.append(event)
         return True
 
+    def add_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]]) -> list[bool]:
+        return [self.add(fact, event) for fact, event in pairs]
+
     def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
         stored = self.current.get((previous.tenant_id, previous.id))
         if stored is None or stored.version != previous.version:
@@ -215,8 +218,15 @@ class MemoryTaskStore:
             raise NotFoundError("task", task_id)
         return task.model_copy(deep=True)
 
+    def get_many(self, tenant_id: str, task_ids: Sequence[str]) -> list[Task]:
+        return [self.get(tenant_id, task_id) for task_id in task_ids]
+
     def save(self, task: Task) -> None:
         self.tasks[(task.tenant_id, task.task_id)] = task.model_copy(deep=True)
+
+    def save_many(self, tasks: Sequence[Task]) -> None:
+        for task in tasks:
+            self.save(task)
 
 
 class MemoryQueue:

@@ -49,13 +49,13 @@ class ExtractionWorker:
     def process_many(self, tenant_id: str, task_ids: Sequence[str], final_attempt: bool = False) -> list[Task]:
         """Process tasks of one user in order. Raises on failure so the queue retries; on the final
         attempt the failed tasks are marked failed with the reason before their messages go to the DLQ."""
-        tasks = [self.tasks.get(tenant_id, task_id) for task_id in task_ids]
+        tasks = self.tasks.get_many(tenant_id, task_ids)
         pending = [t for t in tasks if t.status not in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
         if len(pending) < len(tasks):
             logger.info("finished tasks redelivered; ignored", extra={"tasks": [t.task_id for t in tasks]})
         for group in self._groups(pending):
             self._run(tenant_id, group, final_attempt)
-        return [self.tasks.get(tenant_id, task_id) for task_id in task_ids]
+        return tasks  # as saved: _run updates them in place
 
     def fail(self, tenant_id: str, task_id: str, reason: str) -> None:
         """Mark a task failed for good (its message is going to the dead-letter queue)."""
@@ -90,15 +90,14 @@ class ExtractionWorker:
             task.attempts += 1
             task.started_at = task.started_at or now
             task.updated_at = now
-            self.tasks.save(task)
+        self.tasks.save_many([task for task, _ in group])
         request = _merge([r for _, r in group])
         leader = group[0][0]
         scope = Scope(tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id)
         try:
             outcome = self.pipeline.run(scope, request, leader.task_id)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
-            for task, _ in group:
-                self._record_failure(task, err, final_attempt)
+            self._record_failure([task for task, _ in group], err, final_attempt)
             raise
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
@@ -111,7 +110,7 @@ class ExtractionWorker:
             task.processed_with = together
             task.error = None
             task.finished_at = task.updated_at = done
-            self.tasks.save(task)
+        self.tasks.save_many([task for task, _ in group])
 
     def _request(self, task: Task) -> AddRequest:
         if task.request is not None:
@@ -120,12 +119,15 @@ class ExtractionWorker:
             raise EngramError(f"task {task.task_id} has no stored request")
         return AddRequest.model_validate_json(self.blobs.get(task.payload_key))
 
-    def _record_failure(self, task: Task, err: Exception, final_attempt: bool) -> None:
+    def _record_failure(self, tasks: list[Task], err: Exception, final_attempt: bool) -> None:
         reason = f"{type(err).__name__}: {err}"
-        logger.warning("task failed", extra={"task_id": task.task_id, "final": final_attempt, "error": reason})
-        task.error = reason
-        task.status = TaskStatus.FAILED if final_attempt else TaskStatus.QUEUED
-        task.updated_at = utcnow()
-        if final_attempt:
-            task.finished_at = task.updated_at
-        self.tasks.save(task)
+        ids = [task.task_id for task in tasks]
+        logger.warning("tasks failed", extra={"task_ids": ids, "final": final_attempt, "error": reason})
+        now = utcnow()
+        for task in tasks:
+            task.error = reason
+            task.status = TaskStatus.FAILED if final_attempt else TaskStatus.QUEUED
+            task.updated_at = now
+            if final_attempt:
+                task.finished_at = now
+        self.tasks.save_many(tasks)

@@ -117,6 +117,23 @@ def test_adding_the_same_fact_twice_is_a_no_op(store: DynamoFactStore) -> None:
     assert store.history("acme", f.id) == [first]
 
 
+def test_add_many_writes_all_in_transactions_and_skips_replays(store: DynamoFactStore) -> None:
+    facts = [fact(f"fact number {i}") for i in range(60)]  # more than one transaction (50 facts)
+    already = [facts[3], facts[55]]
+    for f in already:
+        store.add(f.model_copy(update={"text": "written earlier"}), event(f))
+
+    added = store.add_many([(f, event(f)) for f in facts])
+
+    assert added == [f not in already for f in facts]
+    assert [store.get("acme", f.id).text for f in facts] == [
+        "written earlier" if f in already else f.text for f in facts
+    ]
+    assert all(len(store.history("acme", f.id)) == 1 for f in facts)  # a replay adds no event
+    assert store.add_many([(f, event(f)) for f in facts[:5]]) == [False] * 5
+    assert store.add_many([]) == []
+
+
 def test_replace_bumps_version_and_keeps_the_old_one(db: Any, store: DynamoFactStore) -> None:
     v1 = fact(created_at=T0, valid_from=T0)
     store.add(v1, event(v1, created_at=T0))

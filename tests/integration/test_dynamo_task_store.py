@@ -101,6 +101,25 @@ def test_save_overwrites_an_existing_task(store: DynamoTaskStore) -> None:
     assert store.get("acme", t.task_id) == done
 
 
+def test_many_tasks_read_and_saved_in_batches(store: DynamoTaskStore) -> None:
+    tasks = [task(content=f"fact {i}") for i in range(30)]  # more than one BatchWriteItem (25)
+    for t in tasks:
+        store.create(t)
+    ids = [t.task_id for t in reversed(tasks)]
+
+    read = store.get_many("acme", ids)
+    assert [t.task_id for t in read] == ids  # in the order asked
+    for t in read:
+        t.status, t.attempts = TaskStatus.PROCESSING, 1
+    store.save_many([*read, read[0]])  # a task named twice is written once
+
+    assert store.get_many("acme", ids) == read
+    with pytest.raises(NotFoundError):
+        store.get_many("globex", ids[:3])  # another tenant's ids are unknown
+    with pytest.raises(NotFoundError, match="no-such-task"):
+        store.get_many("acme", [ids[0], "no-such-task"])
+
+
 def test_save_of_a_task_never_created_is_not_found(store: DynamoTaskStore) -> None:
     t = task()
     with pytest.raises(NotFoundError):

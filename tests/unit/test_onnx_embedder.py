@@ -20,6 +20,7 @@ from engram.adapters.onnx_embedder import (
     OnnxEmbedder,
     default_model_path,
     default_tokenizer_path,
+    length_batches,
 )
 from engram.domain.errors import EngramError
 
@@ -61,6 +62,15 @@ def test_batch_gives_the_same_vectors_as_one_by_one(embedder: OnnxEmbedder) -> N
     single = np.array([embedder.embed([t])[0] for t in texts])
     assert batch.shape == (45, 384)
     np.testing.assert_allclose(batch, single, atol=1e-5)
+
+
+def test_batches_group_texts_of_similar_length() -> None:
+    lengths = [40, 8, 9, 100, 41, 10, 8, 50]
+    batches = length_batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # every text once
+    assert batches == [[1, 6, 2, 5], [0, 4, 7], [3]]  # 8-10 together; 40-50; 100 alone
+    many = length_batches([12] * 70)
+    assert [len(b) for b in many] == [32, 32, 6]
 
 
 def test_related_statements_are_closer_than_unrelated_ones(embedder: OnnxEmbedder) -> None:

@@ -11,7 +11,6 @@ import base64
 import binascii
 import json
 import math
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -22,7 +21,8 @@ from botocore.exceptions import ClientError
 from pydantic import TypeAdapter
 
 from engram.adapters.aws_clients import aws_errors, cancellation_codes, error_code
-from engram.domain.errors import ConflictError, NotFoundError, TransientError, ValidationError
+from engram.adapters.dynamo_batch import batch_get
+from engram.domain.errors import ConflictError, NotFoundError, ValidationError
 from engram.domain.models import Fact, HistoryEvent, Page, SearchFilters, utcnow
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ USER_INDEX = "by_user"
 FACT_SK = "FACT"
 _KEY_ATTRS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "item_type"})
 _CURSOR_KEYS = ("pk", "sk", "gsi1pk", "gsi1sk")
-_BATCH_GET_MAX = 100
-_BATCH_RETRIES = 8
+_FACTS_PER_TRANSACTION = 50  # TransactWriteItems takes 100 items: a fact and its history event each
+_CONDITION_FAILED = "ConditionalCheckFailed"
 _FILTERED_PAGE = 100  # items evaluated per query when a filter may drop most of them
 _SER = TypeSerializer()
 _DE = TypeDeserializer()
@@ -148,26 +148,11 @@ class DynamoFactStore:
     def get_many(self, tenant_id: str, memory_ids: Sequence[str]) -> list[Fact]:
         wanted = list(dict.fromkeys(memory_ids))  # BatchGetItem rejects duplicate keys
         found: dict[str, Fact] = {}
-        for start in range(0, len(wanted), _BATCH_GET_MAX):
-            chunk = [self._key(tenant_id, mid) for mid in wanted[start : start + _BATCH_GET_MAX]]
-            for item in self._batch_get(chunk):
-                fact = Fact.model_validate(_plain(item))
-                if fact.is_current and fact.tenant_id == tenant_id:
-                    found[fact.id] = fact
+        for item in batch_get(self._db, self._table, [self._key(tenant_id, mid) for mid in wanted]):
+            fact = Fact.model_validate(_plain(item))
+            if fact.is_current and fact.tenant_id == tenant_id:
+                found[fact.id] = fact
         return [found[mid] for mid in wanted if mid in found]
-
-    def _batch_get(self, keys: list[Item]) -> list[Item]:
-        items: list[Item] = []
-        request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": True}}
-        for attempt in range(_BATCH_RETRIES):
-            with aws_errors(self._table):
-                resp = self._db.batch_get_item(RequestItems=request)
-            items.extend(resp.get("Responses", {}).get(self._table, []))
-            request = dict(resp.get("UnprocessedKeys") or {})
-            if not request:
-                return items
-            time.sleep(min(0.05 * 2**attempt, 2.0))  # back off: unprocessed keys mean throttling
-        raise TransientError(f"BatchGetItem on {self._table} left keys unprocessed after retries")
 
     def list_current(
         self,
@@ -242,6 +227,34 @@ class DynamoFactStore:
                     return False  # the fact exists: a replay of work already done
                 raise
         return True
+
+    def add_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]]) -> list[bool]:
+        """add() for many facts in as few transactions as DynamoDB allows (two items per fact). A
+        fact that exists already (a replay) is left as it is and reported False, like add()."""
+        added = [True] * len(pairs)
+        for start in range(0, len(pairs), _FACTS_PER_TRANSACTION):
+            chunk = list(range(start, min(start + _FACTS_PER_TRANSACTION, len(pairs))))
+            while chunk:
+                items: list[dict[str, Any]] = []
+                for i in chunk:
+                    fact, event = pairs[i]
+                    put = {"TableName": self._table, "Item": self._fact_item(fact)}
+                    items += [{"Put": {**put, "ConditionExpression": "attribute_not_exists(pk)"}}]
+                    items += [self._history_put(fact, event)]
+                with aws_errors(self._table):
+                    try:
+                        self._db.transact_write_items(TransactItems=_transact_items(*items))
+                        break
+                    except ClientError as err:
+                        reasons = cancellation_codes(err) if error_code(err) == "TransactionCanceledException" else []
+                        # Fact puts are the even items; their failed condition means "exists already".
+                        existing = {chunk[k // 2] for k in range(0, len(reasons), 2) if reasons[k] == _CONDITION_FAILED}
+                        if not existing:
+                            raise
+                for i in existing:
+                    added[i] = False
+                chunk = [i for i in chunk if i not in existing]
+        return added
 
     def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
         if new.id != previous.id or new.tenant_id != previous.tenant_id:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws_clients import aws_errors, error_code
+from engram.adapters.dynamo_batch import batch_get, batch_put
 from engram.domain.errors import (
     ConflictError,
     EngramError,
@@ -52,25 +54,57 @@ class DynamoTaskStore:
         """Overwrites an existing task; raises NotFoundError if it was never created (or expired)."""
         self._put(task, "attribute_exists(pk)")
 
+    def save_many(self, tasks: Sequence[Task]) -> None:
+        """Overwrites tasks just read from this store, 25 per request. Unconditional (BatchWriteItem
+        takes no conditions): callers pass only tasks they hold, never ids from outside."""
+        latest = {(t.tenant_id, t.task_id): t for t in tasks}  # one request may not name a key twice
+        batch_put(self._db, self._table, [self._item(task) for task in latest.values()])
+
     def get(self, tenant_id: str, task_id: str) -> Task:
+        return self.get_many(tenant_id, [task_id])[0]
+
+    def get_many(self, tenant_id: str, task_ids: Sequence[str]) -> list[Task]:
+        """In the order asked; raises NotFoundError for the first unknown (or other tenant's) id."""
         if not tenant_id or "#" in tenant_id:
-            raise NotFoundError("task", task_id)
-        with aws_errors(self._table):
-            resp = self._db.get_item(
-                TableName=self._table, Key={"pk": {"S": task_pk(tenant_id, task_id)}}, ConsistentRead=True
-            )
-        item = resp.get("Item")
-        if item is None or item.get("tenant_id", {}).get("S") != tenant_id:
-            raise NotFoundError("task", task_id)
+            raise NotFoundError("task", task_ids[0] if task_ids else "")
+        wanted = list(dict.fromkeys(task_ids))  # BatchGetItem rejects duplicate keys
+        if len(wanted) == 1:
+            with aws_errors(self._table):
+                resp = self._db.get_item(
+                    TableName=self._table, Key={"pk": {"S": task_pk(tenant_id, wanted[0])}}, ConsistentRead=True
+                )
+            items = [resp["Item"]] if "Item" in resp else []
+        else:
+            items = batch_get(self._db, self._table, [{"pk": {"S": task_pk(tenant_id, t)}} for t in wanted])
+        found = {i["task_id"]["S"]: i for i in items if i.get("tenant_id", {}).get("S") == tenant_id}
+        missing = [t for t in wanted if t not in found]
+        if missing:
+            raise NotFoundError("task", missing[0])
+        return [self._task(found[t]) for t in task_ids]
+
+    def _task(self, item: dict[str, Any]) -> Task:
         if "doc" in item:
             doc = item["doc"].get("S", "")
         else:
             if self._blobs is None:
+                task_id = item["task_id"]["S"]
                 raise EngramError(f"task {task_id!r} keeps its JSON in the blob store, which is not configured")
             doc = self._blobs.get(item["doc_key"]["S"]).decode("utf-8")
         return Task.model_validate_json(doc)
 
     def _put(self, task: Task, condition: str) -> None:
+        item = self._item(task)
+        with aws_errors(self._table):
+            try:
+                self._db.put_item(TableName=self._table, Item=item, ConditionExpression=condition)
+            except ClientError as err:
+                if error_code(err) == "ConditionalCheckFailedException":
+                    if condition.startswith("attribute_not_exists"):
+                        raise ConflictError(f"task {task.task_id!r} exists already") from err
+                    raise NotFoundError("task", task.task_id) from err
+                raise
+
+    def _item(self, task: Task) -> dict[str, Any]:
         doc = task.model_dump_json()
         item: dict[str, Any] = {
             "pk": {"S": task_pk(task.tenant_id, task.task_id)},
@@ -93,12 +127,4 @@ class DynamoTaskStore:
             key = task_doc_key(task.tenant_id, task.task_id)
             self._blobs.put(key, encoded, "application/json")
             item["doc_key"] = {"S": key}
-        with aws_errors(self._table):
-            try:
-                self._db.put_item(TableName=self._table, Item=item, ConditionExpression=condition)
-            except ClientError as err:
-                if error_code(err) == "ConditionalCheckFailedException":
-                    if condition.startswith("attribute_not_exists"):
-                        raise ConflictError(f"task {task.task_id!r} exists already") from err
-                    raise NotFoundError("task", task.task_id) from err
-                raise
+        return item

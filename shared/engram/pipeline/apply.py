@@ -111,11 +111,12 @@ class Applier:
         results: list[TaskResult] = []
         docs: list[IndexDoc] = []
         deleted: list[str] = []
+        new_facts: list[tuple[Fact, HistoryEvent]] = []  # new ids: written together after the loop
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate)
-                self.facts.add(fact, self._event(fact, Event.ADD, None, fact.text, task_id, (), d.note))
+                new_facts.append((fact, self._event(fact, Event.ADD, None, fact.text, task_id, (), d.note)))
                 holders.changed(fact.id, (), fact.attachment_ids)
                 docs.append(index_doc(fact, vectors[d.text]))
                 results.append(self._result(fact, Event.ADD, None, d.note))
@@ -148,6 +149,8 @@ class Applier:
                     holders.changed(old.id, old.attachment_ids, ())
                 deleted.append(old.id)
                 results.append(self._result(old, Event.DELETE, None, d.note))
+        if new_facts:
+            self.facts.add_many(new_facts)
         if docs:
             self.index.upsert(docs)
         if deleted:
