@@ -14,6 +14,8 @@ from typing import Any
 from bench.report_tables import TARGETS, sections
 
 RESULTS = Path(__file__).resolve().parent / "results"
+README = Path(__file__).resolve().parent / "README.md"
+LATEST = "## Latest results"
 
 
 def save(part: str, data: dict[str, Any], folder: Path = RESULTS) -> Path:
@@ -67,3 +69,18 @@ def summary(folder: Path = RESULTS, pngs: list[str] | None = None) -> str:
     text = "\n".join(lines)
     (folder / "summary.md").write_text(text)
     return text
+
+
+def update_readme(text: str, readme: Path = README, folder: Path = RESULTS) -> None:
+    """Put a full run's summary under the README's "Latest results" heading (replacing what was
+    there), its sections one level down and its pictures linked from the README's folder."""
+    where = folder.relative_to(readme.parent).as_posix()
+    lines = []
+    for line in text.split("\n")[1:]:  # without the summary's own title
+        if line.startswith("## "):
+            line = "#" + line
+        elif line.startswith("!["):
+            line = line.replace("](", f"]({where}/", 1)
+        lines.append(line)
+    head = readme.read_text().split(LATEST, 1)[0]
+    readme.write_text(f"{head}{LATEST}\n\n" + "\n".join(lines).strip() + "\n")

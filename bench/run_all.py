@@ -130,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()
-    print(report.summary(pngs=pngs))
+    text = report.summary(pngs=pngs)
+    print(text)
+    if not args.quick and set(parts) == set(PARTS):
+        report.update_readme(text)  # only a full run of every part stands as the latest results
     return 0
 
 

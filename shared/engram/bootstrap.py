@@ -114,7 +114,11 @@ class Container:
             return OpenAIEmbedder(self.openai_client, self.settings.embedding_model, self.settings.embedding_dims)
         from engram.adapters.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(self.settings.local_model_path)
+        return OnnxEmbedder(
+            self.settings.local_model_path,
+            precision=self.settings.local_model_precision,
+            cache_dir=self.settings.model_cache_dir,
+        )
 
     @cached_property
     def openai_client(self) -> Any:

