@@ -168,7 +168,11 @@ class OnnxEmbedder:
     ) -> None:
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
-        self._threads = threads if threads is not None else _default_threads()
+        if threads is None:
+            # int8 runs one text at a time, where a second thread only adds synchronisation: one
+            # thread embeds a LoCoMo turn in 10.9 ms (CPU and wall) against 13.6 ms with two.
+            threads = 1 if precision == "int8" else _default_threads()
+        self._threads = threads
         if self._threads < 1:
             raise EngramError(f"threads must be at least 1, got {self._threads}")
         if precision not in ("int8", "fp32"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -281,7 +282,11 @@ class SearchFilters(BaseModel):
     metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
 
-class ScoredId(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ScoredId:
+    """One search hit. Indexes build a few hundred per query, so not a pydantic model: creating
+    them cost 1.7 ms of a 3.9 ms ranking over 10k memories."""
+
     id: str
     score: float
 
