@@ -153,8 +153,8 @@ def _session(ort: Any, model_path: Path, threads: int) -> Any:
 
 
 class OnnxEmbedder:
-    """Embedder port on the packaged all-MiniLM-L6-v2, matching sentence-transformers' vectors
-    (mean pooling over real tokens, then L2 normalisation)."""
+    """Embedder port on the packaged all-MiniLM-L6-v2: sentence-transformers' vectors (mean pooling
+    over real tokens, then L2 normalisation), exactly in fp32 and within cosine 0.985 in int8."""
 
     dimensions = DIMENSIONS
 
