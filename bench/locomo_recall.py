@@ -21,7 +21,7 @@ from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.procs import MotoProcess
 from bench.stats import all_at, recall_at
 from engram.domain.models import AddRequest, Message
-from engram.search import HybridSearcher
+from engram.services.search import HybridSearcher
 
 KS = (5, 10, 20)
 WORKER_BATCH = 10  # the extraction function's SQS batch size (template.yaml)

@@ -32,7 +32,7 @@ from bench.stats import latency_summary, timed_ms
 from engram.adapters.dynamo_fact_store import DynamoFactStore
 from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.models import Fact, IndexDoc
-from engram.search import HybridSearcher
+from engram.services.search import HybridSearcher
 
 TENANT = "bench"
 TOP_K = 10

@@ -11,7 +11,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from engram.api_models import (
+from engram.bootstrap import container
+from engram.domain.errors import EngramError, UnauthorizedError
+from engram.domain.models import AddRequest, SearchFilters
+from engram.http.errors import to_http, validation_body
+from engram.http.models import (
     Accepted,
     AttachmentCreate,
     AttachmentCreated,
@@ -26,10 +30,6 @@ from engram.api_models import (
     SearchResponse,
     TaskView,
 )
-from engram.bootstrap import container
-from engram.domain.errors import EngramError, UnauthorizedError
-from engram.domain.models import AddRequest, SearchFilters
-from engram.http_errors import to_http, validation_body
 
 logger = Logger()
 tracer = Tracer()

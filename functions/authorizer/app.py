@@ -12,8 +12,8 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from engram.authorization import authorize
 from engram.bootstrap import container
+from engram.http.authorization import authorize
 
 logger = Logger()
 

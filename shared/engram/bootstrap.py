@@ -23,12 +23,12 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.pipeline.ingest import IngestPipeline
-from engram.service import MemoryService
+from engram.services.memory import MemoryService
+from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
-from engram.worker import ExtractionWorker
 
 if TYPE_CHECKING:
-    from engram.attachment_service import AttachmentService
+    from engram.services.attachments import AttachmentService
 
 
 class Container:
@@ -69,7 +69,7 @@ class Container:
 
     @cached_property
     def attachments(self) -> AttachmentService:
-        from engram.attachment_service import AttachmentService
+        from engram.services.attachments import AttachmentService
 
         return AttachmentService(self.attachment_store, self.blobs, self.settings.max_attachment_inline_bytes)
 
@@ -150,21 +150,21 @@ class Container:
 
         if not self.settings.shortcuts:
             return LLMFactExtractor(self.llm)
-        from engram.pipeline.shortcuts import ShortcutExtractor
+        from engram.reconcile.shortcuts import ShortcutExtractor
 
         return ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(self.llm))
 
     @cached_property
     def reconciler(self) -> Reconciler:
-        from engram.offline.reconciler import KeyReconciler
+        from engram.reconcile.offline import KeyReconciler
 
         if self.llm is None:
             return KeyReconciler()
-        from engram.pipeline.llm_reconciler import LLMReconciler
+        from engram.reconcile.llm import LLMReconciler
 
         if not self.settings.shortcuts:
             return LLMReconciler(self.llm)
-        from engram.pipeline.shortcuts import ShortcutReconciler
+        from engram.reconcile.shortcuts import ShortcutReconciler
 
         return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
 

@@ -15,7 +15,7 @@ from moto import mock_aws
 import engram.bootstrap
 from engram.bootstrap import Container
 from engram.pipeline.llm_extractor import LLMFactExtractor
-from engram.pipeline.llm_reconciler import LLMReconciler
+from engram.reconcile.llm import LLMReconciler
 from tests.fakes import HashEmbedder, MemoryIndex, ScriptedLLM
 from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables
 from tests.support.handlers import FakeContext, api_event

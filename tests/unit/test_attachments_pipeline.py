@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from engram.domain.models import AddRequest, Attachment, AttachmentInput, Event, Fact, Message, Scope
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
-from engram.pipeline.llm_reconciler import LLMReconciler
-from engram.pipeline.prompts import reconcile_schema, reconcile_system_prompt
+from engram.reconcile.llm import LLMReconciler
+from engram.reconcile.prompts import reconcile_schema, reconcile_system_prompt
 from tests.fakes import (
     HashEmbedder,
     MemoryAttachmentStore,

@@ -15,8 +15,8 @@ from engram.domain.errors import LLMOutputError
 from engram.domain.models import AddRequest, Attachment, AttachmentInput, Message, Scope
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
-from engram.pipeline.llm_reconciler import LLMReconciler
-from engram.service import MemoryService
+from engram.reconcile.llm import LLMReconciler
+from engram.services.memory import MemoryService
 from tests.fakes import (
     HashEmbedder,
     MemoryAttachmentStore,

@@ -8,7 +8,7 @@ import httpx
 
 from bench.stub_llm import conversation_facts, respond, statements
 from engram.domain.models import ExtractionPrompt
-from engram.pipeline.prompts import (
+from engram.reconcile.prompts import (
     EXTRACTION_SCHEMA,
     extraction_system_prompt,
     reconcile_schema,

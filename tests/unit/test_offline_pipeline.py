@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from engram.domain.models import AddRequest, Event, Message, Scope
 from engram.offline.extractor import OfflineExtractor
-from engram.offline.reconciler import KeyReconciler
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
-from engram.pipeline.llm_reconciler import LLMReconciler
-from engram.pipeline.shortcuts import ShortcutExtractor, ShortcutReconciler
+from engram.reconcile.llm import LLMReconciler
+from engram.reconcile.offline import KeyReconciler
+from engram.reconcile.shortcuts import ShortcutExtractor, ShortcutReconciler
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json
 
 SCOPE = Scope(tenant_id="local", user_id="alice")

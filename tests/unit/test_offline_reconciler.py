@@ -20,8 +20,8 @@ from engram.domain.models import (
 )
 from engram.offline.extractor import OfflineExtractor
 from engram.offline.keys import signature
-from engram.offline.reconciler import KeyReconciler
 from engram.offline.textkeys import infer_key
+from engram.reconcile.offline import KeyReconciler
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")
 extractor = OfflineExtractor()

@@ -10,7 +10,7 @@ from engram.domain.errors import LLMOutputError
 from engram.domain.models import AddRequest, Event, Message, ReconcileStrategy, Scope
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
-from engram.pipeline.llm_reconciler import LLMReconciler
+from engram.reconcile.llm import LLMReconciler
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")

@@ -10,7 +10,8 @@ import pytest
 
 from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.search import HybridSearcher, Timeline, keyword_query
+from engram.domain.ports import Timeline
+from engram.services.search import HybridSearcher, keyword_query
 
 DIMS = 8
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

@@ -354,7 +354,7 @@ class EmbeddedIndex:
         within_seconds: float = 1800.0,
     ) -> dict[str, list[str]]:
         """For each id, the memories (matching `filters`) recorded just before and just after it,
-        at most `within_seconds` apart: the conversation context of search.Timeline."""
+        at most `within_seconds` apart: the conversation context of ports.Timeline."""
         with self._lock:
             return self._user(tenant_id, user_id).neighbours(memory_ids, filters, within_seconds)
 

@@ -305,7 +305,7 @@ class OpenSearchIndex:
         within_seconds: float = 1800.0,
     ) -> dict[str, list[str]]:
         """For each id, the memories matching `filters` recorded just before and just after it, at
-        most `within_seconds` apart (search.Timeline). Two round trips: the sources' times, then
+        most `within_seconds` apart (ports.Timeline). Two round trips: the sources' times, then
         one msearch with a size-1 search either side of each."""
         if not memory_ids:
             return {}

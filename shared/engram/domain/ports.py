@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from engram.domain.models import (
     ApiKey,
@@ -108,6 +108,23 @@ class VectorIndex(Protocol):
 
     def ids(self, tenant_id: str, user_id: str) -> set[str]:
         """Every indexed id of one user (for repair and tests)."""
+        ...
+
+
+@runtime_checkable
+class Timeline(Protocol):
+    """An index that knows the order in which a user's memories were recorded (both of ours do)."""
+
+    def neighbours(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_ids: Sequence[str],
+        filters: SearchFilters | None = None,
+        within_seconds: float = 1800.0,
+    ) -> dict[str, list[str]]:
+        """For each id, the memories matching `filters` recorded just before and just after it,
+        if no more than `within_seconds` apart."""
         ...
 
 

@@ -30,7 +30,7 @@ from engram.domain.ports import LLM, AttachmentStore, BlobStore, Embedder, FactS
 from engram.maintenance.scanner import FactScanner, ScopeKey
 from engram.pipeline.apply import history_event, index_doc
 from engram.pipeline.holders import AttachmentHolders
-from engram.pipeline.llm_json import ask_json
+from engram.reconcile.llm_json import ask_json
 
 logger = Logger(child=True)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import CandidateFact, Decision, Event, Fact
-from engram.pipeline.textmatch import overlap
+from engram.reconcile.textmatch import overlap
 
 logger = Logger(child=True)
 

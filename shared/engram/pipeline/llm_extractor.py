@@ -7,9 +7,9 @@ from typing import Any
 
 from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
-from engram.pipeline.llm_json import ask_json
 from engram.pipeline.messages import parse_messages
-from engram.pipeline.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
+from engram.reconcile.llm_json import ask_json
+from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
 
 
 def _interpret(answer: Any) -> list[CandidateFact]:

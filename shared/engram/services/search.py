@@ -8,12 +8,10 @@ Measured on LoCoMo (bench/locomo_recall.py, evidence recall@10 over categories 1
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 from engram.domain.models import ScoredId, SearchFilters
-from engram.domain.ports import Embedder, VectorIndex
+from engram.domain.ports import Embedder, Timeline, VectorIndex
 
 # Words that make a sentence a question but say nothing about its topic. Lucene's stop set keeps
 # them, so "When did Caroline go to the support group?" would reward every memory saying "did".
@@ -33,23 +31,6 @@ def keyword_query(query: str) -> str:
     nothing else is left."""
     kept = [w for w in _WORD.findall(query) if _APOSTROPHE.split(w.lower())[0] not in QUESTION_WORDS]
     return " ".join(kept) if kept else query
-
-
-@runtime_checkable
-class Timeline(Protocol):
-    """An index that knows the order in which a user's memories were recorded (both of ours do)."""
-
-    def neighbours(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_ids: Sequence[str],
-        filters: SearchFilters | None = None,
-        within_seconds: float = 1800.0,
-    ) -> dict[str, list[str]]:
-        """For each id, the memories matching `filters` recorded just before and just after it,
-        if no more than `within_seconds` apart."""
-        ...
 
 
 @dataclass

@@ -14,8 +14,8 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Attachment, CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
 from engram.pipeline.attachment_codes import AttachmentCodes
-from engram.pipeline.llm_json import ask_json
-from engram.pipeline.prompts import (
+from engram.reconcile.llm_json import ask_json
+from engram.reconcile.prompts import (
     RELEVANCE_SCHEMA,
     reconcile_schema,
     reconcile_system_prompt,
@@ -23,7 +23,7 @@ from engram.pipeline.prompts import (
     relevance_user_message,
     with_attachments_instructions,
 )
-from engram.pipeline.textmatch import dropped_details, looks_negated, overlap
+from engram.reconcile.textmatch import dropped_details, looks_negated, overlap
 
 logger = Logger(child=True)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engram.attachment_service import AttachmentService
 from engram.domain.errors import ValidationError
 from engram.domain.models import (
     AddRequest,
@@ -20,7 +19,8 @@ from engram.domain.models import (
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
 from engram.pipeline.apply import history_event, index_doc, updated
 from engram.pipeline.holders import AttachmentHolders
-from engram.search import HybridSearcher
+from engram.services.attachments import AttachmentService
+from engram.services.search import HybridSearcher
 
 
 @dataclass
