@@ -36,6 +36,8 @@ tracer = Tracer()
 app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
 
+container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
+
 UserId = Annotated[str, Query(min_length=1, max_length=256)]
 
 

@@ -16,6 +16,7 @@ from engram.bootstrap import container
 from engram.http.authorization import authorize
 
 logger = Logger()
+container().settings.require("keys_table")
 
 
 @logger.inject_lambda_context

@@ -9,7 +9,6 @@ failed and the message goes to the dead-letter queue.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools import Logger, Tracer
@@ -31,8 +30,8 @@ processor = SqsFifoPartialProcessor(skip_group_on_error=True)
 # Report every failed record, even when all of them failed, instead of failing the invocation:
 # the outcome for the queue is the same and the response always says which records to retry.
 processor.raise_on_entire_batch_failure = False
-MAX_RECEIVES = int(os.environ.get("ENGRAM_MAX_RECEIVES", "3"))
 
+container().settings.require("memory_table", "tasks_table", "idempotency_table", "bucket")
 persistence = DynamoDBPersistenceLayer(
     table_name=container().settings.idempotency_table, boto3_client=container().aws.dynamodb
 )
@@ -70,7 +69,8 @@ def process_message(record: dict[str, Any]) -> dict[str, str]:
     message = TaskMessage.model_validate_json(record["body"])
     receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
     task_ids = [message.task_id, *_following.get(record["messageId"], [])]
-    tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=receives >= MAX_RECEIVES)
+    final = receives >= container().settings.max_receives
+    tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=final)
     return {"task_id": tasks[0].task_id, "status": tasks[0].status.value}
 
 

@@ -14,9 +14,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engram.bootstrap import container
-from engram.maintenance.runner import MaintenanceRunner
 
 logger = Logger()
+container().settings.require("memory_table", "bucket")
 
 
 class MaintenanceEvent(BaseModel):
@@ -39,8 +39,6 @@ class MaintenanceEvent(BaseModel):
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = MaintenanceEvent.model_validate(event)
     logger.append_keys(action=request.action, execution_id=request.execution_id)
-    report = MaintenanceRunner(container()).run(
-        request.action, request.tenant_id, request.user_id, request.execution_id
-    )
+    report = container().maintenance.run(request.action, request.tenant_id, request.user_id, request.execution_id)
     logger.info("maintenance step done", extra={"report": report})
     return report

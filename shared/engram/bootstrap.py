@@ -23,11 +23,15 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.pipeline.ingest import IngestPipeline
+from engram.pipeline.lifecycle import Lifecycle
 from engram.services.memory import MemoryService
+from engram.services.search import HybridSearcher
 from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from engram.maintenance.runner import MaintenanceRunner
+    from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
 
 
@@ -183,6 +187,40 @@ class Container:
         )
 
     @cached_property
+    def lifecycle(self) -> Lifecycle:
+        return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs)
+
+    @cached_property
+    def searcher(self) -> HybridSearcher:
+        s = self.settings
+        return HybridSearcher(
+            self.index,
+            self.embedder,
+            semantic_weight=s.search_semantic_weight,
+            context_weight=s.search_context_weight,
+            context_window_s=s.search_context_window_s,
+        )
+
+    @cached_property
+    def scanner(self) -> FactScanner:
+        from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
+
+        return DynamoFactScanner(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def maintenance(self) -> MaintenanceRunner:
+        from engram.maintenance.runner import MaintenancePolicy, MaintenanceRunner
+
+        s = self.settings
+        policy = MaintenancePolicy(
+            prune_cap=s.prune_cap,
+            min_age_days=s.summarise_min_age_days,
+            similarity=s.summarise_similarity,
+            min_cluster_size=s.summarise_min_cluster_size,
+        )
+        return MaintenanceRunner(self.scanner, self.lifecycle, self.llm, policy)
+
+    @cached_property
     def memories(self) -> MemoryService:
         return MemoryService(
             self.facts,
@@ -193,6 +231,7 @@ class Container:
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
+            searcher=self.searcher,
         )
 
     @cached_property

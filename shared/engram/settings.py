@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engram.domain.errors import ConfigurationError
 
 
 class Settings(BaseSettings):
@@ -57,6 +60,20 @@ class Settings(BaseSettings):
     max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store
     max_attachment_inline_bytes: int = 5 * 1024 * 1024
 
+    # Extraction queue: the receive that marks a task failed (= the queue's maxReceiveCount)
+    max_receives: int = Field(default=3, ge=1)
+
+    # Search ranking (services/search.py explains each weight)
+    search_semantic_weight: float = Field(default=0.6, ge=0.0, le=1.0)
+    search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    search_context_window_s: float = Field(default=1800.0, ge=0.0)
+
+    # Maintenance
+    prune_cap: int = Field(default=2000, ge=0)  # current memories kept per user
+    summarise_min_age_days: float = Field(default=30, ge=0)
+    summarise_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
+    summarise_min_cluster_size: int = Field(default=3, ge=2)
+
     # Local stack
     data_dir: Path = Path(".engram")
     local_api_keys: str | None = None  # "tenant:key,other:key2"
@@ -70,6 +87,17 @@ class Settings(BaseSettings):
     @property
     def llm_configured(self) -> bool:
         return any(v is not None for v in (self.openai_api_key, self.openai_api_key_param, self.openai_base_url))
+
+
+    def require(self, *names: str) -> None:
+        """In a deployed function, fail at start naming every setting its template should have set,
+        instead of running on a default that points at the wrong table or queue."""
+        if not os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+            return  # tests and the local stack run on the defaults on purpose
+        missing = [n for n in names if n not in self.model_fields_set or getattr(self, n) is None]
+        if missing:
+            names_ = ", ".join(f"ENGRAM_{n.upper()}" for n in missing)
+            raise ConfigurationError(f"missing setting(s): {names_}")
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
 from engram.domain.models import Attachment, Event, Fact
-from engram.pipeline.apply import history_event, index_doc
+from engram.pipeline.lifecycle import history_event, index_doc
 from tests.integration.stack import Stack, moto_stack
 from tests.support.handlers import ROOT, FakeContext, load_function
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from engram.domain.models import Attachment, Event, Fact
 from engram.maintenance.prune import PruneService
-from engram.pipeline.apply import history_event, index_doc
+from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex
 from tests.unit.test_maintenance_repair import MemoryFactScanner
 
@@ -28,7 +28,8 @@ class World:
 
     def prune(self, cap: int) -> dict[str, int]:
         scanner = MemoryFactScanner(self.store)
-        return PruneService(scanner, self.store, self.index, self.attachments, self.blobs, cap=cap).run()
+        life = Lifecycle(self.store, self.index, self.embedder, self.attachments, self.blobs)
+        return PruneService(scanner, life, cap=cap).run()
 
     def current(self) -> set[str]:
         return {f.text for f in self.store.list_current("acme", "alice", limit=1000).items}

@@ -10,7 +10,7 @@ import pytest
 
 from engram.domain.models import Attachment, Event, Fact, MemoryBank
 from engram.maintenance.summarise import SummariseService, find_clusters, must_keep
-from engram.pipeline.apply import history_event, index_doc
+from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex, ScriptedLLM
 from tests.unit.test_maintenance_repair import MemoryFactScanner
 
@@ -38,9 +38,8 @@ class World:
         return fact
 
     def service(self, llm: ScriptedLLM | None) -> SummariseService:
-        return SummariseService(
-            MemoryFactScanner(self.store), self.store, self.index, self.embedder, llm, self.attachments, self.blobs
-        )
+        life = Lifecycle(self.store, self.index, self.embedder, self.attachments, self.blobs)
+        return SummariseService(MemoryFactScanner(self.store), life, llm)
 
     def current(self) -> dict[str, Fact]:
         return {f.id: f for f in self.store.list_current("acme", "alice", limit=1000).items}

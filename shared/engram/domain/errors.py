@@ -43,3 +43,7 @@ class TransientError(EngramError):
 
 class LLMOutputError(EngramError):
     """The LLM answered with something that cannot be used even after repair."""
+
+
+class ConfigurationError(EngramError):
+    """The deployment is missing a setting it needs; raised at start, before any request is served."""

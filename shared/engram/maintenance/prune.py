@@ -15,11 +15,9 @@ from datetime import UTC, datetime
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import ConflictError
-from engram.domain.models import Event, Fact, utcnow
-from engram.domain.ports import AttachmentStore, BlobStore, FactStore, VectorIndex
+from engram.domain.models import Fact
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.apply import history_event
-from engram.pipeline.holders import AttachmentHolders
+from engram.pipeline.lifecycle import Lifecycle
 
 logger = Logger(child=True)
 
@@ -41,10 +39,7 @@ def prune_order(fact: Fact) -> tuple[float, datetime, datetime, str]:
 @dataclass
 class PruneService:
     scanner: FactScanner
-    facts: FactStore
-    index: VectorIndex
-    attachments: AttachmentStore | None = None
-    blobs: BlobStore | None = None
+    lifecycle: Lifecycle
     cap: int = DEFAULT_CAP
 
     def __post_init__(self) -> None:
@@ -67,27 +62,21 @@ class PruneService:
     def _prune(self, tenant_id: str, user_id: str, current: list[Fact]) -> tuple[int, int]:
         excess = len(current) - self.cap
         victims = sorted((f for f in current if not f.is_protected), key=prune_order)[:excess]
-        holders = AttachmentHolders(tenant_id, self.attachments, self.blobs)
-        closed: list[str] = []
-        conflicts = 0
+        changes = self.lifecycle.changes(tenant_id, user_id)
+        closed = conflicts = 0
         for fact in victims:
-            event = history_event(fact, Event.DELETE, fact.text, None, ACTOR, note="pruned")
-            event.version = fact.version + 1
             try:
-                self.facts.close(fact, utcnow(), event)
+                changes.close(fact, ACTOR, note="pruned")
             except ConflictError:
                 # Changed or deleted since it was listed; the next run looks at it again.
                 conflicts += 1
                 continue
-            closed.append(fact.id)
-            holders.changed(fact.id, fact.attachment_ids, ())
-        if closed:
-            self.index.delete(tenant_id, user_id, closed)
-        holders.flush()
+            closed += 1
+        changes.commit()
         if len(victims) < excess:
             logger.warning(
                 "protected memories alone exceed the cap",
                 extra={"tenant_id": tenant_id, "user_id": user_id, "cap": self.cap, "current": len(current)},
             )
-        logger.info("pruned", extra={"tenant_id": tenant_id, "user_id": user_id, "closed": len(closed)})
-        return len(closed), conflicts
+        logger.info("pruned", extra={"tenant_id": tenant_id, "user_id": user_id, "closed": closed})
+        return closed, conflicts

@@ -1,72 +1,51 @@
-"""Builds the maintenance jobs from a Container and runs one of them over the selected scopes."""
+"""Runs one maintenance job over the selected scopes, on the ports it needs (wired by bootstrap)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
+from engram.domain.ports import LLM
 from engram.maintenance.prune import DEFAULT_CAP, PruneService
 from engram.maintenance.repair import RepairService
 from engram.maintenance.scanner import FactScanner, select_scopes
 from engram.maintenance.summarise import SummariseService, skipped_report
-
-if TYPE_CHECKING:
-    from engram.bootstrap import Container
+from engram.pipeline.lifecycle import Lifecycle
 
 Action = Literal["repair", "summarise", "prune"]
 
 
+@dataclass(frozen=True)
+class MaintenancePolicy:
+    prune_cap: int = DEFAULT_CAP
+    min_age_days: float = 30
+    similarity: float = 0.85
+    min_cluster_size: int = 3
+
+
+@dataclass
 class MaintenanceRunner:
-    def __init__(
-        self,
-        container: Container,
-        scanner: FactScanner | None = None,
-        *,
-        prune_cap: int = DEFAULT_CAP,
-        min_age_days: float = 30,
-        similarity: float = 0.85,
-        min_cluster_size: int = 3,
-    ) -> None:
-        self._c = container
-        self._scanner = scanner
-        self._prune_cap = prune_cap
-        self._min_age_days = min_age_days
-        self._similarity = similarity
-        self._min_cluster_size = min_cluster_size
-
-    @property
-    def scanner(self) -> FactScanner:
-        if self._scanner is None:
-            from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
-
-            self._scanner = DynamoFactScanner(self._c.aws.dynamodb, self._c.settings.memory_table)
-        return self._scanner
+    scanner: FactScanner
+    lifecycle: Lifecycle
+    llm: LLM | None
+    policy: MaintenancePolicy = MaintenancePolicy()
 
     def repair(self) -> RepairService:
-        return RepairService(self.scanner, self._c.facts, self._c.index, self._c.embedder)
+        life = self.lifecycle
+        return RepairService(self.scanner, life.facts, life.index, life.embedder)
 
     def summarise(self) -> SummariseService:
         return SummariseService(
             self.scanner,
-            self._c.facts,
-            self._c.index,
-            self._c.embedder,
-            self._c.llm,
-            attachments=self._c.attachment_store,
-            blobs=self._c.blobs,
-            min_age_days=self._min_age_days,
-            similarity=self._similarity,
-            min_cluster_size=self._min_cluster_size,
+            self.lifecycle,
+            self.llm,
+            min_age_days=self.policy.min_age_days,
+            similarity=self.policy.similarity,
+            min_cluster_size=self.policy.min_cluster_size,
         )
 
     def prune(self) -> PruneService:
-        return PruneService(
-            self.scanner,
-            self._c.facts,
-            self._c.index,
-            attachments=self._c.attachment_store,
-            blobs=self._c.blobs,
-            cap=self._prune_cap,
-        )
+        return PruneService(self.scanner, self.lifecycle, cap=self.policy.prune_cap)
 
     def run(
         self,
@@ -80,11 +59,8 @@ class MaintenanceRunner:
         if action == "repair":
             report = self.repair().run(scopes)
         elif action == "summarise":
-            if self._c.llm is None:
-                # Decided before anything is built: no scan, no embedding model load.
-                report = skipped_report()
-            else:
-                report = self.summarise().run(scopes)
+            # Without a model there is no faithful summary: decided before any scan or embedding.
+            report = skipped_report() if self.llm is None else self.summarise().run(scopes)
         else:
             report = self.prune().run(scopes)
         return {"action": action, "execution_id": execution_id, **report}

@@ -24,12 +24,11 @@ from typing import Any
 import numpy as np
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import ConflictError, LLMOutputError
-from engram.domain.models import Event, Fact, Usage, utcnow
-from engram.domain.ports import LLM, AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
+from engram.domain.errors import ConflictError, LLMOutputError, NotFoundError
+from engram.domain.models import Fact, Usage, utcnow
+from engram.domain.ports import LLM
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.apply import history_event, index_doc
-from engram.pipeline.holders import AttachmentHolders
+from engram.pipeline.lifecycle import Lifecycle
 from engram.reconcile.llm_json import ask_json
 
 logger = Logger(child=True)
@@ -124,12 +123,8 @@ def skipped_report(reason: str = "no LLM configured") -> dict[str, Any]:
 @dataclass
 class SummariseService:
     scanner: FactScanner
-    facts: FactStore
-    index: VectorIndex
-    embedder: Embedder
+    lifecycle: Lifecycle
     llm: LLM | None
-    attachments: AttachmentStore | None = None
-    blobs: BlobStore | None = None
     min_age_days: float = 30
     similarity: float = 0.85
     min_cluster_size: int = 3
@@ -178,7 +173,7 @@ class SummariseService:
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), EMBED_BATCH):
-            vectors.extend(self.embedder.embed(texts[start : start + EMBED_BATCH]))
+            vectors.extend(self.lifecycle.embedder.embed(texts[start : start + EMBED_BATCH]))
         return vectors
 
     def _ask(self, cluster: Sequence[Fact]) -> str | None:
@@ -206,35 +201,30 @@ class SummariseService:
         if text is None:
             return None
         summary = self._summary_fact(cluster, text)
-        note = f"summary of {len(cluster)} memories"
-        if not self.facts.add(summary, history_event(summary, Event.ADD, None, summary.text, ACTOR, note=note)):
-            # An earlier run wrote this summary and stopped before closing the originals.
-            summary = self.facts.get(summary.tenant_id, summary.id, include_closed=True)
-            if not summary.is_current:
-                logger.warning("summary was deleted meanwhile; originals kept", extra={"memory_id": summary.id})
-                return None
-        self.index.upsert([index_doc(summary, self.embedder.embed([summary.text])[0])])
-        holders = AttachmentHolders(summary.tenant_id, self.attachments, self.blobs)
-        holders.changed(summary.id, (), summary.attachment_ids)
-        closed: list[Fact] = []
-        conflicts = 0
+        facts = self.lifecycle.facts
+        try:
+            earlier = facts.get(summary.tenant_id, summary.id, include_closed=True)
+        except NotFoundError:
+            earlier = None
+        if earlier is not None and not earlier.is_current:
+            # An earlier run wrote this summary and stopped before closing the originals; then the
+            # summary was deleted. The originals stay.
+            logger.warning("summary was deleted meanwhile; originals kept", extra={"memory_id": summary.id})
+            return None
+        changes = self.lifecycle.changes(summary.tenant_id, summary.user_id)
+        changes.add(earlier or summary, ACTOR, note=f"summary of {len(cluster)} memories")
+        changes.commit()  # the summary holds the attachments before any original lets go of them
+        closed = conflicts = 0
         for original in cluster:
-            event = history_event(
-                original, Event.DELETE, original.text, None, ACTOR, note=f"summarised into {summary.id}"
-            )
-            event.version = original.version + 1
             try:
-                self.facts.close(original, utcnow(), event)
+                changes.close(original, ACTOR, note=f"summarised into {summary.id}")
             except ConflictError:
                 # Changed since it was read: its newer version stays current beside the summary.
                 conflicts += 1
                 continue
-            closed.append(original)
-            holders.changed(original.id, original.attachment_ids, ())
-        if closed:
-            self.index.delete(summary.tenant_id, summary.user_id, [f.id for f in closed])
-        holders.flush()  # links before unlinks: the attachments never look unheld
-        return len(closed), conflicts
+            closed += 1
+        changes.commit()
+        return closed, conflicts
 
     def _summary_fact(self, cluster: Sequence[Fact], text: str) -> Fact:
         first = cluster[0]
@@ -256,5 +246,5 @@ class SummariseService:
             access_count=sum(f.access_count for f in cluster),
             is_summarized=True,
             summarized_from=ids,
-            embedding_model=self.embedder.model_id,
+            embedding_model=self.lifecycle.embedder.model_id,
         )

@@ -1,5 +1,5 @@
-"""Step 5: apply settled decisions. DynamoDB first (the source of truth), then the index and
-attachment holders."""
+"""Step 5: apply settled decisions through the memory lifecycle (DynamoDB first, the source of truth;
+then the index and attachment holders)."""
 
 from __future__ import annotations
 
@@ -13,85 +13,30 @@ from engram.domain.models import (
     Decision,
     Event,
     Fact,
-    HistoryEvent,
-    IndexDoc,
     Scope,
     TaskResult,
     text_hash,
     utcnow,
 )
-from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
-from engram.pipeline.holders import AttachmentHolders
+from engram.pipeline.lifecycle import Lifecycle, next_version
 
 _IDS = uuid.UUID("6f1c1d1e-2b7a-4f55-9a53-0e1b6c1f2a10")
 
 
-def index_doc(fact: Fact, vector: Sequence[float]) -> IndexDoc:
-    return IndexDoc(
-        id=fact.id,
-        tenant_id=fact.tenant_id,
-        user_id=fact.user_id,
-        agent_id=fact.agent_id,
-        run_id=fact.run_id,
-        text=fact.text,
-        vector=list(vector),
-        metadata=fact.metadata,
-        memory_bank=fact.memory_bank.value,
-        created_at=fact.created_at,
-    )
-
-
-def history_event(
-    fact: Fact,
-    event: Event,
-    old: str | None,
-    new: str | None,
-    actor: str,
-    task_id: str | None = None,
-    before: Sequence[str] = (),
-    note: str | None = None,
-) -> HistoryEvent:
-    return HistoryEvent(
-        memory_id=fact.id,
-        tenant_id=fact.tenant_id,
-        user_id=fact.user_id,
-        event=event,
-        old_memory=old,
-        new_memory=new,
-        actor=actor,
-        task_id=task_id,
-        version=fact.version,
-        attachments_added=[a for a in fact.attachment_ids if a not in before],
-        attachments_removed=[a for a in before if a not in fact.attachment_ids],
-        note=note,
-    )
-
-
 def updated(old: Fact, text: str, candidate: CandidateFact | None = None, importance: float | None = None) -> Fact:
-    """The next version of a memory (same id)."""
-    now = utcnow()
-    changes: dict[str, object] = {
-        "text": text,
-        "hash": text_hash(text),
-        "version": old.version + 1,
-        "updated_at": now,
-        "valid_from": now,
-    }
+    """The next version of a memory after an extraction decision."""
+    changes: dict[str, object] = {}
     if candidate is not None:
         changes |= {"fact_key": candidate.fact_key or old.fact_key, "fact_value": candidate.fact_value}
         changes["importance"] = max(old.importance, candidate.importance)
     if importance is not None:
         changes["importance"] = importance
-    return old.model_copy(update=changes)
+    return next_version(old, text, **changes)
 
 
 @dataclass
 class Applier:
-    facts: FactStore
-    index: VectorIndex
-    embedder: Embedder
-    attachments: AttachmentStore | None = None
-    blobs: BlobStore | None = None
+    lifecycle: Lifecycle
     actor: str = "extraction"
 
     def apply(
@@ -102,60 +47,48 @@ class Applier:
         candidates: Sequence[CandidateFact],
         vectors: dict[str, list[float]],
         decisions: Sequence[Decision],
+        known: Sequence[Fact] = (),
     ) -> list[TaskResult]:
-        """Apply in order; a replay of the same task (same ids) changes nothing twice."""
-        wanted = [d.text for d in decisions if d.event in (Event.ADD, Event.UPDATE) and d.text not in vectors]
-        if wanted:
-            vectors = {**vectors, **dict(zip(wanted, self.embedder.embed(wanted), strict=True))}
-        holders = AttachmentHolders(scope.tenant_id, self.attachments, self.blobs)
+        """Apply in order; a replay of the same task (same ids) changes nothing twice. `known` are
+        the memories reconciliation already read, so they are not read again."""
+        read = {f.id: f for f in known}
+
+        def memory(memory_id: str, include_closed: bool = False) -> Fact:
+            if memory_id not in read:
+                read[memory_id] = self.lifecycle.facts.get(scope.tenant_id, memory_id, include_closed)
+            return read[memory_id]
+
+        changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         results: list[TaskResult] = []
-        docs: list[IndexDoc] = []
-        deleted: list[str] = []
-        new_facts: list[tuple[Fact, HistoryEvent]] = []  # new ids: written together after the loop
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate)
-                new_facts.append((fact, self._event(fact, Event.ADD, None, fact.text, task_id, (), d.note)))
-                holders.changed(fact.id, (), fact.attachment_ids)
-                docs.append(index_doc(fact, vectors[d.text]))
+                changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
                 results.append(self._result(fact, Event.ADD, None, d.note))
             elif d.event is Event.UPDATE and d.memory_id:
-                old = self.facts.get(scope.tenant_id, d.memory_id)
+                old = memory(d.memory_id)
                 new = updated(old, d.text, candidate, d.importance)
                 new.attachment_ids = list(d.attachment_ids if d.attachment_ids is not None else old.attachment_ids)
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task
-                event = self._event(new, Event.UPDATE, old.text, new.text, task_id, old.attachment_ids, d.note)
-                self.facts.replace(old, new, event)
-                holders.changed(new.id, old.attachment_ids, new.attachment_ids)
-                docs.append(index_doc(new, vectors[d.text]))
+                read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note, vectors.get(d.text))
                 results.append(self._result(new, Event.UPDATE, old.text, d.note))
             elif d.event is Event.NONE and d.memory_id and d.attachment_ids is not None:
-                old = self.facts.get(scope.tenant_id, d.memory_id)
+                old = memory(d.memory_id)
                 if set(d.attachment_ids) == set(old.attachment_ids):
                     continue
                 # Same text, other attachments (e.g. a new file for a fact already known): a new version.
-                new = updated(old, old.text)
-                new.attachment_ids = list(d.attachment_ids)
-                event = self._event(new, Event.UPDATE, old.text, new.text, task_id, old.attachment_ids, d.note)
-                self.facts.replace(old, new, event)
-                holders.changed(new.id, old.attachment_ids, new.attachment_ids)
+                new = next_version(old, attachment_ids=list(d.attachment_ids))
+                read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note)
                 results.append(self._result(new, Event.NONE, None, d.note))
             elif d.event is Event.DELETE and d.memory_id:
-                old = self.facts.get(scope.tenant_id, d.memory_id, include_closed=True)
+                old = memory(d.memory_id, include_closed=True)
                 if old.is_current:
-                    self.facts.close(old, utcnow(), self._event(old, Event.DELETE, old.text, None, task_id, (), d.note))
-                    holders.changed(old.id, old.attachment_ids, ())
-                deleted.append(old.id)
+                    changes.close(old, self.actor, task_id, d.note)
+                    read[old.id] = old.model_copy(update={"valid_to": utcnow()})
                 results.append(self._result(old, Event.DELETE, None, d.note))
-        if new_facts:
-            self.facts.add_many(new_facts)
-        if docs:
-            self.index.upsert(docs)
-        if deleted:
-            self.index.delete(scope.tenant_id, scope.user_id, deleted)
-        holders.flush()
+        changes.commit()
         return results
 
     @staticmethod
@@ -196,17 +129,5 @@ class Applier:
             importance=importance,
             metadata=dict(request.metadata),
             attachment_ids=list(decision.attachment_ids or []),
-            embedding_model=self.embedder.model_id,
+            embedding_model=self.lifecycle.embedder.model_id,
         )
-
-    def _event(
-        self,
-        fact: Fact,
-        event: Event,
-        old: str | None,
-        new: str | None,
-        task_id: str,
-        before: Sequence[str],
-        note: str | None,
-    ) -> HistoryEvent:
-        return history_event(fact, event, old, new, self.actor, task_id, before, note)

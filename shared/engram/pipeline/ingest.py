@@ -22,6 +22,7 @@ from engram.domain.models import (
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
+from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 
 logger = Logger(child=True)
@@ -72,8 +73,8 @@ class IngestPipeline:
         decisions = settle_attachments(decisions, candidates, existing)
         for decision in decisions:
             counts[decision.event.value] += 1
-        applier = Applier(self.facts, self.index, self.embedder, self.attachments, self.blobs)
-        results = applier.apply(scope, request, task_id, candidates, vectors, decisions)
+        applier = Applier(Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs))
+        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known=existing)
         return IngestOutcome(results, usage, counts)
 
     def _reconcile(

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from engram.domain.errors import ValidationError
 from engram.domain.models import (
     AddRequest,
     Attachment,
-    Event,
     Fact,
     HistoryEvent,
+    MemoryBank,
     Page,
     SearchFilters,
     Task,
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
-from engram.pipeline.apply import history_event, index_doc, updated
-from engram.pipeline.holders import AttachmentHolders
+from engram.pipeline.lifecycle import Lifecycle, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.search import HybridSearcher
 
@@ -33,6 +33,11 @@ class MemoryService:
     blobs: BlobStore | None = None
     attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
+    searcher: HybridSearcher | None = None
+
+    def __post_init__(self) -> None:
+        if self.searcher is None:
+            self.searcher = HybridSearcher(self.index, self.embedder)
 
     # --- adds are stored, then queued -------------------------------------------------------
     def submit(self, tenant_id: str, request: AddRequest) -> Task:
@@ -65,7 +70,8 @@ class MemoryService:
         filters: SearchFilters | None = None,
         threshold: float | None = None,
     ) -> list[tuple[Fact, float]]:
-        hits = HybridSearcher(self.index, self.embedder).search(tenant_id, user_id, query, top_k, filters, threshold)
+        assert self.searcher is not None
+        hits = self.searcher.search(tenant_id, user_id, query, top_k, filters, threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
         return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == user_id]
 
@@ -101,6 +107,11 @@ class MemoryService:
         return self.facts.history(tenant_id, memory_id)
 
     # --- corrections --------------------------------------------------------------------------
+    @cached_property
+    def lifecycle(self) -> Lifecycle:
+        store = self.attachments.store if self.attachments else None
+        return Lifecycle(self.facts, self.index, self.embedder, store, self.blobs)
+
     def update(
         self,
         tenant_id: str,
@@ -109,29 +120,24 @@ class MemoryService:
         metadata: dict[str, object] | None = None,
         importance: float | None = None,
         is_protected: bool | None = None,
+        memory_bank: MemoryBank | None = None,
     ) -> Fact:
         old = self.facts.get(tenant_id, memory_id)
-        new = updated(old, text or old.text, importance=importance)
-        changes: dict[str, object] = {}
+        given = {"importance": importance, "is_protected": is_protected, "memory_bank": memory_bank}
+        changes: dict[str, object] = {k: v for k, v in given.items() if v is not None}
         if metadata is not None:
             changes["metadata"] = {**old.metadata, **metadata}
-        if is_protected is not None:
-            changes["is_protected"] = is_protected
-        new = new.model_copy(update=changes)
-        event = history_event(new, Event.UPDATE, old.text, new.text, actor="api", before=old.attachment_ids)
-        self.facts.replace(old, new, event)
-        self.index.upsert([index_doc(new, self.embedder.embed([new.text])[0])])
+        new = next_version(old, text or old.text, **changes)
+        batch = self.lifecycle.changes(tenant_id, old.user_id)
+        batch.rewrite(old, new, actor="api")
+        batch.commit()
         return new
 
     def delete(self, tenant_id: str, memory_id: str, actor: str = "api") -> Fact:
         fact = self.facts.get(tenant_id, memory_id)
-        event = history_event(fact, Event.DELETE, fact.text, None, actor=actor)
-        event.version = fact.version + 1
-        self.facts.close(fact, utcnow(), event)
-        self.index.delete(tenant_id, fact.user_id, [fact.id])
-        holders = AttachmentHolders(tenant_id, self.attachments.store if self.attachments else None, self.blobs)
-        holders.changed(fact.id, fact.attachment_ids, ())
-        holders.flush()
+        batch = self.lifecycle.changes(tenant_id, fact.user_id)
+        batch.close(fact, actor)
+        batch.commit()
         return fact
 
     def delete_all(self, tenant_id: str, user_id: str) -> int:
@@ -141,6 +147,8 @@ class MemoryService:
             page = self.facts.list_current(tenant_id, user_id, limit=100)
             if not page.items:
                 return deleted
+            batch = self.lifecycle.changes(tenant_id, user_id)
             for fact in page.items:
-                self.delete(tenant_id, fact.id)
-                deleted += 1
+                batch.close(fact, "api")
+            batch.commit()
+            deleted += len(page.items)
