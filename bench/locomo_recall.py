@@ -20,7 +20,7 @@ from bench.engram_env import EngramEnv, VectorCache, engram_env
 from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.procs import MotoProcess
 from bench.stats import all_at, recall_at
-from engram.domain.models import AddRequest, Message
+from engram.domain.models import AddRequest, Message, SearchQuery
 from engram.services.search import HybridSearcher
 
 KS = (5, 10, 20)
@@ -170,7 +170,9 @@ def _conversation(
             malformed.append({"conversation": conv.sample_id, "question": q.question, "raw": list(q.raw_evidence)})
         if not q.evidence:
             continue
-        hits = env.container.memories.search(env.tenant_id, conv.user_id, q.question, top_k=max(KS))
+        hits = env.container.memories.search(
+            env.tenant_id, SearchQuery(user_id=conv.user_id, query=q.question, top_k=max(KS))
+        )
         ranked["engram"].append((q.category, [by_memory.get(f.id, "?") for f, _ in hits], q.evidence))
         timings["questions"] += 1
         if ablations:

@@ -31,7 +31,7 @@ from bench.procs import LocalStack
 from bench.stats import latency_summary, timed_ms
 from engram.adapters.dynamo_fact_store import DynamoFactStore
 from engram.adapters.embedded_index import EmbeddedIndex
-from engram.domain.models import Fact, IndexDoc
+from engram.domain.models import Fact, IndexDoc, SearchQuery
 from engram.services.search import HybridSearcher
 
 TENANT = "bench"
@@ -88,7 +88,9 @@ def in_process(env: EngramEnv, corpus: Corpus, cases: list[tuple[str, str]], wit
         "rank+embed": lambda u, q: HybridSearcher(index, shared_embedder()).search(TENANT, u, q, TOP_K),
     }
     if with_service:
-        levels["service"] = lambda u, q: env.container.memories.search(TENANT, u, q, TOP_K)
+        levels["service"] = lambda u, q: env.container.memories.search(
+            TENANT, SearchQuery(user_id=u, query=q, top_k=TOP_K)
+        )
     out = {name: latency_summary(measure(fn, cases)) for name, fn in levels.items()}
     if with_service:
         ids = {u: [h.id for h in HybridSearcher(index, cache).search(TENANT, u, q, TOP_K)] for u, q in cases[:50]}

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.domain.errors import ConflictError, NotFoundError
+from engram.domain.filters import matches
 from engram.domain.models import (
     Attachment,
     Fact,
@@ -26,6 +27,8 @@ from engram.domain.models import (
 
 
 def _matches(doc: Fact | IndexDoc, filters: SearchFilters | None) -> bool:
+    if isinstance(doc, Fact):
+        return matches(doc, filters)
     if filters is None:
         return True
     if filters.agent_id is not None and doc.agent_id != filters.agent_id:
@@ -75,6 +78,33 @@ class MemoryFactStore:
         page = rows[start : start + limit]
         more = start + limit < len(rows)
         return Page(items=[f.model_copy(deep=True) for f in page], next_cursor=str(start + limit) if more else None)
+
+    def list_as_of(
+        self,
+        tenant_id: str,
+        user_id: str,
+        as_of: datetime,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page:
+        every = [*self.versions, *self.current.values()]
+        rows = sorted(
+            (
+                f
+                for f in every
+                if f.tenant_id == tenant_id
+                and f.user_id == user_id
+                and f.valid_from <= as_of
+                and (f.valid_to is None or f.valid_to > as_of)
+                and matches(f, filters)
+            ),
+            key=lambda f: (f.valid_from, f.id),
+            reverse=True,
+        )
+        start = int(cursor or 0)
+        more = start + limit < len(rows)
+        return Page(items=rows[start : start + limit], next_cursor=str(start + limit) if more else None)
 
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         if (fact.tenant_id, fact.id) in self.current:

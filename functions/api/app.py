@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools import Logger, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -13,7 +14,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
 from engram.domain.errors import EngramError, UnauthorizedError
-from engram.domain.models import AddRequest, SearchFilters
+from engram.domain.filters import ListFilters
+from engram.domain.models import AddRequest, MemoryBank
 from engram.http.errors import to_http, validation_body
 from engram.http.models import (
     Accepted,
@@ -29,6 +31,7 @@ from engram.http.models import (
     SearchBody,
     SearchResponse,
     TaskView,
+    aware,
 )
 
 logger = Logger()
@@ -85,15 +88,8 @@ def get_task(task_id: str) -> TaskView:
 
 @app.post("/v1/memories/search")
 def search(body: SearchBody) -> SearchResponse:
-    wanted = body.filters
-    filters = SearchFilters(
-        agent_id=body.agent_id,
-        run_id=body.run_id,
-        memory_bank=wanted.memory_bank.value if wanted and wanted.memory_bank else None,
-        metadata=wanted.metadata if wanted else {},
-    )
     memories = container().memories
-    hits = memories.search(tenant(), body.user_id, body.query, body.top_k, filters, body.threshold)
+    hits = memories.search(tenant(), body.to_query())
     details = memories.attachment_details(tenant(), [fact for fact, _ in hits])
     return SearchResponse(results=[MemoryView.of(fact, score, details) for fact, score in hits])
 
@@ -106,10 +102,17 @@ def list_memories(
     agent_id: Annotated[str | None, Query(max_length=256)] = None,
     run_id: Annotated[str | None, Query(max_length=256)] = None,
     attachment_id: Annotated[str | None, Query(max_length=64)] = None,
+    memory_bank: Annotated[MemoryBank | None, Query()] = None,
+    is_protected: Annotated[bool | None, Query()] = None,
+    fact_key: Annotated[str | None, Query(max_length=256)] = None,
+    as_of: Annotated[datetime | None, Query()] = None,
 ) -> ListResponse:
     memories = container().memories
-    filters = SearchFilters(agent_id=agent_id, run_id=run_id)
-    page = memories.list_memories(tenant(), user_id, limit, cursor, filters, attachment_id)
+    bank = memory_bank.value if memory_bank else None
+    filters = ListFilters(
+        agent_id=agent_id, run_id=run_id, memory_bank=bank, is_protected=is_protected, fact_key=fact_key
+    )
+    page = memories.list_memories(tenant(), user_id, limit, cursor, filters, attachment_id, aware(as_of))
     details = memories.attachment_details(tenant(), page.items)
     return ListResponse(results=[MemoryView.of(f, None, details) for f in page.items], next_cursor=page.next_cursor)
 
@@ -121,15 +124,19 @@ def delete_all(user_id: UserId) -> Deleted:
 
 
 @app.get("/v1/memories/<memory_id>")
-def get_memory(memory_id: str) -> MemoryView:
-    fact = container().memories.get(tenant(), memory_id)
-    return MemoryView.of(fact, None, container().memories.attachment_details(tenant(), [fact]))
+def get_memory(memory_id: str, include: Annotated[Literal["source"] | None, Query()] = None) -> MemoryView:
+    memories = container().memories
+    fact = memories.get(tenant(), memory_id)
+    view = MemoryView.of(fact, None, memories.attachment_details(tenant(), [fact]))
+    if include == "source":
+        view.source_messages = memories.source_messages(tenant(), fact)
+    return view
 
 
 @app.patch("/v1/memories/<memory_id>")
 def patch_memory(memory_id: str, body: PatchBody) -> MemoryView:
     fact = container().memories.update(
-        tenant(), memory_id, body.text, body.metadata, body.importance, body.is_protected
+        tenant(), memory_id, body.text, body.metadata, body.importance, body.is_protected, body.memory_bank
     )
     return MemoryView.of(fact)
 

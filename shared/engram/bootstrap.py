@@ -152,11 +152,12 @@ class Container:
             return OfflineExtractor()
         from engram.pipeline.llm_extractor import LLMFactExtractor
 
+        extractor = LLMFactExtractor(self.llm, self.settings.extraction_window_chars)
         if not self.settings.shortcuts:
-            return LLMFactExtractor(self.llm)
+            return extractor
         from engram.reconcile.shortcuts import ShortcutExtractor
 
-        return ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(self.llm))
+        return ShortcutExtractor(OfflineExtractor(), extractor)
 
     @cached_property
     def reconciler(self) -> Reconciler:
@@ -232,7 +233,14 @@ class Container:
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
             searcher=self.searcher,
+            scratch_index=self.scratch_index,
         )
+
+    def scratch_index(self) -> VectorIndex:
+        """An empty in-memory index (for ranking the versions of an "as of" search)."""
+        from engram.adapters.embedded_index import EmbeddedIndex
+
+        return EmbeddedIndex(None, self.embedder.dimensions)
 
     @cached_property
     def worker(self) -> ExtractionWorker:

@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     # Pipeline tuning
     duplicate_threshold: float = 0.95  # seed 002: cosine at or above this is the same fact
     similar_per_fact: int = 5
+    extraction_window_chars: int = Field(default=12_000, ge=500)  # longer conversations: several calls
     max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store
     max_attachment_inline_bytes: int = 5 * 1024 * 1024
 
@@ -87,7 +88,6 @@ class Settings(BaseSettings):
     @property
     def llm_configured(self) -> bool:
         return any(v is not None for v in (self.openai_api_key, self.openai_api_key_param, self.openai_base_url))
-
 
     def require(self, *names: str) -> None:
         """In a deployed function, fail at start naming every setting its template should have set,

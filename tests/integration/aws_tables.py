@@ -42,8 +42,8 @@ def create_tables(dynamodb_client: Any, settings: Settings | None = None) -> Set
         dynamodb_client,
         s.memory_table,
         [("pk", "HASH"), ("sk", "RANGE")],
-        {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S"},
-        [_gsi("by_user", "gsi1pk", "gsi1sk")],
+        {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "gsi2pk": "S", "gsi2sk": "S"},
+        [_gsi("by_user", "gsi1pk", "gsi1sk"), _gsi("by_user_time", "gsi2pk", "gsi2sk")],
     )
     _table(dynamodb_client, s.tasks_table, [("pk", "HASH")], {"pk": "S"})
     _table(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
@@ -17,14 +16,6 @@ from engram.settings import Settings
 from tests.integration.aws_tables import create_tables
 
 KEY = re.compile(r"egm_[0-9a-f]{16}_[A-Za-z0-9_-]{43}")
-
-
-@pytest.fixture
-def db() -> Iterator[Any]:
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        create_tables(client)
-        yield client
 
 
 @pytest.fixture

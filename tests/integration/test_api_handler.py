@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from engram.domain.models import AddRequest, Message, Scope
 from tests.fakes import facts_json
-from tests.integration.stack import Stack, api_caller, moto_stack
-from tests.support.handlers import load_function
-
-
-@pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    with moto_stack(monkeypatch) as s:
-        yield s
-
-
-@pytest.fixture
-def call(stack: Stack) -> Any:
-    return api_caller(load_function("api"))
+from tests.integration.stack import Stack
 
 
 def remember(stack: Stack, tenant: str, user: str, *texts: str) -> list[str]:

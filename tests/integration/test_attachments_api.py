@@ -5,29 +5,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import requests
 
 from engram.domain.models import TaskStatus
 from tests.fakes import facts_json
-from tests.integration.stack import Stack, api_caller, moto_stack
+from tests.integration.stack import Stack
 from tests.support.handlers import FakeContext, load_function, sqs_record
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 10
-
-
-@pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    with moto_stack(monkeypatch) as s:
-        yield s
-
-
-@pytest.fixture
-def call(stack: Stack) -> Any:
-    return api_caller(load_function("api"))
 
 
 def upload(call: Any, tenant: str = "acme", data: bytes = PNG) -> str:

@@ -5,26 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
 from engram.domain.errors import NotFoundError, UnauthorizedError, ValidationError
-from tests.integration.aws_tables import create_tables
 
 TABLE = "engram-api-keys"
-
-
-@pytest.fixture
-def db() -> Iterator[Any]:
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        create_tables(client)
-        yield client
 
 
 @pytest.fixture

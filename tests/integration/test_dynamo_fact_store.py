@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, cast
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
 from engram.adapters import dynamo_fact_store
 from engram.adapters.dynamo_fact_store import DynamoFactStore
 from engram.domain.errors import ConflictError, EngramError, NotFoundError, TransientError, ValidationError
 from engram.domain.models import Event, Fact, HistoryEvent, MemoryBank, SearchFilters
-from tests.integration.aws_tables import create_tables
 
 TABLE = "engram-memory"
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
-
-
-@pytest.fixture
-def db() -> Iterator[Any]:
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        create_tables(client)
-        yield client
 
 
 @pytest.fixture

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from engram.domain.models import AddRequest, Message, TaskStatus
 from tests.fakes import facts_json, memory_json
-from tests.integration.stack import Stack, moto_stack
+from tests.integration.stack import Stack
 from tests.support.handlers import FakeContext, load_function, sqs_record
-
-
-@pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    with moto_stack(monkeypatch) as s:
-        yield s
 
 
 @pytest.fixture

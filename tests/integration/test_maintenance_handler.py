@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,16 +12,10 @@ from pydantic import ValidationError
 from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
 from engram.domain.models import Attachment, Event, Fact
 from engram.pipeline.lifecycle import history_event, index_doc
-from tests.integration.stack import Stack, moto_stack
+from tests.integration.stack import Stack
 from tests.support.handlers import ROOT, FakeContext, load_function
 
 EXECUTION = "arn:aws:states:us-east-1:123456789012:execution:engram-maintenance:daily"
-
-
-@pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    with moto_stack(monkeypatch) as s:
-        yield s
 
 
 @pytest.fixture

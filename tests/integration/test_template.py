@@ -425,7 +425,10 @@ def test_tables_have_the_keys_the_adapters_use() -> None:
         return {g["IndexName"]: keys(g["KeySchema"]) for g in props(table).get("GlobalSecondaryIndexes", [])}
 
     assert keys(props("MemoryTable")["KeySchema"]) == [("pk", "HASH"), ("sk", "RANGE")]
-    assert gsis("MemoryTable") == {"by_user": [("gsi1pk", "HASH"), ("gsi1sk", "RANGE")]}
+    assert gsis("MemoryTable") == {
+        "by_user": [("gsi1pk", "HASH"), ("gsi1sk", "RANGE")],
+        "by_user_time": [("gsi2pk", "HASH"), ("gsi2sk", "RANGE")],
+    }
     assert keys(props("TasksTable")["KeySchema"]) == [("pk", "HASH")]
     assert keys(props("ApiKeysTable")["KeySchema"]) == [("key_hash", "HASH")]
     assert gsis("ApiKeysTable") == {

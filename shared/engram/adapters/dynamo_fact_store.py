@@ -7,9 +7,6 @@ gsi1sk={created_at iso}#{memory_id}) holds only current facts, which is what lis
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -22,6 +19,7 @@ from pydantic import TypeAdapter
 
 from engram.adapters.aws_clients import aws_errors, cancellation_codes, error_code
 from engram.adapters.dynamo_batch import batch_get
+from engram.adapters.dynamo_cursor import decode_cursor, encode_cursor
 from engram.domain.errors import ConflictError, NotFoundError, ValidationError
 from engram.domain.models import Fact, HistoryEvent, Page, SearchFilters, utcnow
 
@@ -33,7 +31,7 @@ Item = dict[str, Any]
 
 USER_INDEX = "by_user"
 FACT_SK = "FACT"
-_KEY_ATTRS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "item_type"})
+_KEY_ATTRS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "item_type"})
 _CURSOR_KEYS = ("pk", "sk", "gsi1pk", "gsi1sk")
 _FACTS_PER_TRANSACTION = 50  # TransactWriteItems takes 100 items: a fact and its history event each
 _CONDITION_FAILED = "ConditionalCheckFailed"
@@ -96,7 +94,7 @@ def _attributes(model: Fact | HistoryEvent) -> Item:
     return {k: _SER.serialize(to_dynamo(v, k)) for k, v in dumped.items() if v is not None}
 
 
-def _plain(item: Item) -> dict[str, Any]:
+def plain_item(item: Item) -> dict[str, Any]:
     return {k: from_dynamo(_DE.deserialize(v)) for k, v in item.items() if k not in _KEY_ATTRS}
 
 
@@ -118,6 +116,9 @@ class DynamoFactStore:
         if sk == FACT_SK and fact.valid_to is None:  # sparse index: only current facts are listed
             item["gsi1pk"] = _s(user_gsi_pk(fact.tenant_id, fact.user_id))
             item["gsi1sk"] = _s(f"{iso(fact.created_at)}#{fact.id}")
+        # Every version by the time it became valid, for "as of" reads (dynamo_as_of.py).
+        item["gsi2pk"] = _s(user_gsi_pk(fact.tenant_id, fact.user_id))
+        item["gsi2sk"] = _s(f"{iso(fact.valid_from)}#{fact.id}#{fact.version:08d}")
         return item
 
     def _history_put(self, fact: Fact, event: HistoryEvent) -> dict[str, Any]:
@@ -140,7 +141,7 @@ class DynamoFactStore:
         item = resp.get("Item")
         if item is None:
             raise NotFoundError("memory", memory_id)
-        fact = Fact.model_validate(_plain(item))
+        fact = Fact.model_validate(plain_item(item))
         if not include_closed and not fact.is_current:
             raise NotFoundError("memory", memory_id)
         return fact
@@ -149,7 +150,7 @@ class DynamoFactStore:
         wanted = list(dict.fromkeys(memory_ids))  # BatchGetItem rejects duplicate keys
         found: dict[str, Fact] = {}
         for item in batch_get(self._db, self._table, [self._key(tenant_id, mid) for mid in wanted]):
-            fact = Fact.model_validate(_plain(item))
+            fact = Fact.model_validate(plain_item(item))
             if fact.is_current and fact.tenant_id == tenant_id:
                 found[fact.id] = fact
         return [found[mid] for mid in wanted if mid in found]
@@ -173,7 +174,7 @@ class DynamoFactStore:
             "ScanIndexForward": False,  # newest first
         }
         has_filter = _add_filters(params, filters)
-        start = _decode_cursor(cursor, partition) if cursor else None
+        start = decode_cursor(cursor, _CURSOR_KEYS, "gsi1pk", partition) if cursor else None
         found: list[Item] = []
         # Read one item past the page so that next_cursor is None exactly when nothing is left.
         while len(found) <= limit:
@@ -188,8 +189,21 @@ class DynamoFactStore:
             if not start:
                 break
         page = found[:limit]
-        next_cursor = _encode_cursor(page[-1]) if len(found) > limit else None
-        return Page(items=[Fact.model_validate(_plain(i)) for i in page], next_cursor=next_cursor)
+        next_cursor = encode_cursor(page[-1], _CURSOR_KEYS) if len(found) > limit else None
+        return Page(items=[Fact.model_validate(plain_item(i)) for i in page], next_cursor=next_cursor)
+
+    def list_as_of(
+        self,
+        tenant_id: str,
+        user_id: str,
+        as_of: datetime,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page:
+        from engram.adapters.dynamo_as_of import list_as_of
+
+        return list_as_of(self._db, self._table, user_gsi_pk(tenant_id, user_id), as_of, limit, cursor, filters)
 
     def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
         params: dict[str, Any] = {
@@ -203,7 +217,7 @@ class DynamoFactStore:
         while True:
             with aws_errors(self._table):
                 resp = self._db.query(**params)
-            events.extend(HistoryEvent.model_validate(_plain(i)) for i in resp.get("Items", []))
+            events.extend(HistoryEvent.model_validate(plain_item(i)) for i in resp.get("Items", []))
             last = resp.get("LastEvaluatedKey")
             if not last:
                 return events
@@ -353,12 +367,12 @@ def _add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
     parts: list[str] = []
     names: dict[str, str] = {}
     values: dict[str, Any] = params["ExpressionAttributeValues"]
-    for field in ("agent_id", "run_id", "memory_bank"):
-        value = getattr(filters, field)
+    for field in ("agent_id", "run_id", "memory_bank", "fact_key", "is_protected"):
+        value = getattr(filters, field, None)  # the last two: ListFilters only
         if value is not None:
             parts.append(f"#{field} = :{field}")
             names[f"#{field}"] = field
-            values[f":{field}"] = _s(str(value))
+            values[f":{field}"] = {"BOOL": value} if isinstance(value, bool) else _s(str(value))
     for i, (key, value) in enumerate(sorted(filters.metadata.items())):
         parts.append(f"#metadata.#mk{i} = :mv{i}")
         names["#metadata"] = "metadata"
@@ -369,24 +383,3 @@ def _add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
     params["FilterExpression"] = " AND ".join(parts)
     params["ExpressionAttributeNames"] = names
     return True
-
-
-def _encode_cursor(item: Item) -> str:
-    key = {name: item[name] for name in _CURSOR_KEYS}
-    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
-
-
-def _decode_cursor(cursor: str, partition: str) -> Item:
-    try:
-        key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as err:
-        raise ValidationError("cursor", "is not a cursor returned by this API") from err
-    valid = (
-        isinstance(key, dict)
-        and set(key) == set(_CURSOR_KEYS)
-        and all(isinstance(v, dict) and isinstance(v.get("S"), str) and len(v) == 1 for v in key.values())
-    )
-    # A cursor from another user's (or tenant's) listing must not steer this query.
-    if not valid or key["gsi1pk"]["S"] != partition:
-        raise ValidationError("cursor", "is not a cursor returned by this API for this user")
-    return dict(key)

@@ -114,8 +114,9 @@ class DynamoTaskStore:
             "status": {"S": task.status.value},
             "created_at": {"S": task.created_at.isoformat()},
             "updated_at": {"S": task.updated_at.isoformat()},
-            "expires_at": {"N": str(int((task.created_at + TASK_TTL).timestamp()))},
         }
+        if not task.retained:  # a task that is the source of memories outlives the usual expiry
+            item["expires_at"] = {"N": str(int((task.created_at + TASK_TTL).timestamp()))}
         encoded = doc.encode("utf-8")
         if len(encoded) <= MAX_INLINE_DOC_BYTES:
             item["doc"] = {"S": doc}

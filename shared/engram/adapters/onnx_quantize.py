@@ -91,9 +91,7 @@ def _derive(source: Path, work: Path) -> Path:
     graph = onnx.load(str(folded)).graph
     weights = {init.name for init in graph.initializer}
     activation_only = [
-        node.name
-        for node in graph.node
-        if node.op_type == "MatMul" and not any(name in weights for name in node.input)
+        node.name for node in graph.node if node.op_type == "MatMul" and not any(name in weights for name in node.input)
     ]
     quantised = work / "w8.onnx"
     quantize_dynamic(folded, quantised, weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=activation_only)

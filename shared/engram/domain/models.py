@@ -60,6 +60,13 @@ class Message(BaseModel):
     name: str | None = None
 
 
+class MemorySource(BaseModel):
+    """Where a memory came from: the add task and, when known, the message within it."""
+
+    task_id: str
+    message_index: int | None = None
+
+
 class Fact(BaseModel):
     """A memory. The id is stable across versions; `version` is the optimistic lock."""
 
@@ -86,6 +93,7 @@ class Fact(BaseModel):
     summarized_from: list[str] = Field(default_factory=list)
     version: int = 1
     embedding_model: str | None = None
+    source: MemorySource | None = None
     hash: str = ""
 
     def model_post_init(self, __context: Any) -> None:
@@ -94,9 +102,7 @@ class Fact(BaseModel):
 
     @property
     def scope(self) -> Scope:
-        return Scope(
-            tenant_id=self.tenant_id, user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id
-        )
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id)
 
     @property
     def is_current(self) -> bool:
@@ -227,6 +233,8 @@ class Task(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     processed_with: list[str] = Field(default_factory=list)  # tasks of one user extracted in one run
+    # Kept past the usual expiry while it is the source of memories, so their source can be shown.
+    retained: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
@@ -243,6 +251,7 @@ class CandidateFact(BaseModel):
     importance: float = 0.5
     negated: bool = False  # "I don't like X anymore": retires a memory, adds nothing
     attachment_ids: list[str] = Field(default_factory=list)
+    message_index: int | None = None  # the message it came from, when the extractor knows it
 
 
 class Decision(BaseModel):
@@ -289,6 +298,17 @@ class ScoredId:
 
     id: str
     score: float
+
+
+class SearchQuery(BaseModel):
+    """One relevance query of one user's memories (the tenant comes from the API key)."""
+
+    user_id: str
+    query: str
+    top_k: int = 10
+    filters: SearchFilters | None = None
+    threshold: float | None = None
+    as_of: datetime | None = None  # rank the versions that were current then
 
 
 class Page(BaseModel):

@@ -47,6 +47,18 @@ class FactStore(Protocol):
         filters: SearchFilters | None = None,
     ) -> Page: ...
 
+    def list_as_of(
+        self,
+        tenant_id: str,
+        user_id: str,
+        as_of: datetime,
+        limit: int = 100,
+        cursor: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> Page:
+        """The versions of a user's memories that were current at `as_of`, newest first."""
+        ...
+
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         """Write a new fact and its history event atomically.
 
@@ -138,9 +150,7 @@ class Embedder(Protocol):
 
 
 class LLM(Protocol):
-    def complete_json(
-        self, system: str, user: str, schema: dict[str, Any], schema_name: str
-    ) -> LLMReply:
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
         """Chat completion constrained to a JSON schema; content is the raw JSON text."""
         ...
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -14,6 +14,10 @@ from engram.domain.models import (
     Fact,
     HistoryEvent,
     MemoryBank,
+    MemorySource,
+    Message,
+    SearchFilters,
+    SearchQuery,
     Task,
     TaskResult,
     TaskStatus,
@@ -51,6 +55,11 @@ class MetadataFilters(Strict):
     metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
 
+def aware(when: datetime | None) -> datetime | None:
+    """A time without a zone is read as UTC."""
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
+
+
 class SearchBody(Strict):
     query: str = Field(min_length=1, max_length=4000)
     user_id: str = Field(min_length=1, max_length=256)
@@ -59,6 +68,24 @@ class SearchBody(Strict):
     top_k: int = Field(default=10, ge=1, le=100)
     filters: MetadataFilters | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    as_of: datetime | None = None  # rank the versions that were current at this time
+
+    def to_query(self) -> SearchQuery:
+        wanted = self.filters
+        filters = SearchFilters(
+            agent_id=self.agent_id,
+            run_id=self.run_id,
+            memory_bank=wanted.memory_bank.value if wanted and wanted.memory_bank else None,
+            metadata=wanted.metadata if wanted else {},
+        )
+        return SearchQuery(
+            user_id=self.user_id,
+            query=self.query,
+            top_k=self.top_k,
+            filters=filters,
+            threshold=self.threshold,
+            as_of=aware(self.as_of),
+        )
 
 
 class AttachmentRef(BaseModel):
@@ -78,10 +105,19 @@ class MemoryView(BaseModel):
     fact_key: str | None = None
     fact_value: str | None = None
     importance: float
+    is_protected: bool = False
     attachments: list[AttachmentRef] = Field(default_factory=list)
     version: int
+    valid_from: datetime
+    valid_to: datetime | None = None
     created_at: datetime
     updated_at: datetime
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    is_summarized: bool = False
+    summarized_from: list[str] = Field(default_factory=list)
+    source: MemorySource | None = None
+    source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
     @classmethod
@@ -98,6 +134,7 @@ class MemoryView(BaseModel):
             fact_key=fact.fact_key,
             fact_value=fact.fact_value,
             importance=fact.importance,
+            is_protected=fact.is_protected,
             attachments=[
                 AttachmentRef(
                     id=a,
@@ -107,8 +144,15 @@ class MemoryView(BaseModel):
                 for a in fact.attachment_ids
             ],
             version=fact.version,
+            valid_from=fact.valid_from,
+            valid_to=fact.valid_to,
             created_at=fact.created_at,
             updated_at=fact.updated_at,
+            last_accessed_at=fact.last_accessed_at,
+            access_count=fact.access_count,
+            is_summarized=fact.is_summarized,
+            summarized_from=fact.summarized_from,
+            source=fact.source,
             score=score,
         )
 
@@ -127,11 +171,12 @@ class PatchBody(Strict):
     metadata: dict[str, Any] | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     is_protected: bool | None = None
+    memory_bank: MemoryBank | None = None
 
     @model_validator(mode="after")
     def _something_to_change(self) -> PatchBody:
-        if self.text is None and self.metadata is None and self.importance is None and self.is_protected is None:
-            raise ValueError("give at least one of text, metadata, importance, is_protected")
+        if all(getattr(self, f) is None for f in type(self).model_fields):
+            raise ValueError(f"give at least one of {', '.join(type(self).model_fields)}")
         return self
 
 
@@ -146,6 +191,7 @@ class HistoryView(BaseModel):
     version: int
     attachments_added: list[str]
     attachments_removed: list[str]
+    note: str | None = None  # why: "pruned", "summarised into <id>", what validation repaired, ...
     created_at: datetime
 
     @classmethod

@@ -1,9 +1,9 @@
 """`python -m engram.local` (what `make run` runs): all of Engram on this machine, until Ctrl-C.
 
-    --port / ENGRAM_PORT           HTTP port (3000)
-    --data-dir / ENGRAM_DATA_DIR   where state is kept across restarts (.engram)
-    ENGRAM_MOTO_PORT               moto's port (any free one)
-    ENGRAM_LOCAL_API_KEYS          "tenant:key,other:key2"; else one key for tenant `local`
+--port / ENGRAM_PORT           HTTP port (3000)
+--data-dir / ENGRAM_DATA_DIR   where state is kept across restarts (.engram)
+ENGRAM_MOTO_PORT               moto's port (any free one)
+ENGRAM_LOCAL_API_KEYS          "tenant:key,other:key2"; else one key for tenant `local`
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class LocalKey:
 
 
 def parse_keys(spec: str) -> list[LocalKey]:
-    """"tenant:key,other:key2" -> keys. Raises ValueError naming the bad entry."""
+    """ "tenant:key,other:key2" -> keys. Raises ValueError naming the bad entry."""
     keys = []
     for entry in (e.strip() for e in spec.split(",")):
         if not entry:

@@ -123,7 +123,5 @@ def provision(template: Template, db: DynamoDBClient, sqs: SQSClient, s3: S3Clie
         name = physical_name(bucket.logical_id)
         create_bucket(s3, name, bucket.versioned)
         out.buckets[bucket.logical_id] = name
-    log.info(
-        "provisioned %d tables, %d queues, %d buckets", len(out.tables), len(out.queue_urls), len(out.buckets)
-    )
+    log.info("provisioned %d tables, %d queues, %d buckets", len(out.tables), len(out.queue_urls), len(out.buckets))
     return out

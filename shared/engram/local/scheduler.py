@@ -39,9 +39,7 @@ def rate_seconds(expression: str) -> int | None:
 
 
 class Scheduler:
-    def __init__(
-        self, template: Template, functions: dict[str, LocalFunction], data_dir: Path, region: str
-    ) -> None:
+    def __init__(self, template: Template, functions: dict[str, LocalFunction], data_dir: Path, region: str) -> None:
         self._template = template
         self._functions = functions
         self._by_arn = {f.arn: f for f in functions.values()}

@@ -19,8 +19,7 @@ class OfflineExtractor:
     def extract(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
     ) -> tuple[list[CandidateFact], Usage]:
-        facts = [fact for result in self._analyse(messages, prompt) for fact in result.facts]
-        return [fact for _, fact in latest(facts)], Usage()
+        return self._facts(messages, prompt)[0], Usage()
 
     def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> bool:
         """True when every clause with content was matched by a rule (small talk counts as
@@ -31,10 +30,19 @@ class OfflineExtractor:
         self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER
     ) -> list[CandidateFact] | None:
         """The facts when the rules understood everything, else None (ask the LLM)."""
-        results = self._analyse(messages, prompt)
-        if not all(result.understood for result in results):
-            return None
-        return [fact for _, fact in latest([f for result in results for f in result.facts])]
+        facts, understood = self._facts(messages, prompt)
+        return facts if understood else None
+
+    def _facts(self, messages: Sequence[Message], prompt: ExtractionPrompt) -> tuple[list[CandidateFact], bool]:
+        """The latest fact per key, each with the index of its message; and whether every clause
+        was understood."""
+        facts: list[CandidateFact] = []
+        understood = True
+        for index, message in enumerate(messages):
+            for result in self._analyse([message], prompt):
+                understood = understood and result.understood
+                facts += [fact.model_copy(update={"message_index": index}) for fact in result.facts]
+        return [fact for _, fact in latest(facts)], understood
 
     @staticmethod
     def _analyse(messages: Sequence[Message], prompt: ExtractionPrompt) -> list[ClauseResult]:

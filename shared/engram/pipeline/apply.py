@@ -13,6 +13,7 @@ from engram.domain.models import (
     Decision,
     Event,
     Fact,
+    MemorySource,
     Scope,
     TaskResult,
     text_hash,
@@ -48,6 +49,7 @@ class Applier:
         vectors: dict[str, list[float]],
         decisions: Sequence[Decision],
         known: Sequence[Fact] = (),
+        sources: Sequence[MemorySource] = (),
     ) -> list[TaskResult]:
         """Apply in order; a replay of the same task (same ids) changes nothing twice. `known` are
         the memories reconciliation already read, so they are not read again."""
@@ -64,6 +66,7 @@ class Applier:
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate)
+                fact.source = self._source(task_id, candidate, sources)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
                 results.append(self._result(fact, Event.ADD, None, d.note))
             elif d.event is Event.UPDATE and d.memory_id:
@@ -90,6 +93,14 @@ class Applier:
                 results.append(self._result(old, Event.DELETE, None, d.note))
         changes.commit()
         return results
+
+    @staticmethod
+    def _source(task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource]) -> MemorySource:
+        index = candidate.message_index if candidate is not None else None
+        if index is not None and index < len(sources):
+            return sources[index]
+        # Merged runs without a known message: the run's tasks are found through the leader's task.
+        return MemorySource(task_id=task_id, message_index=index if not sources else None)
 
     @staticmethod
     def _result(fact: Fact, event: Event, previous: str | None, note: str | None) -> TaskResult:

@@ -14,6 +14,7 @@ from engram.domain.models import (
     Decision,
     Event,
     Fact,
+    MemorySource,
     Scope,
     SearchFilters,
     TaskResult,
@@ -47,14 +48,22 @@ class IngestPipeline:
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
 
-    def run(self, scope: Scope, request: AddRequest, task_id: str) -> IngestOutcome:
+    def run(
+        self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
+    ) -> IngestOutcome:
+        """`sources` says where each message of the request came from (tasks merged into one run);
+        without it, memories record `task_id`."""
         usage = Usage()
         if request.infer:
             prompt = choose_prompt(request.messages, request.prompt)
             candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
         else:  # stored as given, no LLM call
-            candidates = [CandidateFact(text=m.content.strip()) for m in request.messages if m.role != "system"]
+            candidates = [
+                CandidateFact(text=m.content.strip(), message_index=i)
+                for i, m in enumerate(request.messages)
+                if m.role != "system"
+            ]
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
@@ -74,7 +83,7 @@ class IngestPipeline:
         for decision in decisions:
             counts[decision.event.value] += 1
         applier = Applier(Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs))
-        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known=existing)
+        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, existing, sources)
         return IngestOutcome(results, usage, counts)
 
     def _reconcile(

@@ -8,6 +8,7 @@ from typing import Any
 from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
 from engram.pipeline.messages import parse_messages
+from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
 
@@ -23,9 +24,12 @@ def _interpret(answer: Any) -> list[CandidateFact]:
             raise ValueError(f"fact without text: {item!r}")
         bank = item.get("memory_bank")
         importance = item.get("importance", 0.5)
+        key, value = item.get("fact_key"), item.get("fact_value")
         facts.append(
             CandidateFact(
                 text=str(item["text"]).strip(),
+                fact_key=key.strip() or None if isinstance(key, str) else None,
+                fact_value=value.strip() or None if isinstance(value, str) else None,
                 memory_bank=MemoryBank(str(bank)) if bank in MemoryBank._value2member_map_ else MemoryBank.GENERAL,
                 importance=min(1.0, max(0.0, float(importance))) if isinstance(importance, int | float) else 0.5,
             )
@@ -34,20 +38,29 @@ def _interpret(answer: Any) -> list[CandidateFact]:
 
 
 class LLMFactExtractor:
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, window_chars: int = DEFAULT_WINDOW_CHARS) -> None:
         self._llm = llm
+        self._window_chars = window_chars
 
     def extract(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
     ) -> tuple[list[CandidateFact], Usage]:
-        conversation = parse_messages(messages)
-        if not conversation.strip():
-            return [], Usage()
-        return ask_json(
-            self._llm,
-            extraction_system_prompt(prompt),
-            f"Input:\n{conversation}",
-            EXTRACTION_SCHEMA,
-            "facts",
-            _interpret,
-        )
+        """One call per window of the conversation: a conversation longer than one prompt is read
+        whole, window by window, instead of being cut or refused."""
+        facts: list[CandidateFact] = []
+        usage = Usage()
+        for window in windows(messages, self._window_chars):
+            conversation = parse_messages(window)
+            if not conversation.strip():
+                continue
+            found, used = ask_json(
+                self._llm,
+                extraction_system_prompt(prompt),
+                f"Input:\n{conversation}",
+                EXTRACTION_SCHEMA,
+                "facts",
+                _interpret,
+            )
+            facts += found
+            usage.add(used)
+        return facts, usage

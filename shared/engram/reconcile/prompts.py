@@ -47,10 +47,12 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "text": {"type": "string"},
+                    "fact_key": {"type": ["string", "null"]},
+                    "fact_value": {"type": ["string", "null"]},
                     "memory_bank": {"type": "string", "enum": BANKS},
                     "importance": {"type": "number"},
                 },
-                "required": ["text", "memory_bank", "importance"],
+                "required": ["text", "fact_key", "fact_value", "memory_bank", "importance"],
                 "additionalProperties": False,
             },
         }

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 
-from engram.domain.errors import ValidationError
+from engram.domain.errors import NotFoundError, ValidationError
+from engram.domain.filters import matches
 from engram.domain.models import (
     AddRequest,
     Attachment,
     Fact,
     HistoryEvent,
     MemoryBank,
+    Message,
     Page,
     SearchFilters,
+    SearchQuery,
     Task,
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
-from engram.pipeline.lifecycle import Lifecycle, next_version
+from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.search import HybridSearcher
+from engram.services.task_inputs import load_request
 
 
 @dataclass
@@ -34,6 +40,8 @@ class MemoryService:
     attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
     searcher: HybridSearcher | None = None
+    scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
+    max_as_of_versions: int = 1000
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -61,19 +69,38 @@ class MemoryService:
         return self.tasks.get(tenant_id, task_id)
 
     # --- reads --------------------------------------------------------------------------------
-    def search(
-        self,
-        tenant_id: str,
-        user_id: str,
-        query: str,
-        top_k: int = 10,
-        filters: SearchFilters | None = None,
-        threshold: float | None = None,
-    ) -> list[tuple[Fact, float]]:
+    def search(self, tenant_id: str, q: SearchQuery) -> list[tuple[Fact, float]]:
+        if q.as_of is not None:
+            return self._search_as_of(tenant_id, q, q.as_of)
         assert self.searcher is not None
-        hits = self.searcher.search(tenant_id, user_id, query, top_k, filters, threshold)
+        hits = self.searcher.search(tenant_id, q.user_id, q.query, q.top_k, q.filters, q.threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
-        return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == user_id]
+        return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == q.user_id]
+
+    def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
+        """The same ranking over the versions current at `as_of`, in a scratch index: the live index
+        holds only what is current now. Bounded, since each version is embedded for the query."""
+        if self.scratch_index is None:
+            raise ValidationError("as_of", "searching as of a time is not configured on this deployment")
+        versions: list[Fact] = []
+        cursor: str | None = None
+        while True:
+            page = self.facts.list_as_of(tenant_id, q.user_id, as_of, 200, cursor, q.filters)
+            versions += page.items
+            if len(versions) > self.max_as_of_versions:
+                raise ValidationError(
+                    "as_of", f"more than {self.max_as_of_versions} memories were current then; narrow with filters"
+                )
+            if not (cursor := page.next_cursor):
+                break
+        if not versions:
+            return []
+        index = self.scratch_index()
+        vectors = self.embedder.embed([f.text for f in versions])
+        index.upsert([index_doc(f, v) for f, v in zip(versions, vectors, strict=True)])
+        by_id = {f.id: f for f in versions}
+        hits = HybridSearcher(index, self.embedder).search(tenant_id, q.user_id, q.query, q.top_k, None, q.threshold)
+        return [(by_id[h.id], h.score) for h in hits]
 
     def list_memories(
         self,
@@ -83,14 +110,32 @@ class MemoryService:
         cursor: str | None,
         filters: SearchFilters | None = None,
         attachment_id: str | None = None,
+        as_of: datetime | None = None,
     ) -> Page:
+        if as_of is not None:
+            if attachment_id is not None:
+                raise ValidationError("as_of", "cannot be combined with attachment_id")
+            return self.facts.list_as_of(tenant_id, user_id, as_of, limit, cursor, filters)
         if attachment_id is None:
             return self.facts.list_current(tenant_id, user_id, limit, cursor, filters)
         if self.attachments is None:
             raise ValidationError("attachment_id", "attachments are not configured on this deployment")
         holders = self.attachments.store.holders(tenant_id, attachment_id)
-        facts = [f for f in self.facts.get_many(tenant_id, holders) if f.user_id == user_id]
+        facts = [f for f in self.facts.get_many(tenant_id, holders) if f.user_id == user_id and matches(f, filters)]
         return Page(items=facts[:limit])
+
+    def source_messages(self, tenant_id: str, fact: Fact) -> list[Message] | None:
+        """The messages a memory came from, while its add task is retained (None after that)."""
+        if fact.source is None:
+            return None
+        try:
+            request = load_request(self.tasks.get(tenant_id, fact.source.task_id), self.blobs)
+        except NotFoundError:
+            return None
+        index = fact.source.message_index
+        if index is None:
+            return list(request.messages)
+        return [request.messages[index]] if index < len(request.messages) else None
 
     def attachment_details(self, tenant_id: str, facts: list[Fact]) -> dict[str, Attachment]:
         return self.attachments.details(tenant_id, facts) if self.attachments else {}

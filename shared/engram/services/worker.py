@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import EngramError
-from engram.domain.models import AddRequest, Scope, Task, TaskStatus, Usage, utcnow
+from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskStatus, Usage, utcnow
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
+from engram.services.task_inputs import load_request, retain_if_source
 
 logger = Logger(child=True)
 
@@ -94,8 +94,10 @@ class ExtractionWorker:
         request = _merge([r for _, r in group])
         leader = group[0][0]
         scope = Scope(tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id)
+        # Where each message of the merged request came from, for the memories made of it.
+        sources = [MemorySource(task_id=t.task_id, message_index=i) for t, r in group for i in range(len(r.messages))]
         try:
-            outcome = self.pipeline.run(scope, request, leader.task_id)
+            outcome = self.pipeline.run(scope, request, leader.task_id, sources)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
             self._record_failure([task for task, _ in group], err, final_attempt)
             raise
@@ -110,14 +112,11 @@ class ExtractionWorker:
             task.processed_with = together
             task.error = None
             task.finished_at = task.updated_at = done
+            retain_if_source(task, self.blobs)
         self.tasks.save_many([task for task, _ in group])
 
     def _request(self, task: Task) -> AddRequest:
-        if task.request is not None:
-            return task.request
-        if task.payload_key is None or self.blobs is None:
-            raise EngramError(f"task {task.task_id} has no stored request")
-        return AddRequest.model_validate_json(self.blobs.get(task.payload_key))
+        return load_request(task, self.blobs)
 
     def _record_failure(self, tasks: list[Task], err: Exception, final_attempt: bool) -> None:
         reason = f"{type(err).__name__}: {err}"
