@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     shortcuts: bool = True  # let the offline extractor skip the LLM for statements it fully understands
 
     # Pipeline tuning
-    duplicate_threshold: float = 0.95  # seed 002: cosine at or above this is the same fact
+    duplicate_threshold: float = 0.95  # cosine at or above this: the same fact
     similar_per_fact: int = 5
     extraction_window_chars: int = Field(default=12_000, ge=500)  # longer conversations: several calls
     max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store

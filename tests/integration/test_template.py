@@ -160,6 +160,8 @@ def test_sam_build_makes_lambda_ready_artifacts(tmp_path: Path) -> None:
     # Package data travels with the code: the prompts are read at run time.
     assert list((engram / "prompts").glob("*.txt")), "prompt files missing from the engram layer"
     assert not list(engram.rglob("__pycache__"))
+    # What runs only on a developer's machine stays out of the functions.
+    assert not (engram / "local").exists() and not (engram / "admin.py").exists()
 
     deps = build / "DepsLayer" / "python"
     for package in ("aws_lambda_powertools", "pydantic", "pydantic_settings", "opensearchpy", "openai", "numpy"):

@@ -132,8 +132,8 @@ class ExtractionPrompt(StrEnum):
 
 
 class ReconcileStrategy(StrEnum):
-    DEFAULT = "default"  # seed 001: ADD/UPDATE/DELETE/NONE
-    RELEVANCE = "relevance"  # seed 003: relevance-scored NEW/UPDATE/DELETE
+    DEFAULT = "default"  # ADD / UPDATE / DELETE / NONE against similar memories
+    RELEVANCE = "relevance"  # relevance-scored NEW / UPDATE / DELETE; an UPDATE keeps every detail
 
 
 class AttachmentInput(BaseModel):

@@ -1,6 +1,6 @@
 """FactExtractor without an LLM: deterministic rules over first-person statements.
 
-Used when no LLM is configured, and as the preference shortcut (seed 004): when `understands()`
+Used when no LLM is configured, and as the preference shortcut: when `understands()`
 says every user sentence was matched, the pipeline may skip the LLM and use these facts.
 """
 

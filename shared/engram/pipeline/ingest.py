@@ -1,4 +1,4 @@
-"""The basic memory pipeline (seed 001): messages -> facts -> similar memories -> decisions -> apply."""
+"""The basic memory pipeline: messages -> facts -> similar memories -> decisions -> apply."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ class IngestPipeline:
             hits = self.index.knn(
                 scope.tenant_id, scope.user_id, vectors[candidate.text], self.similar_per_fact, filters
             )
-            # Seed 002: a near-duplicate of a current memory is skipped before the LLM sees it.
+            # A near-duplicate of a current memory is skipped before the LLM sees it.
             if hits and hits[0].score >= self.duplicate_threshold and not candidate.negated:
                 skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=hits[0].id, fact_index=index))
                 continue

@@ -28,7 +28,7 @@ def reconcile_system_prompt(name: str) -> str:
 
 
 def with_attachments_instructions(system: str) -> str:
-    """The reconciliation prompt plus the attachment rules (seed 000), for calls that have any."""
+    """The reconciliation prompt plus the attachment rules (where each attachment goes; none is lost), for calls that have any."""
     answer_line = system.rstrip().rsplit("\n", 1)
     rules = _load("reconcile_attachments").rstrip()
     example = (
@@ -111,7 +111,7 @@ RELEVANCE_SCHEMA: dict[str, Any] = {
 
 
 def reconcile_user_message(existing: list[dict[str, Any]], facts: list[Any]) -> str:
-    """The user turn of the default reconciliation call (seed 001, step 4)."""
+    """The user turn of the default reconciliation call: current memories, then new facts."""
     current = json.dumps(existing, ensure_ascii=False, indent=2) if existing else "[]"
     new = json.dumps(facts, ensure_ascii=False, indent=2)
     return "Current memories:\n```\n" + current + "\n```\n\nNew facts:\n```\n" + new + "\n```\n"

@@ -1,4 +1,4 @@
-"""Seed 004's preference shortcuts: what the offline rules fully understand skips the LLM."""
+"""Preference shortcuts: what the offline rules fully understand skips the LLM."""
 
 from __future__ import annotations
 

@@ -142,7 +142,7 @@ class MemoryService:
 
     def get(self, tenant_id: str, memory_id: str) -> Fact:
         fact = self.facts.get(tenant_id, memory_id)
-        # Reading one memory counts as a use for least-recently-used pruning (seed 004); searches
+        # Reading one memory counts as a use for least-recently-used pruning; searches
         # do not, to keep a write off the hot path.
         self.facts.touch(tenant_id, [memory_id], utcnow())
         return fact
