@@ -28,7 +28,8 @@ def reconcile_system_prompt(name: str) -> str:
 
 
 def with_attachments_instructions(system: str) -> str:
-    """The reconciliation prompt plus the attachment rules (where each attachment goes; none is lost), for calls that have any."""
+    """The reconciliation prompt plus the attachment rules (where each attachment goes; none is
+    lost), for calls that have any."""
     answer_line = system.rstrip().rsplit("\n", 1)
     rules = _load("reconcile_attachments").rstrip()
     example = (
