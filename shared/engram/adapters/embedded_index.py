@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from engram.adapters.embedded_coarse import CoarseVectors
 from engram.adapters.embedded_sqlite import DELETE, LOAD, SCHEMA, UPSERT, db_row, sqlite_errors
 from engram.adapters.recording_order import RecordingOrder
 from engram.domain.errors import EngramError, ValidationError
@@ -82,6 +83,7 @@ class _UserIndex:
         self.vectors: FloatArray = np.empty((0, dimensions), dtype=np.float32)
         self.lengths: FloatArray = np.empty(0, dtype=np.float32)  # BM25 document lengths
         self.recorded = RecordingOrder()
+        self.coarse = CoarseVectors()
         self.ids: list[str] = []
         self.rows: dict[str, int] = {}
         self.terms: list[dict[str, int]] = []
@@ -106,6 +108,7 @@ class _UserIndex:
         lengths[:capacity] = self.lengths
         self.vectors, self.lengths = vectors, lengths
         self.recorded.reserve(new_capacity)
+        self.coarse.reserve(new_capacity)
 
     def put(
         self, doc_id: str, vector: FloatArray, terms: dict[str, int], keys: list[FilterKey], created: float
@@ -123,6 +126,7 @@ class _UserIndex:
             self._unlink(row)
             self.recorded.change(row, created)
         self.vectors[row] = vector
+        self.coarse.set(row, vector)
         self._link(row, terms, keys)
 
     def remove(self, doc_id: str) -> None:
@@ -135,6 +139,7 @@ class _UserIndex:
             moved_id, moved_terms, moved_keys = self.ids[last], self.terms[last], self.keys[last]
             self._unlink(last)
             self.vectors[row] = self.vectors[last]
+            self.coarse.move(row, last)
             self.recorded.move_last(row, last)
             self.ids[row] = moved_id
             self.rows[moved_id] = row
@@ -202,14 +207,15 @@ class _UserIndex:
         n = len(self.ids)
         if n == 0:
             return []
+        mask = self.mask(filters)
+        candidates = None if mask is None else np.flatnonzero(mask)
+        if self.coarse.sync(self.vectors, n):  # a large user: coarse pass, then exact re-score
+            candidates = self.coarse.candidates(query, n, candidates, k)
         # einsum is a single-threaded SIMD loop: as fast as BLAS on one core, and it does not stall
         # (10x slower medians measured) when OpenBLAS threads compete with the embedder for cores.
-        scores: FloatArray = np.einsum("ij,j->i", self.vectors[:n], query)
-        mask = self.mask(filters)
-        if mask is None:
-            return self._top(scores, None, k)
-        candidates = np.flatnonzero(mask)
-        return self._top(scores[candidates], candidates, k)
+        if candidates is None:
+            return self._top(np.einsum("ij,j->i", self.vectors[:n], query), None, k)
+        return self._top(np.einsum("ij,j->i", self.vectors[candidates], query), candidates, k)
 
     def text_search(self, query_terms: list[str], k: int, filters: SearchFilters | None) -> list[ScoredId]:
         n = len(self.ids)
