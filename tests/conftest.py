@@ -29,3 +29,23 @@ def _fresh_settings() -> None:
     from engram.settings import get_settings
 
     get_settings.cache_clear()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # the controller, before any worker records
+        from tests.figures import clear
+
+        clear()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The reliability and security figures of this run, where zeros are promised."""
+    from tests.figures import collected
+
+    rows = collected()
+    if not rows:
+        return
+    terminalreporter.section("Engram reliability and security figures")
+    for row in rows:
+        figures = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in row.items() if k != "name")
+        terminalreporter.write_line(f"{row['name']}: {figures}")

@@ -18,6 +18,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from engram.bootstrap import container
 from engram.domain.errors import EngramError, UnauthorizedError
 from engram.domain.filters import ListFilters
+from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
 from engram.http.errors import to_http, validation_body
 from engram.http.models import (
@@ -36,6 +37,7 @@ from engram.http.models import (
     TaskView,
     aware,
 )
+from engram.http.screen import screen
 
 logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True)
@@ -43,7 +45,7 @@ app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
 
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
-UserId = Annotated[str, Query(min_length=1, max_length=256)]
+UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 
 
 def tenant() -> str:
@@ -172,4 +174,4 @@ def get_attachment(attachment_id: str) -> AttachmentView:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return screen(event) or app.resolve(event, context)

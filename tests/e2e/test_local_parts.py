@@ -145,9 +145,7 @@ def test_the_authorizer_result_is_cached_per_key(template: Template) -> None:
 
 def test_binary_bodies_are_base64_both_ways(template: Template) -> None:
     png = b"\x89PNG\r\n\x1a\n\x00\xff"
-    api = FakeFunction(
-        lambda e: {"statusCode": 200, "body": base64.b64encode(png).decode(), "isBase64Encoded": True}
-    )
+    api = FakeFunction(lambda e: {"statusCode": 200, "body": base64.b64encode(png).decode(), "isBase64Encoded": True})
     reply = gateway(template, FakeFunction(policy("Allow")), api).handle(
         request("POST", "/v1/attachments", png, **{"Content-Type": "application/octet-stream"})
     )

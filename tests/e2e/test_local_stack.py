@@ -111,6 +111,10 @@ def test_unknown_routes_and_methods(acme: Api) -> None:
     assert acme.request("GET", "/v1/nothing-here").status_code == 404
     resp = acme.request("PUT", "/v1/memories")
     assert resp.status_code == 405 and "GET" in resp.headers["allow"]
+    for method in ("TRACE", "CONNECT", "BREW"):  # not http.server's 501 HTML page
+        resp = acme.request(method, "/v1/memories")
+        assert resp.status_code == 405 and "POST" in resp.headers["allow"], (method, resp.text)
+        assert resp.headers["content-type"].startswith("application/json")
 
 
 def test_memories_survive_a_restart(stack: StackProcess, acme: Api) -> None:

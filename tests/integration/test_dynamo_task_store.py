@@ -48,7 +48,9 @@ def store(clients: tuple[Any, Any]) -> DynamoTaskStore:
 
 def task(tenant: str = "acme", content: str = "I moved to Lisbon", **kw: Any) -> Task:
     request = AddRequest(
-        messages=[Message(role="user", content=content), Message(role="assistant", content="Noted", name="bot")],
+        # Long contents are split over messages of at most MAX_MESSAGE_CHARS, as a client must send them.
+        messages=[Message(role="user", content=content[i : i + 100_000]) for i in range(0, len(content), 100_000)]
+        + [Message(role="assistant", content="Noted", name="bot")],
         user_id="u1",
         agent_id="agent-1",
         run_id="run-9",

@@ -20,7 +20,11 @@ def test_a_long_message_is_split_at_sentence_ends_and_nothing_is_lost() -> None:
 
 
 @given(
-    st.lists(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300), min_size=1, max_size=30),
+    st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=300),
+        min_size=1,
+        max_size=30,
+    ),
     st.integers(min_value=20, max_value=400),
 )
 def test_windows_keep_every_character_in_order_and_respect_the_limit(contents: list[str], limit: int) -> None:

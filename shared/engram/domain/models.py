@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engram.domain.limits import MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -56,8 +58,8 @@ class Scope(BaseModel):
 
 class Message(BaseModel):
     role: Literal["user", "assistant", "system", "tool"]
-    content: str = Field(min_length=1)
-    name: str | None = None
+    content: MessageText
+    name: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
 
 class MemorySource(BaseModel):
@@ -176,11 +178,11 @@ class AddRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not a silent default
 
-    messages: list[Message] = Field(min_length=1)
-    user_id: str = Field(min_length=1, max_length=256)
-    agent_id: str | None = Field(default=None, max_length=256)
-    run_id: str | None = Field(default=None, max_length=256)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    messages: list[Message] = Field(min_length=1, max_length=MAX_MESSAGES)
+    user_id: ScopeId
+    agent_id: ScopeId | None = None
+    run_id: ScopeId | None = None
+    metadata: Metadata = Field(default_factory=dict)
     infer: bool = True
     deduplicate: bool = True
     prompt: ExtractionPrompt | None = None

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engram.domain.limits import MAX_QUERY_CHARS, Metadata, ScopeId
 from engram.domain.models import (
     Attachment,
     Event,
@@ -61,10 +62,10 @@ def aware(when: datetime | None) -> datetime | None:
 
 
 class SearchBody(Strict):
-    query: str = Field(min_length=1, max_length=4000)
-    user_id: str = Field(min_length=1, max_length=256)
-    agent_id: str | None = Field(default=None, max_length=256)
-    run_id: str | None = Field(default=None, max_length=256)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    user_id: ScopeId
+    agent_id: ScopeId | None = None
+    run_id: ScopeId | None = None
     top_k: int = Field(default=10, ge=1, le=100)
     filters: MetadataFilters | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -167,8 +168,8 @@ class ListResponse(BaseModel):
 
 
 class PatchBody(Strict):
-    text: str | None = Field(default=None, min_length=1, max_length=8000)
-    metadata: dict[str, Any] | None = None
+    text: str | None = Field(default=None, min_length=1, max_length=8000, pattern=r"^[^\x00]*$")
+    metadata: Metadata | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     is_protected: bool | None = None
     memory_bank: MemoryBank | None = None

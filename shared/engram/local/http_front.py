@@ -33,6 +33,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
 
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, CONNECT, made-up ones) goes to the gateway too, which answers
+        # 405 with Allow like API Gateway, instead of http.server's 501 HTML page.
+        if name.startswith("do_"):
+            return self._serve
+        raise AttributeError(name)
+
     def _serve(self) -> None:
         started = time.monotonic()
         try:
