@@ -9,7 +9,7 @@ from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
 from engram.reconcile.shortcuts import ShortcutExtractor, ShortcutReconciler
-from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json
+from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="local", user_id="alice")
 
@@ -69,3 +69,29 @@ def test_shortcuts_skip_the_llm_for_statements_the_rules_understand() -> None:
     assert [f.text for f in facts.list_current("local", "alice").items] == [
         "Is writing a thesis on graph neural networks"
     ]
+
+
+def test_facts_an_llm_extracted_are_reconciled_by_the_llm_even_with_keys() -> None:
+    """An LLM's keys are free-form: the key rules would add a paraphrase the LLM would call NONE."""
+    llm = ScriptedLLM()
+    facts = MemoryFactStore()
+    pipeline = IngestPipeline(
+        facts,
+        MemoryIndex(),
+        HashEmbedder(),
+        ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(llm)),
+        ShortcutReconciler(KeyReconciler(), LLMReconciler(llm)),
+    )
+    keyed = (
+        '{"facts": [{"text": "%s", "fact_key": "hobby", "fact_value": "%s", '
+        '"memory_bank": "Interests", "importance": 0.5}]}'
+    )
+    llm.answers.append(keyed % ("Loves hiking in the Alps", "hiking"))
+    say(pipeline, "Lately the Alps and long hikes are what my weekends are about", "t1")
+    llm.answers += [
+        keyed % ("Really loves hiking in the Alps", "the Alps"),
+        memory_json({"id": "0", "text": "Loves hiking in the Alps", "event": "NONE"}),
+    ]
+    say(pipeline, "Most weekends I'm off hiking somewhere in the Alps, honestly", "t2")
+    assert [c["name"] for c in llm.calls] == ["facts", "facts", "memory"]  # the LLM decided
+    assert [f.text for f in facts.list_current("local", "alice").items] == ["Loves hiking in the Alps"]

@@ -254,6 +254,7 @@ class CandidateFact(BaseModel):
     negated: bool = False  # "I don't like X anymore": retires a memory, adds nothing
     attachment_ids: list[str] = Field(default_factory=list)
     message_index: int | None = None  # the message it came from, when the extractor knows it
+    by_llm: bool = False  # its key and value are an LLM's reading, not a rule's
 
 
 class Decision(BaseModel):

@@ -30,6 +30,7 @@ def _interpret(answer: Any) -> list[CandidateFact]:
                 text=str(item["text"]).strip(),
                 fact_key=key.strip() or None if isinstance(key, str) else None,
                 fact_value=value.strip() or None if isinstance(value, str) else None,
+                by_llm=True,
                 memory_bank=MemoryBank(str(bank)) if bank in MemoryBank._value2member_map_ else MemoryBank.GENERAL,
                 importance=min(1.0, max(0.0, float(importance))) if isinstance(importance, int | float) else 0.5,
             )

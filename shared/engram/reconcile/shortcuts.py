@@ -36,7 +36,8 @@ class ShortcutExtractor:
 
 
 class ShortcutReconciler:
-    """Key rules decide when every new fact carries a key (it came from the rules); else the LLM."""
+    """Key rules decide when every new fact carries a key a rule gave it; else the LLM. (An LLM's
+    keys are free-form, so facts it extracted are always decided by the LLM.)"""
 
     def __init__(self, rules: Reconciler, llm: Reconciler) -> None:
         self._rules = rules
@@ -50,5 +51,5 @@ class ShortcutReconciler:
         conversation: str,
         attachments: Mapping[str, Attachment] | None = None,
     ) -> tuple[list[Decision], Usage]:
-        decider = self._rules if facts and all(f.fact_key for f in facts) else self._llm
+        decider = self._rules if facts and all(f.fact_key and not f.by_llm for f in facts) else self._llm
         return decider.reconcile(facts, existing, strategy, conversation, attachments=attachments)
