@@ -15,6 +15,7 @@ from engram.domain.models import (
     HistoryEvent,
     MemoryBank,
     Task,
+    TaskKind,
     TaskResult,
     TaskStatus,
     Usage,
@@ -32,6 +33,7 @@ class Accepted(BaseModel):
 
 class TaskView(BaseModel):
     task_id: str
+    kind: TaskKind = TaskKind.ADD
     status: TaskStatus
     results: list[TaskResult]
     error: str | None = None
@@ -155,6 +157,7 @@ class HistoryView(BaseModel):
 
 class HistoryResponse(BaseModel):
     results: list[HistoryView]
+    next_cursor: str | None = None
 
 
 class Deleted(BaseModel):
