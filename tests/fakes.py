@@ -16,6 +16,7 @@ from engram.domain.models import (
     Attachment,
     Fact,
     HistoryEvent,
+    HistoryPage,
     IndexDoc,
     LLMReply,
     Page,
@@ -142,6 +143,22 @@ class MemoryFactStore:
             if fact is not None:
                 fact.last_accessed_at = when
                 fact.access_count += 1
+
+    def history_page(self, tenant_id: str, memory_id: str, limit: int, cursor: str | None = None) -> HistoryPage:
+        events = self.history(tenant_id, memory_id)
+        start = int(cursor or 0)
+        more = start + limit < len(events)
+        return HistoryPage(items=events[start : start + limit], next_cursor=str(start + limit) if more else None)
+
+    def close_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]], valid_to: datetime) -> list[bool]:
+        closed = []
+        for fact, event in pairs:
+            try:
+                self.close(fact, valid_to, event)
+                closed.append(True)
+            except ConflictError:
+                closed.append(False)
+        return closed
 
     def texts(self, tenant_id: str, user_id: str) -> list[str]:
         return sorted(f.text for f in self.list_current(tenant_id, user_id, limit=10_000).items)

@@ -122,9 +122,9 @@ def list_memories(
 
 
 @app.delete("/v1/memories")
-def delete_all(user_id: UserId) -> Deleted:
-    count = container().memories.delete_all(tenant(), user_id)
-    return Deleted(deleted=count, message=f"deleted {count} memories of user {user_id}")
+def delete_all(user_id: UserId) -> Response[Accepted]:
+    task = container().memories.delete_all(tenant(), user_id)
+    return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
 @app.get("/v1/memories/<memory_id>")
@@ -152,9 +152,13 @@ def delete_memory(memory_id: str) -> Deleted:
 
 
 @app.get("/v1/memories/<memory_id>/history")
-def memory_history(memory_id: str) -> HistoryResponse:
-    events = container().memories.history(tenant(), memory_id)
-    return HistoryResponse(results=[HistoryView.of(e) for e in events])
+def memory_history(
+    memory_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+) -> HistoryResponse:
+    page = container().memories.history(tenant(), memory_id, limit, cursor)
+    return HistoryResponse(results=[HistoryView.of(e) for e in page.items], next_cursor=page.next_cursor)
 
 
 @app.post("/v1/attachments")

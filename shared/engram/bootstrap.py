@@ -24,6 +24,7 @@ from engram.domain.ports import (
 )
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.lifecycle import Lifecycle
+from engram.services.forget import Forgetter, UserForgetter
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
 from engram.services.worker import ExtractionWorker
@@ -244,7 +245,20 @@ class Container:
 
     @cached_property
     def worker(self) -> ExtractionWorker:
-        return ExtractionWorker(self.tasks, self.pipeline, self.blobs)
+        return ExtractionWorker(self.tasks, self.pipeline, self.blobs, forgetter=self.forgetter)
+
+    # --- delete-all (bulk forgetting) ---------------------------------------------------------
+    @cached_property
+    def forgetters(self) -> list[Forgetter]:
+        """What else keeps something of a user, called after the memories are closed (the graph's
+        GraphService.forget_user goes here)."""
+        return []
+
+    @cached_property
+    def forgetter(self) -> UserForgetter:
+        return UserForgetter(
+            self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters
+        )
 
 
 @lru_cache(maxsize=1)

@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     summarise_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     summarise_min_cluster_size: int = Field(default=3, ge=2)
 
+    # Delete-all: memories closed per batch (one list page, then transactions of 50)
+    delete_all_batch_size: int = Field(default=500, ge=1, le=1000)
+
     # Local stack
     data_dir: Path = Path(".engram")
     local_api_keys: str | None = None  # "tenant:key,other:key2"

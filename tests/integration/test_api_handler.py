@@ -110,10 +110,8 @@ def test_search_list_get_patch_history_delete(call: Any, stack: Stack) -> None:
     found = call("POST", "/v1/memories/search", {"query": "Munich", "user_id": "alice"})[1]
     assert memory_id not in [r["id"] for r in found["results"]]
 
-    status, deleted = call("DELETE", "/v1/memories", query={"user_id": "alice"})
-    assert status == 200 and deleted["deleted"] == 2
-    assert call("GET", "/v1/memories", query={"user_id": "alice"})[1]["results"] == []
-    assert stack.container.index.ids("acme", "alice") == set()
+    status, accepted = call("DELETE", "/v1/memories", query={"user_id": "alice"})
+    assert status == 202 and accepted["status"] == "queued"  # tests/integration/test_delete_all.py runs it
 
 
 def test_another_tenant_sees_nothing(call: Any, stack: Stack) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from engram.adapters.aws_clients import aws_errors
-from engram.adapters.dynamo_fact_store import from_dynamo, to_dynamo
+from engram.adapters.dynamo_values import from_dynamo, to_dynamo
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.models import Attachment
 

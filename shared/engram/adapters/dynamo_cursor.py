@@ -1,8 +1,4 @@
-"""Page cursors over a user's partition of a DynamoDB index: the last item's key, base64 JSON.
-
-A cursor is checked before it steers a query: only the expected key attributes, all strings, and the
-caller's own partition, so another user's (or tenant's) cursor cannot read their listing.
-"""
+"""Page cursors for DynamoDB queries: the last item's key, base64 JSON, checked on the way back in."""
 
 from __future__ import annotations
 
@@ -14,13 +10,17 @@ from typing import Any
 
 from engram.domain.errors import ValidationError
 
+Item = dict[str, Any]
 
-def encode_cursor(item: dict[str, Any], keys: Sequence[str]) -> str:
+
+def encode_cursor(item: Item, keys: Sequence[str]) -> str:
     key = {name: item[name] for name in keys}
     return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
 
 
-def decode_cursor(cursor: str, keys: Sequence[str], partition_attr: str, partition: str) -> dict[str, Any]:
+def decode_cursor(cursor: str, keys: Sequence[str], partition_key: str, partition: str) -> Item:
+    """The ExclusiveStartKey in `cursor`; a ValidationError naming `cursor` unless it is one of ours
+    for this very partition (a cursor from another user's or tenant's listing must not steer a query)."""
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
     except (binascii.Error, UnicodeDecodeError, ValueError) as err:
@@ -30,6 +30,6 @@ def decode_cursor(cursor: str, keys: Sequence[str], partition_attr: str, partiti
         and set(key) == set(keys)
         and all(isinstance(v, dict) and isinstance(v.get("S"), str) and len(v) == 1 for v in key.values())
     )
-    if not valid or key[partition_attr]["S"] != partition:
-        raise ValidationError("cursor", "is not a cursor returned by this API for this user")
+    if not valid or key[partition_key]["S"] != partition:
+        raise ValidationError("cursor", "is not a cursor returned by this API for this listing")
     return dict(key)

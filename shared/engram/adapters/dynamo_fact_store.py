@@ -7,10 +7,8 @@ gsi1sk={created_at iso}#{memory_id}) holds only current facts, which is what lis
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -20,8 +18,10 @@ from pydantic import TypeAdapter
 from engram.adapters.aws_clients import aws_errors, cancellation_codes, error_code
 from engram.adapters.dynamo_batch import batch_get
 from engram.adapters.dynamo_cursor import decode_cursor, encode_cursor
+from engram.adapters.dynamo_filters import add_filters
+from engram.adapters.dynamo_values import from_dynamo, to_dynamo
 from engram.domain.errors import ConflictError, NotFoundError, ValidationError
-from engram.domain.models import Fact, HistoryEvent, Page, SearchFilters, utcnow
+from engram.domain.models import Fact, HistoryEvent, HistoryPage, Page, SearchFilters, utcnow
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -33,6 +33,7 @@ USER_INDEX = "by_user"
 FACT_SK = "FACT"
 _KEY_ATTRS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "item_type"})
 _CURSOR_KEYS = ("pk", "sk", "gsi1pk", "gsi1sk")
+_HISTORY_CURSOR_KEYS = ("pk", "sk")
 _FACTS_PER_TRANSACTION = 50  # TransactWriteItems takes 100 items: a fact and its history event each
 _CONDITION_FAILED = "ConditionalCheckFailed"
 _FILTERED_PAGE = 100  # items evaluated per query when a filter may drop most of them
@@ -60,32 +61,6 @@ def memory_pk(tenant_id: str, memory_id: str) -> str:
 
 def user_gsi_pk(tenant_id: str, user_id: str) -> str:
     return f"T#{_check_scope_part('tenant_id', tenant_id)}#U#{user_id}"
-
-
-def to_dynamo(value: Any, path: str = "value") -> Any:
-    """Python value -> what TypeSerializer accepts (floats become exact Decimals)."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValidationError(path, "must be a finite number")
-        return Decimal(repr(value))
-    if isinstance(value, dict):
-        return {str(k): to_dynamo(v, f"{path}.{k}") for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_dynamo(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    return value
-
-
-def from_dynamo(value: Any) -> Any:
-    """Inverse of to_dynamo: Decimals back to int when integral, float otherwise."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: from_dynamo(v) for k, v in value.items()}
-    if isinstance(value, list | set | tuple):
-        return [from_dynamo(v) for v in value]
-    return value
 
 
 def _attributes(model: Fact | HistoryEvent) -> Item:
@@ -173,7 +148,7 @@ class DynamoFactStore:
             "ExpressionAttributeValues": {":u": _s(partition)},
             "ScanIndexForward": False,  # newest first
         }
-        has_filter = _add_filters(params, filters)
+        has_filter = add_filters(params, filters)
         start = decode_cursor(cursor, _CURSOR_KEYS, "gsi1pk", partition) if cursor else None
         found: list[Item] = []
         # Read one item past the page so that next_cursor is None exactly when nothing is left.
@@ -223,6 +198,26 @@ class DynamoFactStore:
                 return events
             params["ExclusiveStartKey"] = last
 
+    def history_page(self, tenant_id: str, memory_id: str, limit: int, cursor: str | None = None) -> HistoryPage:
+        """One page of history, oldest first; reads one event past the page so that next_cursor is
+        None exactly when nothing is left."""
+        partition = memory_pk(tenant_id, memory_id)
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :h)",
+            "ExpressionAttributeValues": {":pk": _s(partition), ":h": _s("H#")},
+            "ScanIndexForward": True,
+            "ConsistentRead": True,
+            "Limit": limit + 1,
+        }
+        if cursor:
+            params["ExclusiveStartKey"] = decode_cursor(cursor, _HISTORY_CURSOR_KEYS, "pk", partition)
+        with aws_errors(self._table):
+            items = self._db.query(**params).get("Items", [])
+        page = items[:limit]
+        next_cursor = encode_cursor(page[-1], _HISTORY_CURSOR_KEYS) if len(items) > limit else None
+        return HistoryPage(items=[HistoryEvent.model_validate(plain_item(i)) for i in page], next_cursor=next_cursor)
+
     # -- writes ------------------------------------------------------------------------------------
 
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
@@ -245,30 +240,38 @@ class DynamoFactStore:
     def add_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]]) -> list[bool]:
         """add() for many facts in as few transactions as DynamoDB allows (two items per fact). A
         fact that exists already (a replay) is left as it is and reported False, like add()."""
-        added = [True] * len(pairs)
+
+        new = {"TableName": self._table, "ConditionExpression": "attribute_not_exists(pk)"}
+        put = [{"Put": {**new, "Item": self._fact_item(f)}} for f, _ in pairs]
+        return self._transact_pairs([[p, self._history_put(f, e)] for p, (f, e) in zip(put, pairs, strict=True)])
+
+    def close_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]], valid_to: datetime) -> list[bool]:
+        """close() for many facts, 50 per transaction. A fact changed or closed since it was read is
+        left as it is and reported False (the caller reads it again if it still wants it closed)."""
+        return self._transact_pairs([[self._close_update(f, valid_to), self._history_put(f, e)] for f, e in pairs])
+
+    def _transact_pairs(self, pairs: list[list[dict[str, Any]]]) -> list[bool]:
+        """Writes (conditional fact item, history item) pairs in transactions of 50 pairs; a pair
+        whose fact condition fails is dropped and the rest of its transaction retried. True where written."""
+        written = [True] * len(pairs)
         for start in range(0, len(pairs), _FACTS_PER_TRANSACTION):
             chunk = list(range(start, min(start + _FACTS_PER_TRANSACTION, len(pairs))))
             while chunk:
-                items: list[dict[str, Any]] = []
-                for i in chunk:
-                    fact, event = pairs[i]
-                    put = {"TableName": self._table, "Item": self._fact_item(fact)}
-                    items += [{"Put": {**put, "ConditionExpression": "attribute_not_exists(pk)"}}]
-                    items += [self._history_put(fact, event)]
                 with aws_errors(self._table):
                     try:
+                        items = [item for i in chunk for item in pairs[i]]
                         self._db.transact_write_items(TransactItems=_transact_items(*items))
                         break
                     except ClientError as err:
                         reasons = cancellation_codes(err) if error_code(err) == "TransactionCanceledException" else []
-                        # Fact puts are the even items; their failed condition means "exists already".
-                        existing = {chunk[k // 2] for k in range(0, len(reasons), 2) if reasons[k] == _CONDITION_FAILED}
-                        if not existing:
+                        # Fact items are the even ones; their failed condition means "not as expected".
+                        failed = {chunk[k // 2] for k in range(0, len(reasons), 2) if reasons[k] == _CONDITION_FAILED}
+                        if not failed:
                             raise
-                for i in existing:
-                    added[i] = False
-                chunk = [i for i in chunk if i not in existing]
-        return added
+                for i in failed:
+                    written[i] = False
+                chunk = [i for i in chunk if i not in failed]
+        return written
 
     def replace(self, previous: Fact, new: Fact, event: HistoryEvent) -> None:
         if new.id != previous.id or new.tenant_id != previous.tenant_id:
@@ -289,7 +292,10 @@ class DynamoFactStore:
         self._transact([put_new, put_old, self._history_put(new, event)], previous)
 
     def close(self, fact: Fact, valid_to: datetime, event: HistoryEvent) -> None:
-        update = {
+        self._transact([self._close_update(fact, valid_to), self._history_put(fact, event)], fact)
+
+    def _close_update(self, fact: Fact, valid_to: datetime) -> dict[str, Any]:
+        return {
             "Update": {
                 "TableName": self._table,
                 "Key": self._key(fact.tenant_id, fact.id),
@@ -310,7 +316,6 @@ class DynamoFactStore:
                 },
             }
         }
-        self._transact([update, self._history_put(fact, event)], fact)
 
     def _transact(self, items: list[dict[str, Any]], expected: Fact) -> None:
         with aws_errors(self._table):
@@ -359,27 +364,3 @@ def _fact_condition_failed(err: ClientError) -> bool:
         return False
     reasons = cancellation_codes(err)
     return bool(reasons) and reasons[0] == "ConditionalCheckFailed"
-
-
-def _add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
-    if filters is None:
-        return False
-    parts: list[str] = []
-    names: dict[str, str] = {}
-    values: dict[str, Any] = params["ExpressionAttributeValues"]
-    for field in ("agent_id", "run_id", "memory_bank", "fact_key", "is_protected"):
-        value = getattr(filters, field, None)  # the last two: ListFilters only
-        if value is not None:
-            parts.append(f"#{field} = :{field}")
-            names[f"#{field}"] = field
-            values[f":{field}"] = {"BOOL": value} if isinstance(value, bool) else _s(str(value))
-    for i, (key, value) in enumerate(sorted(filters.metadata.items())):
-        parts.append(f"#metadata.#mk{i} = :mv{i}")
-        names["#metadata"] = "metadata"
-        names[f"#mk{i}"] = key
-        values[f":mv{i}"] = _SER.serialize(to_dynamo(value, f"metadata.{key}"))
-    if not parts:
-        return False
-    params["FilterExpression"] = " AND ".join(parts)
-    params["ExpressionAttributeNames"] = names
-    return True

@@ -222,10 +222,16 @@ class Usage(BaseModel):
         self.completion_tokens += other.completion_tokens
 
 
+class TaskKind(StrEnum):
+    ADD = "add"  # extract and reconcile the request's messages
+    DELETE_ALL = "delete_all"  # forget every current memory of the user
+
+
 class Task(BaseModel):
     task_id: str = Field(default_factory=new_id)
     tenant_id: str
     user_id: str
+    kind: TaskKind = TaskKind.ADD  # tasks stored before kinds existed are adds
     status: TaskStatus = TaskStatus.QUEUED
     request: AddRequest | None = None  # None when the payload lives in the blob store
     payload_key: str | None = None
@@ -316,6 +322,11 @@ class SearchQuery(BaseModel):
 
 class Page(BaseModel):
     items: list[Fact]
+    next_cursor: str | None = None
+
+
+class HistoryPage(BaseModel):
+    items: list[HistoryEvent]
     next_cursor: str | None = None
 
 

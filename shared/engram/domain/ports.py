@@ -14,6 +14,7 @@ from engram.domain.models import (
     ExtractionPrompt,
     Fact,
     HistoryEvent,
+    HistoryPage,
     IndexDoc,
     LLMReply,
     Message,
@@ -82,6 +83,15 @@ class FactStore(Protocol):
 
     def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
         """Oldest first."""
+        ...
+
+    def history_page(self, tenant_id: str, memory_id: str, limit: int, cursor: str | None = None) -> HistoryPage:
+        """At most `limit` events, oldest first, and the cursor of the next page (None at the end)."""
+        ...
+
+    def close_many(self, pairs: Sequence[tuple[Fact, HistoryEvent]], valid_to: datetime) -> list[bool]:
+        """close() for each pair in as few round trips as the store allows; False (nothing written)
+        where the fact changed or was closed since it was read."""
         ...
 
     def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:

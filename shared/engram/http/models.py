@@ -20,6 +20,7 @@ from engram.domain.models import (
     SearchFilters,
     SearchQuery,
     Task,
+    TaskKind,
     TaskResult,
     TaskStatus,
     Usage,
@@ -37,6 +38,7 @@ class Accepted(BaseModel):
 
 class TaskView(BaseModel):
     task_id: str
+    kind: TaskKind = TaskKind.ADD
     status: TaskStatus
     results: list[TaskResult]
     error: str | None = None
@@ -202,6 +204,7 @@ class HistoryView(BaseModel):
 
 class HistoryResponse(BaseModel):
     results: list[HistoryView]
+    next_cursor: str | None = None
 
 
 class Deleted(BaseModel):

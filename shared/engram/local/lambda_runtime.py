@@ -1,9 +1,12 @@
 """Run a function's handler in this process the way one warm Lambda container would.
 
 Each function directory is its own code root with its own `app.py`, so handlers are loaded by
-file under a unique module name (none of ours imports a sibling module). One lock per function:
-a container serves one event at a time, and the handlers keep per-invocation state in module
-globals (Powertools resolver, logger keys).
+file under a unique module name (none of ours imports a sibling module). As on Lambda, a function
+runs in up to `max_instances` instances at once, each with its own copy of the handler module: an
+instance serves one event at a time (the handlers keep per-invocation state in module globals, such
+as the Powertools resolver's current event), and a new one is loaded when every instance is busy,
+so a slow call never holds up another. What the modules share is the process-wide container
+(engram.bootstrap), whose clients and index are thread-safe.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ from engram.local.names import function_arn, physical_name
 from engram.local.template import Function
 
 Handler = Callable[[Any, Any], Any]
+
+DEFAULT_MAX_INSTANCES = 4
+# Loading sets the function's own environment variables for the duration of the import; one load
+# at a time, so that two functions never see each other's values.
+_LOADING = threading.Lock()
 
 
 @dataclass
@@ -48,43 +56,31 @@ class LambdaContext:
 
 
 class LocalFunction:
-    def __init__(self, spec: Function, region: str) -> None:
+    def __init__(self, spec: Function, region: str, max_instances: int = DEFAULT_MAX_INSTANCES) -> None:
+        if max_instances < 1:
+            raise ValueError("max_instances must be at least 1")
         self.spec = spec
         self.region = region
         self.arn = function_arn(region, spec.logical_id)
-        self._lock = threading.Lock()
-        self._handler: Handler | None = None
+        self.max_instances = max_instances
+        self._idle: list[Handler] = []
+        self._instances = 0
+        self._free = threading.Condition()
 
     @property
     def exists(self) -> bool:
         return self.spec.module_file.is_file()
 
-    def load(self) -> Handler:
-        """Imports the handler module once (its module-level code is the cold start).
+    @property
+    def instances(self) -> int:
+        """How many instances have been loaded so far (the cold starts)."""
+        return self._instances
 
-        The function's own literal environment variables (e.g. POWERTOOLS_SERVICE_NAME) are set
-        while it imports, so that what it reads at import time is its own, as in its container.
-        """
-        if self._handler is None:
-            path = self.spec.module_file
-            spec = importlib.util.spec_from_file_location(f"engram_local_fn_{self.spec.logical_id}", path)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {path}")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module  # as an import would: pydantic resolves annotations through it
-            saved = {k: os.environ.get(k) for k in self.spec.environment}
-            os.environ.update(self.spec.environment)
-            try:
-                spec.loader.exec_module(module)
-            finally:
-                for key, value in saved.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
-            handler: Handler = getattr(module, self.spec.attribute)
-            self._handler = handler
-        return self._handler
+    def load(self) -> Handler:
+        """Cold-starts one instance now if none is loaded yet (instead of on the first event)."""
+        handler = self._acquire()
+        self._release(handler)
+        return handler
 
     def context(self) -> LambdaContext:
         return LambdaContext(
@@ -95,7 +91,57 @@ class LocalFunction:
         )
 
     def invoke(self, event: Any) -> Any:
-        """Calls the handler with a fresh context; its exceptions propagate (the caller decides)."""
-        with self._lock:
-            handler = self.load()
+        """Calls the handler of an idle instance with a fresh context; its exceptions propagate."""
+        handler = self._acquire()
+        try:
             return handler(event, self.context())
+        finally:
+            self._release(handler)
+
+    def _acquire(self) -> Handler:
+        with self._free:
+            while not self._idle and self._instances >= self.max_instances:
+                self._free.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._instances += 1
+            number = self._instances
+        try:
+            return self._import(number)
+        except BaseException:
+            with self._free:
+                self._instances -= 1
+                self._free.notify()
+            raise
+
+    def _release(self, handler: Handler) -> None:
+        with self._free:
+            self._idle.append(handler)
+            self._free.notify()
+
+    def _import(self, number: int) -> Handler:
+        """Imports a fresh copy of the handler module (its module-level code is the cold start).
+
+        The function's own literal environment variables (e.g. POWERTOOLS_SERVICE_NAME) are set
+        while it imports, so that what it reads at import time is its own, as in its container.
+        """
+        path = self.spec.module_file
+        name = f"engram_local_fn_{self.spec.logical_id}_{number}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # as an import would: pydantic resolves annotations through it
+        with _LOADING:
+            saved = {k: os.environ.get(k) for k in self.spec.environment}
+            os.environ.update(self.spec.environment)
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+        handler: Handler = getattr(module, self.spec.attribute)
+        return handler

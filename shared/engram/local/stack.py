@@ -52,6 +52,7 @@ class StackConfig:
     host: str = "127.0.0.1"
     template_path: Path = Path("template.yaml")
     region: str = "us-east-1"
+    instances: int = 4  # concurrent instances per function, as Lambda scales out under load
 
 
 @dataclass
@@ -102,7 +103,7 @@ class LocalStack:
 
         keys = local_keys(get_settings().local_api_keys, config.data_dir)
 
-        functions = {i: LocalFunction(spec, config.region) for i, spec in template.functions.items()}
+        functions = {i: LocalFunction(spec, config.region, config.instances) for i, spec in template.functions.items()}
         self._warm(template, functions, keys)
         for source in template.queue_sources:
             poller = QueuePoller(
@@ -179,4 +180,7 @@ class LocalStack:
         for name in sorted(needed):
             functions[name].load()
         container().embedder.embed(["warm up"])
+        # Built now, once: the instances of several functions share them from many threads.
         container().index  # noqa: B018 - opens the embedded index now
+        container().memories  # noqa: B018
+        container().worker  # noqa: B018

@@ -159,6 +159,24 @@ class Changes:
         self._docs.pop(fact.id, None)
         self._closed.append(fact.id)
 
+    def close_many(
+        self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None
+    ) -> int:
+        """close() for many memories in the store's bulk writes. A memory that changed or was closed
+        since it was read is skipped; returns how many were closed."""
+        when = utcnow()
+        pairs = []
+        for fact in facts:
+            self._check(fact)
+            version = fact.version + 1
+            pairs.append((fact, history_event(fact, Event.DELETE, fact.text, None, actor, task_id, (), note, version)))
+        closed = [fact for fact, ok in zip(facts, self.life.facts.close_many(pairs, when), strict=True) if ok]
+        for fact in closed:
+            self.holders.changed(fact.id, fact.attachment_ids, ())
+            self._docs.pop(fact.id, None)
+            self._closed.append(fact.id)
+        return len(closed)
+
     def commit(self) -> list[bool]:
         """New memories, then the index (one upsert, one delete), then attachment holders (links
         before unlinks, so an attachment moving between memories never looks unheld). Returns, per

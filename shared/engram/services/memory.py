@@ -13,13 +13,14 @@ from engram.domain.models import (
     AddRequest,
     Attachment,
     Fact,
-    HistoryEvent,
+    HistoryPage,
     MemoryBank,
     Message,
     Page,
     SearchFilters,
     SearchQuery,
     Task,
+    TaskKind,
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
@@ -147,9 +148,9 @@ class MemoryService:
         self.facts.touch(tenant_id, [memory_id], utcnow())
         return fact
 
-    def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
+    def history(self, tenant_id: str, memory_id: str, limit: int = 100, cursor: str | None = None) -> HistoryPage:
         self.facts.get(tenant_id, memory_id, include_closed=True)  # 404 for unknown / other tenants
-        return self.facts.history(tenant_id, memory_id)
+        return self.facts.history_page(tenant_id, memory_id, limit, cursor)
 
     # --- corrections --------------------------------------------------------------------------
     @cached_property
@@ -185,15 +186,10 @@ class MemoryService:
         batch.commit()
         return fact
 
-    def delete_all(self, tenant_id: str, user_id: str) -> int:
-        """Forget every current memory of one user; history stays as the audit trail."""
-        deleted = 0
-        while True:
-            page = self.facts.list_current(tenant_id, user_id, limit=100)
-            if not page.items:
-                return deleted
-            batch = self.lifecycle.changes(tenant_id, user_id)
-            for fact in page.items:
-                batch.close(fact, "api")
-            batch.commit()
-            deleted += len(page.items)
+    def delete_all(self, tenant_id: str, user_id: str) -> Task:
+        """Queue the forgetting of every current memory of one user, after the user's queued adds
+        (same FIFO group); the worker closes them in batches (services/forget.py)."""
+        task = Task(tenant_id=tenant_id, user_id=user_id, kind=TaskKind.DELETE_ALL, counts={"deleted": 0})
+        self.tasks.create(task)
+        self.queue.enqueue(task)
+        return task

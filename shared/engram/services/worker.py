@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskStatus, Usage, utcnow
+from engram.domain.errors import EngramError
+from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
+from engram.services.forget import UserForgetter
 from engram.services.task_inputs import load_request, retain_if_source
 
 logger = Logger(child=True)
@@ -37,11 +39,23 @@ def _merge(requests: Sequence[AddRequest]) -> AddRequest:
     )
 
 
+def _split_at_deletes(tasks: Sequence[Task]) -> list[list[Task]]:
+    """Runs of consecutive adds, with each delete-all task on its own, in queue order."""
+    runs: list[list[Task]] = []
+    for task in tasks:
+        if task.kind is TaskKind.DELETE_ALL or not runs or runs[-1][0].kind is TaskKind.DELETE_ALL:
+            runs.append([task])
+        else:
+            runs[-1].append(task)
+    return runs
+
+
 @dataclass
 class ExtractionWorker:
     tasks: TaskStore
     pipeline: IngestPipeline
     blobs: BlobStore | None = None
+    forgetter: UserForgetter | None = None
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -53,8 +67,12 @@ class ExtractionWorker:
         pending = [t for t in tasks if t.status not in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
         if len(pending) < len(tasks):
             logger.info("finished tasks redelivered; ignored", extra={"tasks": [t.task_id for t in tasks]})
-        for group in self._groups(pending):
-            self._run(tenant_id, group, final_attempt)
+        for run in _split_at_deletes(pending):
+            if run[0].kind is TaskKind.DELETE_ALL:
+                self._forget(run[0], final_attempt)
+                continue
+            for group in self._groups(run):
+                self._run(tenant_id, group, final_attempt)
         return tasks  # as saved: _run updates them in place
 
     def fail(self, tenant_id: str, task_id: str, reason: str) -> None:
@@ -114,6 +132,24 @@ class ExtractionWorker:
             task.finished_at = task.updated_at = done
             retain_if_source(task, self.blobs)
         self.tasks.save_many([task for task, _ in group])
+
+    def _forget(self, task: Task, final_attempt: bool) -> None:
+        if self.forgetter is None:
+            raise EngramError("delete-all tasks need a forgetter; none is configured")
+        task.status = TaskStatus.PROCESSING
+        task.attempts += 1
+        task.started_at = task.started_at or utcnow()
+        task.updated_at = utcnow()
+        self.tasks.save(task)
+        try:
+            self.forgetter.run(task)
+        except Exception as err:  # recorded on the task, then re-raised for the queue to retry
+            self._record_failure([task], err, final_attempt)
+            raise
+        task.status = TaskStatus.COMPLETED
+        task.error = None
+        task.finished_at = task.updated_at = utcnow()
+        self.tasks.save(task)
 
     def _request(self, task: Task) -> AddRequest:
         return load_request(task, self.blobs)
