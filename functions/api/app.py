@@ -139,9 +139,7 @@ def get_memory(memory_id: str, include: Annotated[Literal["source"] | None, Quer
 
 @app.patch("/v1/memories/<memory_id>")
 def patch_memory(memory_id: str, body: PatchBody) -> MemoryView:
-    fact = container().memories.update(
-        tenant(), memory_id, body.text, body.metadata, body.importance, body.is_protected, body.memory_bank
-    )
+    fact = container().memories.update(tenant(), memory_id, body)
     return MemoryView.of(fact)
 
 

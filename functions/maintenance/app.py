@@ -23,7 +23,7 @@ class MaintenanceEvent(BaseModel):
     # A misspelt scope key must fail, not silently widen the run to every user.
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["repair", "summarise", "prune"]
+    action: Literal["repair", "dedupe", "summarise", "prune", "expire"]
     execution_id: str | None = None
     tenant_id: str | None = Field(default=None, min_length=1)
     user_id: str | None = Field(default=None, min_length=1)

@@ -22,11 +22,13 @@ from engram.domain.ports import (
     TaskStore,
     VectorIndex,
 )
+from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.lifecycle import Lifecycle
 from engram.services.forget import Forgetter, UserForgetter
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
+from engram.services.touches import TouchBuffer
 from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
@@ -175,6 +177,13 @@ class Container:
         return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
 
     @cached_property
+    def duplicate_rule(self) -> DuplicateRule:
+        s = self.settings
+        if s.duplicate_rule == "cosine_and_text":
+            return DuplicateRule(s.duplicate_cosine_with_text, s.duplicate_text_threshold)
+        return DuplicateRule(s.duplicate_threshold)
+
+    @cached_property
     def pipeline(self) -> IngestPipeline:
         return IngestPipeline(
             self.facts,
@@ -183,6 +192,7 @@ class Container:
             self.extractor,
             self.reconciler,
             duplicate_threshold=self.settings.duplicate_threshold,
+            duplicate_rule=self.duplicate_rule,
             similar_per_fact=self.settings.similar_per_fact,
             attachments=self.attachment_store,
             blobs=self.blobs,
@@ -216,6 +226,7 @@ class Container:
         s = self.settings
         policy = MaintenancePolicy(
             prune_cap=s.prune_cap,
+            dedupe_similarity=s.dedupe_similarity,
             min_age_days=s.summarise_min_age_days,
             similarity=s.summarise_similarity,
             min_cluster_size=s.summarise_min_cluster_size,
@@ -234,6 +245,7 @@ class Container:
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
             searcher=self.searcher,
+            touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
         )
 

@@ -56,6 +56,11 @@ class Settings(BaseSettings):
 
     # Pipeline tuning
     duplicate_threshold: float = 0.95  # cosine at or above this: the same fact
+    # "cosine": duplicate_threshold alone; "cosine_and_text": both thresholds below must hold
+    duplicate_rule: Literal["cosine", "cosine_and_text"] = "cosine"
+    duplicate_cosine_with_text: float = Field(default=0.9, ge=0.0, le=1.0)
+    duplicate_text_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
+    dedupe_similarity: float = Field(default=0.95, ge=0.0, le=1.0)  # the maintenance step's threshold
     similar_per_fact: int = 5
     extraction_window_chars: int = Field(default=12_000, ge=500)  # longer conversations: several calls
     max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store
@@ -68,6 +73,7 @@ class Settings(BaseSettings):
     search_semantic_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
+    touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
 
     # Maintenance
     prune_cap: int = Field(default=2000, ge=0)  # current memories kept per user

@@ -289,10 +289,12 @@ def test_the_maintenance_workflow_runs_each_step_in_order(template: Template) ->
 
     output = StateMachineRun(maintenance(template), invoke, "arn:exec:1", sleep=lambda s: None).run({})
 
-    assert [c[1]["action"] for c in calls] == ["repair", "summarise", "prune"]
+    assert [c[1]["action"] for c in calls] == ["repair", "expire", "dedupe", "summarise", "prune"]
     assert all(c[0] == "arn:fn:maintenance" and c[1]["execution_id"] == "arn:exec:1" for c in calls)
     assert output == {
         "repair": {"report": {"done": "repair"}},
+        "expire": {"report": {"done": "expire"}},
+        "dedupe": {"report": {"done": "dedupe"}},
         "summarise": {"report": {"done": "summarise"}},
         "prune": {"report": {"done": "prune"}},
     }
@@ -310,7 +312,7 @@ def test_a_service_error_is_retried_with_backoff(template: Template) -> None:
 
     StateMachineRun(maintenance(template), invoke, "arn:exec:2", sleep=sleeps.append).run({})
 
-    assert attempts == ["repair", "summarise", "summarise", "summarise", "prune"]
+    assert attempts == ["repair", "expire", "dedupe", "summarise", "summarise", "summarise", "prune"]
     assert sleeps == [2, 4]  # IntervalSeconds 2, BackoffRate 2
 
 
@@ -327,4 +329,4 @@ def test_a_function_error_is_caught_and_fails_the_execution(template: Template) 
         StateMachineRun(maintenance(template), invoke, "arn:exec:3", sleep=lambda s: None).run({})
 
     assert failed.value.error == "MaintenanceFailed"
-    assert attempts == ["repair", "summarise"]  # RuntimeError is not in the Retry list: Catch, then Fail
+    assert attempts == ["repair", "expire", "dedupe", "summarise"]  # RuntimeError is not in the Retry list: Catch, then Fail

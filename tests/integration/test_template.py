@@ -578,7 +578,7 @@ def test_state_machine_definition_parses_and_every_transition_lands() -> None:
 
 def test_state_machine_repairs_then_summarises_then_prunes_daily() -> None:
     steps = tasks()
-    assert [s["Parameters"]["Payload"]["action"] for s in steps] == ["repair", "summarise", "prune"]
+    assert [s["Parameters"]["Payload"]["action"] for s in steps] == ["repair", "expire", "dedupe", "summarise", "prune"]
     assert steps[-1].get("End") is True
     for step in steps:
         assert step["Resource"] == "arn:aws:states:::lambda:invoke"

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.domain.errors import LLMOutputError
-from engram.domain.models import AddRequest, Attachment, AttachmentInput, Message, Scope
+from engram.domain.models import AddRequest, Attachment, AttachmentInput, MemoryPatch, Message, Scope
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
@@ -140,7 +140,7 @@ def test_no_attachment_of_a_current_memory_is_lost(ops: list[tuple[Any, ...]], s
         elif current:
             target = current[arg % len(current)]
             if kind == "patch":
-                service.update("acme", target.id, text=f"edited {step}")
+                service.update("acme", target.id, MemoryPatch(text=f"edited {step}"))
             else:
                 service.delete("acme", target.id)
                 deleted_ids = {target.id}

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from engram.domain.limits import MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
 
@@ -96,6 +96,7 @@ class Fact(BaseModel):
     version: int = 1
     embedding_model: str | None = None
     source: MemorySource | None = None
+    expires_at: datetime | None = None  # hidden from reads once passed; the expire step closes it
     hash: str = ""
 
     def model_post_init(self, __context: Any) -> None:
@@ -109,6 +110,9 @@ class Fact(BaseModel):
     @property
     def is_current(self) -> bool:
         return self.valid_to is None
+
+    def expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
 
 
 class HistoryEvent(BaseModel):
@@ -185,6 +189,7 @@ class AddRequest(BaseModel):
     metadata: Metadata = Field(default_factory=dict)
     infer: bool = True
     deduplicate: bool = True
+    expires_at: AwareDatetime | None = None  # the memories this add creates are forgotten then
     prompt: ExtractionPrompt | None = None
     strategy: ReconcileStrategy = ReconcileStrategy.DEFAULT
     attachments: list[AttachmentInput] = Field(default_factory=list, max_length=50)
@@ -307,6 +312,17 @@ class ScoredId:
 
     id: str
     score: float
+
+
+class MemoryPatch(BaseModel):
+    """A correction of one memory; fields left out (None) stay as they are."""
+
+    text: str | None = Field(default=None, min_length=1, max_length=8000, pattern=r"^[^\x00]*$")
+    metadata: Metadata | None = None  # merged into the memory's metadata
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    is_protected: bool | None = None
+    memory_bank: MemoryBank | None = None
+    expires_at: AwareDatetime | None = None
 
 
 class SearchQuery(BaseModel):

@@ -8,13 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engram.domain.limits import MAX_QUERY_CHARS, Metadata, ScopeId
+from engram.domain.limits import MAX_QUERY_CHARS, ScopeId
 from engram.domain.models import (
     Attachment,
     Event,
     Fact,
     HistoryEvent,
     MemoryBank,
+    MemoryPatch,
     MemorySource,
     Message,
     SearchFilters,
@@ -120,6 +121,7 @@ class MemoryView(BaseModel):
     is_summarized: bool = False
     summarized_from: list[str] = Field(default_factory=list)
     source: MemorySource | None = None
+    expires_at: datetime | None = None
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
@@ -156,6 +158,7 @@ class MemoryView(BaseModel):
             is_summarized=fact.is_summarized,
             summarized_from=fact.summarized_from,
             source=fact.source,
+            expires_at=fact.expires_at,
             score=score,
         )
 
@@ -169,12 +172,8 @@ class ListResponse(BaseModel):
     next_cursor: str | None = None
 
 
-class PatchBody(Strict):
-    text: str | None = Field(default=None, min_length=1, max_length=8000, pattern=r"^[^\x00]*$")
-    metadata: Metadata | None = None
-    importance: float | None = Field(default=None, ge=0.0, le=1.0)
-    is_protected: bool | None = None
-    memory_bank: MemoryBank | None = None
+class PatchBody(MemoryPatch):
+    model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="after")
     def _something_to_change(self) -> PatchBody:

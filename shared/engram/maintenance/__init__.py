@@ -1,1 +1,1 @@
-"""Background maintenance of the memory store: repair (facts <-> index), summarise, prune."""
+"""Background maintenance of the memory store: repair (facts <-> index), expire, dedupe, summarise, prune."""

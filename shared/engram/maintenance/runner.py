@@ -6,18 +6,21 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engram.domain.ports import LLM
+from engram.maintenance.dedupe import DedupeService
+from engram.maintenance.expire import ExpireService
 from engram.maintenance.prune import DEFAULT_CAP, PruneService
 from engram.maintenance.repair import RepairService
 from engram.maintenance.scanner import FactScanner, select_scopes
 from engram.maintenance.summarise import SummariseService, skipped_report
 from engram.pipeline.lifecycle import Lifecycle
 
-Action = Literal["repair", "summarise", "prune"]
+Action = Literal["repair", "dedupe", "summarise", "prune", "expire"]
 
 
 @dataclass(frozen=True)
 class MaintenancePolicy:
     prune_cap: int = DEFAULT_CAP
+    dedupe_similarity: float = 0.95
     min_age_days: float = 30
     similarity: float = 0.85
     min_cluster_size: int = 3
@@ -44,6 +47,9 @@ class MaintenanceRunner:
             min_cluster_size=self.policy.min_cluster_size,
         )
 
+    def dedupe(self) -> DedupeService:
+        return DedupeService(self.scanner, self.lifecycle, self.policy.dedupe_similarity)
+
     def prune(self) -> PruneService:
         return PruneService(self.scanner, self.lifecycle, cap=self.policy.prune_cap)
 
@@ -58,6 +64,10 @@ class MaintenanceRunner:
         report: dict[str, Any]
         if action == "repair":
             report = self.repair().run(scopes)
+        elif action == "dedupe":
+            report = self.dedupe().run(scopes)
+        elif action == "expire":
+            report = ExpireService(self.scanner, self.lifecycle).run(scopes)
         elif action == "summarise":
             # Without a model there is no faithful summary: decided before any scan or embedding.
             report = skipped_report() if self.llm is None else self.summarise().run(scopes)

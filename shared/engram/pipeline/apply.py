@@ -140,5 +140,6 @@ class Applier:
             importance=importance,
             metadata=dict(request.metadata),
             attachment_ids=list(decision.attachment_ids or []),
+            expires_at=request.expires_at,
             embedding_model=self.lifecycle.embedder.model_id,
         )

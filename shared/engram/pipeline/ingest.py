@@ -23,6 +23,7 @@ from engram.domain.models import (
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
+from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 
@@ -44,6 +45,7 @@ class IngestPipeline:
     extractor: FactExtractor
     reconciler: Reconciler
     duplicate_threshold: float = 0.95
+    duplicate_rule: DuplicateRule | None = None  # None: cosine >= duplicate_threshold alone
     similar_per_fact: int = 5
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
@@ -103,7 +105,7 @@ class IngestPipeline:
                 scope.tenant_id, scope.user_id, vectors[candidate.text], self.similar_per_fact, filters
             )
             # A near-duplicate of a current memory is skipped before the LLM sees it.
-            if hits and hits[0].score >= self.duplicate_threshold and not candidate.negated:
+            if hits and not candidate.negated and self._duplicate(scope, candidate.text, hits[0].id, hits[0].score):
                 skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=hits[0].id, fact_index=index))
                 continue
             pending.append(candidate)
@@ -131,6 +133,14 @@ class IngestPipeline:
             if decision.fact_index is not None:
                 decision.fact_index = remap[decision.fact_index]
         return skipped + decisions, found, usage
+
+    def _duplicate(self, scope: Scope, text: str, memory_id: str, cosine: float) -> bool:
+        rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)
+        old = None
+        if rule.needs_text(cosine):  # only for the rare hit that is close enough by meaning
+            found = self.facts.get_many(scope.tenant_id, [memory_id])
+            old = found[0].text if found else None
+        return rule.same(cosine, text, old)
 
     def _attachment_details(
         self, scope: Scope, existing: Sequence[Fact], pending: Sequence[CandidateFact]

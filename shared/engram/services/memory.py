@@ -14,7 +14,7 @@ from engram.domain.models import (
     Attachment,
     Fact,
     HistoryPage,
-    MemoryBank,
+    MemoryPatch,
     Message,
     Page,
     SearchFilters,
@@ -28,6 +28,7 @@ from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import load_request
+from engram.services.touches import TouchBuffer
 
 
 @dataclass
@@ -41,6 +42,7 @@ class MemoryService:
     attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
     searcher: HybridSearcher | None = None
+    touches: TouchBuffer | None = None
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
 
@@ -76,7 +78,15 @@ class MemoryService:
         assert self.searcher is not None
         hits = self.searcher.search(tenant_id, q.user_id, q.query, q.top_k, q.filters, q.threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
-        return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == q.user_id]
+        now = utcnow()
+        found = [
+            (facts[h.id], h.score)
+            for h in hits
+            if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
+        ]
+        if self.touches is not None:  # a search is a use, written later in a batch
+            self.touches.record(tenant_id, [f.id for f, _ in found])
+        return found
 
     def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
         """The same ranking over the versions current at `as_of`, in a scratch index: the live index
@@ -118,7 +128,9 @@ class MemoryService:
                 raise ValidationError("as_of", "cannot be combined with attachment_id")
             return self.facts.list_as_of(tenant_id, user_id, as_of, limit, cursor, filters)
         if attachment_id is None:
-            return self.facts.list_current(tenant_id, user_id, limit, cursor, filters)
+            page = self.facts.list_current(tenant_id, user_id, limit, cursor, filters)
+            now = utcnow()
+            return page.model_copy(update={"items": [f for f in page.items if not f.expired(now)]})
         if self.attachments is None:
             raise ValidationError("attachment_id", "attachments are not configured on this deployment")
         holders = self.attachments.store.holders(tenant_id, attachment_id)
@@ -143,8 +155,10 @@ class MemoryService:
 
     def get(self, tenant_id: str, memory_id: str) -> Fact:
         fact = self.facts.get(tenant_id, memory_id)
-        # Reading one memory counts as a use for least-recently-used pruning; searches
-        # do not, to keep a write off the hot path.
+        if fact.expired(utcnow()):  # forgotten already, before the expire step closes it
+            raise NotFoundError("memory", memory_id)
+        # Reading one memory counts as a use for least-recently-used pruning (searches do too,
+        # through the touch buffer).
         self.facts.touch(tenant_id, [memory_id], utcnow())
         return fact
 
@@ -158,22 +172,12 @@ class MemoryService:
         store = self.attachments.store if self.attachments else None
         return Lifecycle(self.facts, self.index, self.embedder, store, self.blobs)
 
-    def update(
-        self,
-        tenant_id: str,
-        memory_id: str,
-        text: str | None = None,
-        metadata: dict[str, object] | None = None,
-        importance: float | None = None,
-        is_protected: bool | None = None,
-        memory_bank: MemoryBank | None = None,
-    ) -> Fact:
+    def update(self, tenant_id: str, memory_id: str, patch: MemoryPatch) -> Fact:
         old = self.facts.get(tenant_id, memory_id)
-        given = {"importance": importance, "is_protected": is_protected, "memory_bank": memory_bank}
-        changes: dict[str, object] = {k: v for k, v in given.items() if v is not None}
-        if metadata is not None:
-            changes["metadata"] = {**old.metadata, **metadata}
-        new = next_version(old, text or old.text, **changes)
+        changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
+        if patch.metadata is not None:
+            changes["metadata"] = {**old.metadata, **patch.metadata}
+        new = next_version(old, patch.text or old.text, **changes)
         batch = self.lifecycle.changes(tenant_id, old.user_id)
         batch.rewrite(old, new, actor="api")
         batch.commit()

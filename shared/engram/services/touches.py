@@ -1,0 +1,67 @@
+"""Searches count as use for least-recently-used pruning, written off the request path.
+
+Each search records its hits here; a background thread writes them in batches (one `touch` per
+tenant) every `interval_s` seconds, or sooner when `max_pending` ids wait. A search therefore never
+waits on a write. The cost: a container that stops before its next flush loses up to `interval_s` of
+use counts, which only makes pruning a little less well informed (never loses a memory).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.errors import EngramError
+from engram.domain.models import utcnow
+from engram.domain.ports import FactStore
+
+logger = Logger(child=True)
+
+
+class TouchBuffer:
+    def __init__(self, facts: FactStore, interval_s: float = 30.0, max_pending: int = 500) -> None:
+        self._facts = facts
+        self._interval_s = interval_s
+        self._max_pending = max_pending
+        self._pending: dict[str, dict[str, int]] = defaultdict(dict)  # tenant -> {memory id: uses}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def record(self, tenant_id: str, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        with self._lock:
+            uses = self._pending[tenant_id]
+            for memory_id in memory_ids:
+                uses[memory_id] = uses.get(memory_id, 0) + 1
+            waiting = sum(len(u) for u in self._pending.values())
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="engram-touches", daemon=True)
+                self._thread.start()
+        if waiting >= self._max_pending:
+            self._wake.set()
+
+    def flush(self) -> int:
+        """Write what is pending now; returns how many memories were touched."""
+        with self._lock:
+            pending, self._pending = self._pending, defaultdict(dict)
+        when = utcnow()
+        written = 0
+        for tenant_id, uses in pending.items():
+            try:
+                self._facts.touch(tenant_id, list(uses), when)
+                written += len(uses)
+            except EngramError:
+                # Use counts are advisory: a failed batch is logged and dropped, never retried into a storm.
+                logger.warning("search touches not written", extra={"tenant_id": tenant_id, "memories": len(uses)})
+        return written
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.wait(self._interval_s)
+            self._wake.clear()
+            self.flush()
