@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     summarise_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     summarise_min_cluster_size: int = Field(default=3, ge=2)
 
+    # Episodes: a message the extractor did not fully read is also kept in its own words
+    keep_episodes: bool = True
+
     # Local stack
     data_dir: Path = Path(".engram")
     local_api_keys: str | None = None  # "tenant:key,other:key2"

@@ -62,6 +62,9 @@ class Message(BaseModel):
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
 
+MemoryKind = Literal["fact", "episode"]
+
+
 class MemorySource(BaseModel):
     """Where a memory came from: the add task and, when known, the message within it."""
 
@@ -96,6 +99,7 @@ class Fact(BaseModel):
     version: int = 1
     embedding_model: str | None = None
     source: MemorySource | None = None
+    kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
     hash: str = ""
 
     def model_post_init(self, __context: Any) -> None:
@@ -254,6 +258,7 @@ class CandidateFact(BaseModel):
     negated: bool = False  # "I don't like X anymore": retires a memory, adds nothing
     attachment_ids: list[str] = Field(default_factory=list)
     message_index: int | None = None  # the message it came from, when the extractor knows it
+    kind: MemoryKind = "fact"
 
 
 class Decision(BaseModel):

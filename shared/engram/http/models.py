@@ -15,6 +15,7 @@ from engram.domain.models import (
     Fact,
     HistoryEvent,
     MemoryBank,
+    MemoryKind,
     MemorySource,
     Message,
     SearchFilters,
@@ -118,6 +119,7 @@ class MemoryView(BaseModel):
     is_summarized: bool = False
     summarized_from: list[str] = Field(default_factory=list)
     source: MemorySource | None = None
+    kind: MemoryKind = "fact"
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
@@ -154,6 +156,7 @@ class MemoryView(BaseModel):
             is_summarized=fact.is_summarized,
             summarized_from=fact.summarized_from,
             source=fact.source,
+            kind=fact.kind,
             score=score,
         )
 
