@@ -71,20 +71,24 @@ def _conversation(
     for q in conv.questions:
         if not q.evidence:
             continue
-        hits = env.container.memories.search(env.tenant_id, SearchQuery(user_id=conv.user_id, query=q.question, top_k=max(KS)))
+        hits = env.container.memories.search(
+            env.tenant_id, SearchQuery(user_id=conv.user_id, query=q.question, top_k=max(KS))
+        )
         rows.append((q.category, [str(f.metadata.get("dia_id", "?")) for f, _ in hits], q.evidence))
     info = {"conversation": conv.sample_id, "turns": len(conv.turns), **kept, "ingest_s": round(ingest_s, 1)}
     return rows, info
 
 
-def run(conversations: Sequence[Conversation] | None = None, cache: VectorCache | None = None, parallel: int = 2) -> dict[str, Any]:
+def run(
+    conversations: Sequence[Conversation] | None = None, cache: VectorCache | None = None, parallel: int = 2
+) -> dict[str, Any]:
     convs = list(conversations) if conversations is not None else load()
     vectors = cache or VectorCache()
     out: dict[str, Any] = {
         "method": {
             "message": "turn text [shares a photo: caption] (D Month YYYY), role user, name = speaker",
             "metadata": ["speaker", "session", "session_date", "dia_id"],
-            "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=true, deduplicate=true",
+            "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=true",
             "search": "MemoryService.search(top_k=20); a hit counts for its memory's dia_id",
         },
         "conversations": len(convs),
