@@ -111,6 +111,7 @@ def _graduated(found: re.Match[str], clause: Clause) -> Match | None:
 _GO = r"(?:heading|going|flying|travell?ing|driving|off|taking\s+a\s+trip)"
 _WHEN = rf"(?:\s+(?P<when>{WHEN}))?"
 _WHY = r"(?:\s+for\s+(?P<why>(?:a|an|the|my|our)\s+[\w' -]+?))?"
+_WHY_AFTER = _WHY.replace("?P<why>", "?P<why2>")  # "to Madrid next month for a wedding"
 _ACT = (
     r"(?P<a>go\s+(?:swimming|running|jogging|cycling|hiking|climbing|bouldering|skiing|dancing|surfing)|"
     r"run|swim|jog|cycle|bike\s+to\s+work|walk\s+to\s+work|meditate|do\s+yoga|do\s+pilates|"
@@ -142,7 +143,7 @@ EARLY: tuple[Rule, ...] = (
 )
 RULES: tuple[Rule, ...] = (
     regex_rule(
-        rf"(?:{IM}|we'?re|we\s+are|i\s+will\s+be|i'?ll\s+be)\s+{ADV}{_GO}\s+to\s+(?P<p>.+?){_WHY}{_WHEN}(?:\s+for\s+(?P<why2>(?:a|an|the|my|our)\s+[\w' -]+?))?",
+        rf"(?:{IM}|we'?re|we\s+are|i\s+will\s+be|i'?ll\s+be)\s+{ADV}{_GO}\s+to\s+(?P<p>.+?){_WHY}{_WHEN}{_WHY_AFTER}",
         _trip,
     ),
     regex_rule(
