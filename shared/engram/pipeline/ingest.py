@@ -30,6 +30,10 @@ from engram.pipeline.messages import choose_prompt, parse_messages
 logger = Logger(child=True)
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip(" .!").split())
+
+
 @dataclass
 class IngestOutcome:
     results: list[TaskResult]
@@ -62,7 +66,10 @@ class IngestPipeline:
             candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
             if self.keep_episodes:
-                candidates += episodes(request.messages, prompt, self.extractor)
+                said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
+                candidates += [
+                    e for e in episodes(request.messages, prompt, self.extractor) if _plain(e.text) not in said
+                ]
             if not candidates and request.attachments:
                 candidates = kept_for_attachments(request.messages, prompt)
                 notes = dict.fromkeys(range(len(candidates)), KEPT_FOR_ATTACHMENTS)
