@@ -270,6 +270,12 @@ def _cold_section(results: Results) -> list[tuple[str, list[str]]]:
     return [("Cold start (median of fresh processes)", _table(header, rows))]
 
 
+def quality_sections(results: Results) -> list[tuple[str, list[str]]]:
+    from bench.report_quality import sections as quality
+
+    return quality(results)
+
+
 def sections(results: Results) -> list[tuple[str, list[str]]]:
     return [
         *_recall_section(results),
@@ -277,4 +283,5 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_ingest_section(results),
         *_mem0_section(results),
         *_cold_section(results),
+        *quality_sections(results),
     ]

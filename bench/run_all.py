@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold")
+PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract")
 
 
 def _commit(root: Path) -> str:
@@ -125,6 +125,18 @@ def main(argv: list[str] | None = None) -> int:
                     ingest_turns=40 if args.quick else 100,
                 ),
             )
+    if "infer" in parts:
+        from bench import locomo_infer
+
+        timed("locomo_infer", lambda: locomo_infer.run(convs, cache))
+    if "facts" in parts:
+        from bench import fact_ranking
+
+        timed("fact_ranking", lambda: fact_ranking.run(12 if args.quick else 42))
+    if "extract" in parts:
+        from bench import extraction_quality
+
+        timed("extraction_quality", extraction_quality.run)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     run["wall_s"] = round(time.perf_counter() - began, 1)

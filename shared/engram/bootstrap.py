@@ -196,6 +196,7 @@ class Container:
             similar_per_fact=self.settings.similar_per_fact,
             attachments=self.attachment_store,
             blobs=self.blobs,
+            keep_episodes=self.settings.keep_episodes,
         )
 
     @cached_property

@@ -83,6 +83,8 @@ class Settings(BaseSettings):
 
     # Delete-all: memories closed per batch (one list page, then transactions of 50)
     delete_all_batch_size: int = Field(default=500, ge=1, le=1000)
+    # Episodes: a message the extractor did not fully read is also kept in its own words
+    keep_episodes: bool = True
 
     # Local stack
     data_dir: Path = Path(".engram")

@@ -329,4 +329,5 @@ def test_a_function_error_is_caught_and_fails_the_execution(template: Template) 
         StateMachineRun(maintenance(template), invoke, "arn:exec:3", sleep=lambda s: None).run({})
 
     assert failed.value.error == "MaintenanceFailed"
-    assert attempts == ["repair", "expire", "dedupe", "summarise"]  # RuntimeError is not in the Retry list: Catch, then Fail
+    # RuntimeError is not in the Retry list: Catch, then Fail
+    assert attempts == ["repair", "expire", "dedupe", "summarise"]

@@ -46,7 +46,8 @@ def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         sqs = boto3.client("sqs", region_name="us-east-1")
         settings = create_tables(dynamodb)
         create_bucket(boto3.client("s3", region_name="us-east-1"), settings.bucket)
-        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs)})
+        # Episodes off: these tests script the LLM's facts and assert exactly those (episodes: test_episodes.py).
+        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs), "keep_episodes": False})
         llm = ScriptedLLM()
         container = Container(
             settings,

@@ -62,6 +62,9 @@ class Message(BaseModel):
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
 
+MemoryKind = Literal["fact", "episode"]
+
+
 class MemorySource(BaseModel):
     """Where a memory came from: the add task and, when known, the message within it."""
 
@@ -97,6 +100,7 @@ class Fact(BaseModel):
     embedding_model: str | None = None
     source: MemorySource | None = None
     expires_at: datetime | None = None  # hidden from reads once passed; the expire step closes it
+    kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
     hash: str = ""
 
     def model_post_init(self, __context: Any) -> None:
@@ -266,6 +270,7 @@ class CandidateFact(BaseModel):
     attachment_ids: list[str] = Field(default_factory=list)
     message_index: int | None = None  # the message it came from, when the extractor knows it
     by_llm: bool = False  # its key and value are an LLM's reading, not a rule's
+    kind: MemoryKind = "fact"
 
 
 class Decision(BaseModel):

@@ -15,6 +15,7 @@ from engram.domain.models import (
     Fact,
     HistoryEvent,
     MemoryBank,
+    MemoryKind,
     MemoryPatch,
     MemorySource,
     Message,
@@ -122,6 +123,7 @@ class MemoryView(BaseModel):
     summarized_from: list[str] = Field(default_factory=list)
     source: MemorySource | None = None
     expires_at: datetime | None = None
+    kind: MemoryKind = "fact"
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
@@ -159,6 +161,7 @@ class MemoryView(BaseModel):
             summarized_from=fact.summarized_from,
             source=fact.source,
             expires_at=fact.expires_at,
+            kind=fact.kind,
             score=score,
         )
 

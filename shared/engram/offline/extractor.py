@@ -6,15 +6,19 @@ says every user sentence was matched, the pipeline may skip the LLM and use thes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
-from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage
+from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage, utcnow
 from engram.offline.facts import latest
 from engram.offline.patterns import ClauseResult, analyse_agent_message, analyse_message
 
 
 class OfflineExtractor:
     """Implements the FactExtractor port; usage is always zero (no LLM calls)."""
+
+    def __init__(self, clock: Callable[[], datetime] = utcnow) -> None:
+        self.clock = clock
 
     def extract(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
@@ -44,9 +48,10 @@ class OfflineExtractor:
                 facts += [fact.model_copy(update={"message_index": index}) for fact in result.facts]
         return [fact for _, fact in latest(facts)], understood
 
-    @staticmethod
-    def _analyse(messages: Sequence[Message], prompt: ExtractionPrompt) -> list[ClauseResult]:
+    def _analyse(self, messages: Sequence[Message], prompt: ExtractionPrompt) -> list[ClauseResult]:
         # The user prompt reads only what the user said; the agent prompt only what the assistant said.
         if prompt is ExtractionPrompt.AGENT:
             return [r for m in messages if m.role == "assistant" for r in analyse_agent_message(m.content)]
-        return [r for m in messages if m.role == "user" for r in analyse_message(m.content)]
+        # Messages carry no time of their own; extraction runs right after the add, so now is when they were said.
+        at = self.clock()
+        return [r for m in messages if m.role == "user" for r in analyse_message(m.content, at)]

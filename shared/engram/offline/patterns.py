@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from engram.domain.models import CandidateFact, MemoryBank
-from engram.offline import rules_health, rules_identity, rules_people, rules_preferences, rules_reminders, rules_work
+from engram.offline import (
+    rules_health,
+    rules_identity,
+    rules_life,
+    rules_people,
+    rules_preferences,
+    rules_reminders,
+    rules_work,
+)
 from engram.offline.facts import NAME, Match, Rule, make, one, regex_rule
 from engram.offline.rules_identity import person_name
 from engram.offline.text import (
@@ -30,7 +39,9 @@ RULES: tuple[Rule, ...] = (
     *rules_preferences.RULES,
     *rules_people.RULES,
     *rules_identity.RULES,
+    *rules_life.EARLY,
     *rules_work.RULES,
+    *rules_life.RULES,
 )
 # Requests are the only statements a question can carry: "Can you remind me to call mom?"
 REQUEST_RULES: tuple[Rule, ...] = rules_reminders.RULES
@@ -63,14 +74,15 @@ def analyse_clause(clause: Clause, rules: tuple[Rule, ...] = RULES) -> ClauseRes
     return ClauseResult(clause.text, tuple(facts), bool(facts) and complete)
 
 
-def analyse_message(text: str) -> list[ClauseResult]:
-    """What the user says about themselves, clause by clause; questions and hypotheticals carry no facts."""
+def analyse_message(text: str, at: datetime | None = None) -> list[ClauseResult]:
+    """What the user says about themselves, clause by clause; questions and hypotheticals carry no facts.
+    `at` is when it was said (relative dates resolve against it)."""
     lowercase = not any(ch.isupper() for ch in text)
     results: list[ClauseResult] = []
     for sentence in split_sentences(text):
         question, hypothetical = is_question(sentence), is_hypothetical(sentence)
         for piece in split_clauses(sentence):
-            clause = Clause(piece, lowercase)
+            clause = Clause(piece, lowercase, at)
             if is_small_talk(piece):
                 results.append(ClauseResult(piece, (), True))
             elif question:

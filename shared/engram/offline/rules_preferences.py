@@ -224,6 +224,24 @@ RULES: tuple[Rule, ...] = (
         _sentiment(),
     ),
     regex_rule(rf"i\s+{ADV}(?P<v>love|adore|like|enjoy|dig|fancy)\s+(?P<o>.+)", _sentiment()),
+    # Idioms of liking and disliking.
+    regex_rule(
+        r"(?:for\s+me\s*,?\s+)?nothing\s+(?:beats|compares\s+to|tops)\s+(?P<o>.+?)(?:\s+for\s+me)?", _sentiment("love")
+    ),
+    regex_rule(rf"i\s+{ADV}{CANT}\s+(?:get\s+enough\s+of|live\s+without|resist)\s+(?P<o>.+)", _sentiment("love")),
+    regex_rule(rf"{IM}\s+{ADV}(?:a\s+)?(?:sucker|huge\s+sucker)\s+for\s+(?P<o>.+)", _sentiment("love")),
+    regex_rule(
+        rf"i\s+{ADV}(?:am\s+|'m\s+)?(?:never|not)\s+(?:going\s+to\s+)?(?:touch|eat)\s+(?P<o>.+?)\s+again",
+        _sentiment("hate"),
+    ),
+    regex_rule(
+        r"(?P<o>[\w' -]+?)\s+(?:is|are)\s+(?:really\s+|just\s+)?(?:not\s+my\s+thing|not\s+for\s+me|the\s+worst)",
+        _sentiment("dislike"),
+    ),
+    regex_rule(
+        r"(?P<o>[\w' -]+?)\s+(?:is|are)\s+(?:really\s+|totally\s+)?my\s+(?:jam|thing|happy\s+place|guilty\s+pleasure)",
+        _sentiment("love"),
+    ),
     regex_rule(
         rf"{IM}\s+{ADV}(?:a\s+)?(?:big|huge|massive|great|real)\s+fan\s+of\s+(?P<o>.+)",
         _phrase("Is a big fan of", "love"),

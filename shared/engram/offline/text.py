@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from engram.offline.vocab import SMALL_TALK, SMALL_TALK_PHRASES
 
@@ -26,6 +27,7 @@ class Clause:
 
     text: str
     lowercase: bool = False  # the whole message is lower case, so capitals prove nothing
+    at: datetime | None = None  # when it was said: relative dates ("next week") resolve against it
 
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
@@ -57,6 +59,7 @@ _LEAD = re.compile(
     r"^(?:(?:and|but|also|plus|so|then|oh|ah|well|um+|uh+|btw|by\s+the\s+way|anyway|actually|honestly|"
     r"to\s+be\s+honest|tbh|fyi|ps|p\.s\.|just\s+so\s+you\s+know|for\s+the\s+record|just\s+fyi|okay|ok|"
     r"yes|yeah|yep|hi|hello|hey|hiya|heya|howdy|greetings|good\s+(?:morning|afternoon|evening)|"
+    r"right\s+now|these\s+days|nowadays|currently|at\s+the\s+moment|for\s+now|lately|"
     r"(?:please\s+)?(?:remember|note|keep\s+in\s+mind|don'?t\s+forget|do\s+not\s+forget|be\s+aware)\s+that"
     r")(?:\s+there)?\s*[,!:.-]?\s+|no\s*[,!.:]\s*)+",
     re.I,

@@ -138,8 +138,20 @@ class Applier:
             fact_value=candidate.fact_value if candidate else None,
             memory_bank=candidate.memory_bank if candidate else Fact.model_fields["memory_bank"].default,
             importance=importance,
-            metadata=dict(request.metadata),
+            metadata=_metadata(request, candidate),
             attachment_ids=list(decision.attachment_ids or []),
             expires_at=request.expires_at,
             embedding_model=self.lifecycle.embedder.model_id,
+            kind=candidate.kind if candidate else "fact",
         )
+
+
+def _metadata(request: AddRequest, candidate: CandidateFact | None) -> dict[str, object]:
+    """The add call's metadata; an episode also records who said it, when the message names them."""
+    metadata: dict[str, object] = dict(request.metadata)
+    index = candidate.message_index if candidate is not None and candidate.kind == "episode" else None
+    if index is not None and index < len(request.messages):
+        speaker = request.messages[index].name
+        if speaker:
+            metadata.setdefault("speaker", speaker)
+    return metadata

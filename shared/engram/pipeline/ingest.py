@@ -24,10 +24,15 @@ from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtrac
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
+from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_attachments
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 
 logger = Logger(child=True)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip(" .!").split())
 
 
 @dataclass
@@ -49,6 +54,7 @@ class IngestPipeline:
     similar_per_fact: int = 5
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
+    keep_episodes: bool = False  # messages the extractor did not fully read are kept as given (settings: on)
 
     def run(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
@@ -56,10 +62,19 @@ class IngestPipeline:
         """`sources` says where each message of the request came from (tasks merged into one run);
         without it, memories record `task_id`."""
         usage = Usage()
+        notes: dict[int, str] = {}  # candidate index -> why it was kept, for the task result
         if request.infer:
             prompt = choose_prompt(request.messages, request.prompt)
             candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
+            if self.keep_episodes:
+                said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
+                candidates += [
+                    e for e in episodes(request.messages, prompt, self.extractor) if _plain(e.text) not in said
+                ]
+            if not candidates and request.attachments:
+                candidates = kept_for_attachments(request.messages, prompt)
+                notes = dict.fromkeys(range(len(candidates)), KEPT_FOR_ATTACHMENTS)
         else:  # stored as given, no LLM call
             candidates = [
                 CandidateFact(text=m.content.strip(), message_index=i)
@@ -81,6 +96,9 @@ class IngestPipeline:
             usage.add(used)
         else:
             decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(candidates)]
+        for decision in decisions:
+            if decision.fact_index in notes and decision.note is None:
+                decision.note = notes[decision.fact_index]
         decisions = settle_attachments(decisions, candidates, existing)
         for decision in decisions:
             counts[decision.event.value] += 1
@@ -97,24 +115,35 @@ class IngestPipeline:
     ) -> tuple[list[Decision], list[Fact], Usage]:
         """Decisions for the candidates, and every existing memory they refer to."""
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
+        # Twice the neighbours: episodes among them are set aside, facts are what the reconciler compares.
+        hits_of = [
+            self.index.knn(scope.tenant_id, scope.user_id, vectors[c.text], 2 * self.similar_per_fact, filters)
+            for c in candidates
+        ]
+        found = self.facts.get_many(scope.tenant_id, list(dict.fromkeys(h.id for hits in hits_of for h in hits)))
+        kinds = {f.id: f.kind for f in found}
+        texts = {f.id: f.text for f in found}
+        rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)
         similar: dict[str, float] = {}
         skipped: list[Decision] = []
         pending: list[CandidateFact] = []
-        for index, candidate in enumerate(candidates):
-            hits = self.index.knn(
-                scope.tenant_id, scope.user_id, vectors[candidate.text], self.similar_per_fact, filters
-            )
-            # A near-duplicate of a current memory is skipped before the LLM sees it.
-            if hits and not candidate.negated and self._duplicate(scope, candidate.text, hits[0].id, hits[0].score):
-                skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=hits[0].id, fact_index=index))
+        episodes_added: list[Decision] = []
+        for index, (candidate, hits) in enumerate(zip(candidates, hits_of, strict=True)):
+            hits = [h for h in hits if h.id in kinds]
+            # A near-duplicate of a current memory is skipped before the LLM sees it; a fact is only
+            # ever a duplicate of a fact (an episode does not hold its key), an episode of anything.
+            same = [h for h in hits if candidate.kind == "episode" or kinds[h.id] == "fact"]
+            if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
+                skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index))
+                continue
+            if candidate.kind == "episode":  # kept as said: never merged into or replacing a fact
+                episodes_added.append(Decision(event=Event.ADD, text=candidate.text, fact_index=index))
                 continue
             pending.append(candidate)
-            for hit in hits:
+            for hit in [h for h in hits if kinds[h.id] == "fact"][: self.similar_per_fact]:
                 similar[hit.id] = max(similar.get(hit.id, 0.0), hit.score)
-        ranked = sorted(similar, key=lambda i: similar[i], reverse=True)
-        duplicates = [d.memory_id for d in skipped if d.memory_id and d.memory_id not in similar]
-        found = self.facts.get_many(scope.tenant_id, ranked + duplicates)
-        existing = [f for f in found if f.id in similar]
+        existing = sorted((f for f in found if f.id in similar), key=lambda f: similar[f.id], reverse=True)
+        skipped += episodes_added
         if not pending:
             return skipped, found, Usage()
         if not existing:  # nothing to reconcile against: no LLM call needed
@@ -133,14 +162,6 @@ class IngestPipeline:
             if decision.fact_index is not None:
                 decision.fact_index = remap[decision.fact_index]
         return skipped + decisions, found, usage
-
-    def _duplicate(self, scope: Scope, text: str, memory_id: str, cosine: float) -> bool:
-        rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)
-        old = None
-        if rule.needs_text(cosine):  # only for the rare hit that is close enough by meaning
-            found = self.facts.get_many(scope.tenant_id, [memory_id])
-            old = found[0].text if found else None
-        return rule.same(cosine, text, old)
 
     def _attachment_details(
         self, scope: Scope, existing: Sequence[Fact], pending: Sequence[CandidateFact]

@@ -34,6 +34,10 @@ class ShortcutExtractor:
             return facts, Usage()
         return self._llm.extract(messages, prompt, scope)
 
+    def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> bool:
+        """Whether the rules read every statement (then no episode is kept for these messages)."""
+        return self._rules.understands(messages, prompt)
+
 
 class ShortcutReconciler:
     """Key rules decide when every new fact carries a key a rule gave it; else the LLM. (An LLM's

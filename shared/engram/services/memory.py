@@ -26,9 +26,12 @@ from engram.domain.models import (
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
+from engram.services.intent import rerank
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import load_request
 from engram.services.touches import TouchBuffer
+
+RERANK_POOL = 10
 
 
 @dataclass
@@ -76,7 +79,9 @@ class MemoryService:
         if q.as_of is not None:
             return self._search_as_of(tenant_id, q, q.as_of)
         assert self.searcher is not None
-        hits = self.searcher.search(tenant_id, q.user_id, q.query, q.top_k, q.filters, q.threshold)
+        # A few more hits than asked for, so a fact of the kind the question wants can move up.
+        pool = max(q.top_k, RERANK_POOL)
+        hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
         now = utcnow()
         found = [
@@ -84,9 +89,10 @@ class MemoryService:
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
+        ranked = rerank(q.query, found)[: q.top_k]
         if self.touches is not None:  # a search is a use, written later in a batch
-            self.touches.record(tenant_id, [f.id for f, _ in found])
-        return found
+            self.touches.record(tenant_id, [f.id for f, _ in ranked])
+        return ranked
 
     def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
         """The same ranking over the versions current at `as_of`, in a scratch index: the live index

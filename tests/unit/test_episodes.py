@@ -1,0 +1,144 @@
+"""Episodes: what the offline rules do not read is kept in the speaker's own words, beside the facts,
+and an add with attachments always leaves a memory that holds them."""
+
+from __future__ import annotations
+
+from engram.domain.models import AddRequest, Attachment, AttachmentInput, Event, Fact, Message, Scope
+from engram.offline.extractor import OfflineExtractor
+from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, states_something
+from engram.pipeline.ingest import IngestPipeline
+from engram.pipeline.llm_extractor import LLMFactExtractor
+from engram.reconcile.llm import LLMReconciler
+from engram.reconcile.offline import KeyReconciler
+from tests.fakes import (
+    HashEmbedder,
+    MemoryAttachmentStore,
+    MemoryBlobs,
+    MemoryFactStore,
+    MemoryIndex,
+    ScriptedLLM,
+    facts_json,
+)
+
+SCOPE = Scope(tenant_id="local", user_id="alice")
+
+
+def offline(
+    keep_episodes: bool = True, store: MemoryAttachmentStore | None = None
+) -> tuple[IngestPipeline, MemoryFactStore]:
+    facts = MemoryFactStore()
+    pipeline = IngestPipeline(
+        facts,
+        MemoryIndex(),
+        HashEmbedder(),
+        OfflineExtractor(),
+        KeyReconciler(),
+        attachments=store,
+        blobs=MemoryBlobs() if store else None,
+        keep_episodes=keep_episodes,
+    )
+    return pipeline, facts
+
+
+def say(
+    pipeline: IngestPipeline, text: str, task: str, name: str | None = None, **kw: object
+) -> list[tuple[Event, str]]:
+    request = AddRequest(messages=[Message(role="user", content=text, name=name)], user_id="alice", **kw)  # type: ignore[arg-type]
+    return [(r.event, r.memory) for r in pipeline.run(SCOPE, request, task).results]
+
+
+def current(facts: MemoryFactStore) -> list[Fact]:
+    return facts.list_current("local", "alice", limit=100).items
+
+
+def test_a_statement_no_rule_reads_is_kept_in_its_own_words() -> None:
+    pipeline, facts = offline()
+    text = "Caroline finally finished the mural at the community centre last weekend"
+    assert say(pipeline, text, "t1", name="Caroline") == [(Event.ADD, text)]
+    (episode,) = current(facts)
+    assert episode.kind == "episode" and episode.fact_key is None
+    assert episode.metadata["speaker"] == "Caroline"
+
+
+def test_facts_the_rules_read_come_with_the_episode_when_part_of_the_message_is_unread() -> None:
+    pipeline, facts = offline()
+    text = "I live in Berlin and the neighbours play trombone every night until two"
+    say(pipeline, text, "t1")
+    kinds = {f.text: f.kind for f in current(facts)}
+    assert kinds == {"Lives in Berlin": "fact", text: "episode"}
+
+
+def test_a_fully_understood_message_adds_only_its_facts() -> None:
+    pipeline, facts = offline()
+    say(pipeline, "Hi, I am Alice. I live in Berlin and I love pizza.", "t1")
+    assert sorted(f.text for f in current(facts)) == ["Lives in Berlin", "Loves pizza", "Name is Alice"]
+    assert {f.kind for f in current(facts)} == {"fact"}
+
+
+def test_greetings_thanks_and_questions_are_not_kept() -> None:
+    pipeline, facts = offline()
+    for n, text in enumerate(["Hey there!", "Thanks so much!", "What do you think about that?", "ok cool"]):
+        assert say(pipeline, text, f"t{n}") == []
+    assert current(facts) == []
+    assert states_something("Wow, thanks! The concert was incredible.")
+
+
+def test_the_same_message_twice_is_one_episode() -> None:
+    pipeline, facts = offline()
+    text = "The garden party at my aunt's place went on until midnight"
+    say(pipeline, text, "t1")
+    say(pipeline, text, "t2")
+    assert [f.text for f in current(facts)] == [text]
+
+
+def test_an_episode_never_replaces_a_fact_and_a_new_fact_still_supersedes_the_old_one() -> None:
+    pipeline, facts = offline()
+    say(pipeline, "I live in Graz and my balcony looks over the old town", "t1")
+    say(pipeline, "I moved to Turin", "t2")
+    texts = {f.text: f.kind for f in current(facts)}
+    assert texts["Lives in Turin"] == "fact"
+    assert "Lives in Graz" not in texts
+    assert texts["I live in Graz and my balcony looks over the old town"] == "episode"
+
+
+def test_episodes_off_keeps_only_facts() -> None:
+    pipeline, facts = offline(keep_episodes=False)
+    say(pipeline, "Caroline finally finished the mural at the community centre last weekend", "t1")
+    assert current(facts) == []
+
+
+def _attachment(store: MemoryAttachmentStore) -> str:
+    att = Attachment(tenant_id="local", name="scan.png", media_type="image/png", blob_key="k/scan", stored=True)
+    store.create(att)
+    return att.id
+
+
+def test_an_attachment_with_nothing_extracted_is_held_by_the_message_kept_as_given() -> None:
+    for keep in (True, False):
+        store = MemoryAttachmentStore()
+        pipeline, facts = offline(keep_episodes=keep, store=store)
+        att = _attachment(store)
+        request = AddRequest(
+            messages=[Message(role="user", content="Thanks!")],
+            user_id="alice",
+            attachments=[AttachmentInput(attachment_id=att)],
+        )
+        (result,) = pipeline.run(SCOPE, request, "t1").results
+        assert (result.event, result.memory, result.attachments) == (Event.ADD, "Thanks!", [att])
+        assert result.note == KEPT_FOR_ATTACHMENTS
+        assert store.holders("local", att) == [result.id]
+        assert [f.kind for f in current(facts)] == ["episode"]
+
+
+def test_with_an_llm_the_episode_is_kept_beside_the_extracted_fact() -> None:
+    llm, facts = ScriptedLLM(), MemoryFactStore()
+    pipeline = IngestPipeline(
+        facts, MemoryIndex(), HashEmbedder(), LLMFactExtractor(llm), LLMReconciler(llm), keep_episodes=True
+    )
+    llm.answers.append(facts_json("Is writing a thesis on graph neural networks"))
+    text = "These days my thesis on graph neural networks eats all my evenings"
+    say(pipeline, text, "t1")
+    assert {f.text: f.kind for f in current(facts)} == {
+        "Is writing a thesis on graph neural networks": "fact",
+        text: "episode",
+    }
