@@ -7,10 +7,8 @@ gsi1sk={created_at iso}#{memory_id}) holds only current facts, which is what lis
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -20,6 +18,9 @@ from pydantic import TypeAdapter
 from engram.adapters.aws_clients import aws_errors, cancellation_codes, error_code
 from engram.adapters.dynamo_batch import batch_get
 from engram.adapters.dynamo_cursor import decode_cursor, encode_cursor
+from engram.adapters.dynamo_expressions import add_filters
+from engram.adapters.dynamo_expressions import from_dynamo as from_dynamo  # other stores import them from here
+from engram.adapters.dynamo_expressions import to_dynamo as to_dynamo
 from engram.domain.errors import ConflictError, NotFoundError, ValidationError
 from engram.domain.models import Fact, HistoryEvent, HistoryPage, Page, SearchFilters, utcnow
 
@@ -61,32 +62,6 @@ def memory_pk(tenant_id: str, memory_id: str) -> str:
 
 def user_gsi_pk(tenant_id: str, user_id: str) -> str:
     return f"T#{_check_scope_part('tenant_id', tenant_id)}#U#{user_id}"
-
-
-def to_dynamo(value: Any, path: str = "value") -> Any:
-    """Python value -> what TypeSerializer accepts (floats become exact Decimals)."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValidationError(path, "must be a finite number")
-        return Decimal(repr(value))
-    if isinstance(value, dict):
-        return {str(k): to_dynamo(v, f"{path}.{k}") for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_dynamo(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    return value
-
-
-def from_dynamo(value: Any) -> Any:
-    """Inverse of to_dynamo: Decimals back to int when integral, float otherwise."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: from_dynamo(v) for k, v in value.items()}
-    if isinstance(value, list | set | tuple):
-        return [from_dynamo(v) for v in value]
-    return value
 
 
 def _attributes(model: Fact | HistoryEvent) -> Item:
@@ -171,7 +146,7 @@ class DynamoFactStore:
             "ExpressionAttributeValues": {":u": _s(partition)},
             "ScanIndexForward": False,  # newest first
         }
-        has_filter = _add_filters(params, filters)
+        has_filter = add_filters(params, filters)
         start = decode_cursor(cursor, _CURSOR_KEYS, "gsi1pk", partition) if cursor else None
         found: list[Item] = []
         # Read one item past the page so that next_cursor is None exactly when nothing is left.
@@ -388,27 +363,3 @@ def _fact_condition_failed(err: ClientError) -> bool:
         return False
     reasons = cancellation_codes(err)
     return bool(reasons) and reasons[0] == "ConditionalCheckFailed"
-
-
-def _add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
-    if filters is None:
-        return False
-    parts: list[str] = []
-    names: dict[str, str] = {}
-    values: dict[str, Any] = params["ExpressionAttributeValues"]
-    for field in ("agent_id", "run_id", "memory_bank"):
-        value = getattr(filters, field)
-        if value is not None:
-            parts.append(f"#{field} = :{field}")
-            names[f"#{field}"] = field
-            values[f":{field}"] = _s(str(value))
-    for i, (key, value) in enumerate(sorted(filters.metadata.items())):
-        parts.append(f"#metadata.#mk{i} = :mv{i}")
-        names["#metadata"] = "metadata"
-        names[f"#mk{i}"] = key
-        values[f":mv{i}"] = _SER.serialize(to_dynamo(value, f"metadata.{key}"))
-    if not parts:
-        return False
-    params["FilterExpression"] = " AND ".join(parts)
-    params["ExpressionAttributeNames"] = names
-    return True
