@@ -86,6 +86,15 @@ def _cold(results: Results) -> tuple[str, str]:
     return (f"{value:.2f} s" if value is not None else "not run"), _met(None if value is None else value <= 1.0)
 
 
+def _bulk(path: tuple[str, ...], unit: str, limit: float, at_least: bool) -> Check:
+    def check(results: Results) -> tuple[str, str]:
+        value = _get(results, "bulk", *path)
+        ok = None if value is None else (value >= limit if at_least else value <= limit)
+        return (f"{value} {unit}" if value is not None else "not run"), _met(ok)
+
+    return check
+
+
 TARGETS: list[tuple[str, Check]] = [
     ("LoCoMo evidence recall@10, categories 1-4, >= 0.70", _recall),
     ("search p50 <= 10 ms at 10k memories of one user, incl. embedding", _p("rank+embed", "p50_ms", 10.0)),
@@ -94,6 +103,9 @@ TARGETS: list[tuple[str, Check]] = [
     ("<= 0.5 LLM calls per message, LoCoMo replay, infer=true", _llm_calls),
     ("pipeline CPU per add <= half of mem0's (Engram/mem0)", _cpu),
     ("API function cold start (imports + clients) <= 1.0 s", _cold),
+    ("make run, HTTP, infer=false: >= 50 adds accepted/s", _bulk(("adds", "accepts_per_s"), "/s", 50.0, True)),
+    ("make run, HTTP, infer=false: >= 20 adds processed/s", _bulk(("adds", "processed_per_s"), "/s", 20.0, True)),
+    ("make run: 10,000 memories of one user forgotten in <= 30 s", _bulk(("forget", "forget_s"), "s", 30.0, False)),
 ]
 
 

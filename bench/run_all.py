@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract")
+PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk")
 
 
 def _commit(root: Path) -> str:
@@ -139,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         timed("extraction_quality", extraction_quality.run)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
+    if "bulk" in parts:
+        from bench import bulk
+
+        with tempfile.TemporaryDirectory(prefix="engram-bulk-") as tmp:
+            timed("bulk", lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000))
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()

@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     summarise_min_cluster_size: int = Field(default=3, ge=2)
 
     # Delete-all: memories closed per batch (one list page, then transactions of 50)
-    delete_all_batch_size: int = Field(default=500, ge=1, le=1000)
+    delete_all_batch_size: int = Field(default=1000, ge=1, le=1000)
     # Episodes: a message the extractor did not fully read is also kept in its own words
     keep_episodes: bool = True
 

@@ -368,3 +368,38 @@ def test_throttling_is_transient(code: str) -> None:
         stub.add_client_error("get_item", service_error_code=code, http_status_code=400)
         with pytest.raises(TransientError):
             DynamoFactStore(client, TABLE).get("acme", "x")
+
+
+def test_close_many_closes_in_bulk_and_skips_a_memory_changed_since_read(db: Any, store: DynamoFactStore) -> None:
+    facts = [fact(f"fact {i}") for i in range(60)]  # more than one transaction
+    store.add_many([(f, event(f)) for f in facts])
+    changed = facts[7]
+    store.replace(changed, changed.model_copy(update={"text": "edited", "version": 2}), event(changed, Event.UPDATE))
+    ended = T0 + timedelta(days=1)
+
+    closed = store.close_many([(f, event(f, Event.DELETE, old=f.text)) for f in facts], ended)
+
+    assert closed == [i != 7 for i in range(60)]
+    assert [f.text for f in store.list_current("acme", "u1").items] == ["edited"]
+    gone = store.get("acme", facts[0].id, include_closed=True)
+    assert (gone.valid_to, gone.version, gone.text) == (ended, 2, "fact 0")
+    assert "gsi1pk" not in next(i for i in partition(db, facts[0]) if i["sk"]["S"] == "FACT")
+    assert [h.event for h in store.history("acme", facts[0].id)] == [Event.ADD, Event.DELETE]
+    assert [h.event for h in store.history("acme", changed.id)] == [Event.ADD, Event.UPDATE]  # nothing of the close
+
+
+def test_history_pages_oldest_first_and_rejects_another_memorys_cursor(store: DynamoFactStore) -> None:
+    f, other = fact(), fact("other")
+    store.add(f, event(f))
+    store.add(other, event(other))
+    current = f
+    for i in range(4):
+        nxt = current.model_copy(update={"text": f"v{i + 2}", "version": current.version + 1})
+        store.replace(current, nxt, event(nxt, Event.UPDATE, created_at=T0 + timedelta(seconds=i + 1)))
+        current = nxt
+    first = store.history_page("acme", f.id, 3)
+    second = store.history_page("acme", f.id, 3, first.next_cursor)
+    assert len(first.items) == 3 and second.next_cursor is None
+    assert [e.id for e in first.items + second.items] == [e.id for e in store.history("acme", f.id)]
+    with pytest.raises(ValidationError):
+        store.history_page("acme", other.id, 3, first.next_cursor)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
+from engram.local import moto_transactions
+
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
     from werkzeug.serving import BaseWSGIServer
@@ -62,6 +64,7 @@ class MotoServer:
         return f"http://{self._host}:{self._server.server_port}"
 
     def start(self) -> None:
+        moto_transactions.install()
         app: Any = DomainDispatcherApplication(create_backend_app)
         if self._observer is not None:
             app = _Observed(app, self._observer)

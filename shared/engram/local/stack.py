@@ -105,17 +105,20 @@ class LocalStack:
 
         functions = {i: LocalFunction(spec, config.region, config.instances) for i, spec in template.functions.items()}
         self._warm(template, functions, keys)
+        # As Lambda's SQS event source scales out: several concurrent pollers per queue. FIFO order
+        # holds, since SQS hands no consumer a message of a group that has one in flight.
         for source in template.queue_sources:
-            poller = QueuePoller(
-                sqs,
-                source,
-                provisioned.queue_urls[source.queue],
-                provisioned.queue_arns[source.queue],
-                functions[source.function],
-                config.region,
-            )
-            poller.start()
-            self._pollers.append(poller)
+            for _ in range(config.instances):
+                poller = QueuePoller(
+                    sqs,
+                    source,
+                    provisioned.queue_urls[source.queue],
+                    provisioned.queue_arns[source.queue],
+                    functions[source.function],
+                    config.region,
+                )
+                poller.start()
+                self._pollers.append(poller)
         self._scheduler = Scheduler(template, functions, config.data_dir, config.region)
         self._scheduler.start()
         self._snapshotter.start()

@@ -33,7 +33,7 @@ class UserForgetter:
     facts: FactStore
     lifecycle: Lifecycle
     tasks: TaskStore
-    batch_size: int = 500
+    batch_size: int = 1000
     forgetters: list[Forgetter] = field(default_factory=list)
 
     def run(self, task: Task) -> None:

@@ -101,14 +101,17 @@ class ExtractionWorker:
                 groups.append([(task, request)])
         return groups
 
-    def _run(self, tenant_id: str, group: list[tuple[Task, AddRequest]], final_attempt: bool) -> None:
+    def _start(self, tasks: list[Task]) -> None:
         now = utcnow()
-        for task, _ in group:
+        for task in tasks:
             task.status = TaskStatus.PROCESSING
             task.attempts += 1
             task.started_at = task.started_at or now
             task.updated_at = now
-        self.tasks.save_many([task for task, _ in group])
+        self.tasks.save_many(tasks)
+
+    def _run(self, tenant_id: str, group: list[tuple[Task, AddRequest]], final_attempt: bool) -> None:
+        self._start([task for task, _ in group])
         request = _merge([r for _, r in group])
         leader = group[0][0]
         scope = Scope(tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id)
@@ -136,11 +139,7 @@ class ExtractionWorker:
     def _forget(self, task: Task, final_attempt: bool) -> None:
         if self.forgetter is None:
             raise EngramError("delete-all tasks need a forgetter; none is configured")
-        task.status = TaskStatus.PROCESSING
-        task.attempts += 1
-        task.started_at = task.started_at or utcnow()
-        task.updated_at = utcnow()
-        self.tasks.save(task)
+        self._start([task])
         try:
             self.forgetter.run(task)
         except Exception as err:  # recorded on the task, then re-raised for the queue to retry
