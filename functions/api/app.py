@@ -16,10 +16,11 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
-from engram.domain.errors import EngramError, UnauthorizedError
+from engram.domain.errors import EngramError, NotFoundError, UnauthorizedError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
+from engram.graph.service import GraphService
 from engram.http.errors import to_http, validation_body
 from engram.http.models import (
     Accepted,
@@ -37,6 +38,7 @@ from engram.http.models import (
     TaskView,
     aware,
 )
+from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.screen import screen
 
 logger = Logger()
@@ -93,9 +95,13 @@ def get_task(task_id: str) -> TaskView:
 @app.post("/v1/memories/search")
 def search(body: SearchBody) -> SearchResponse:
     memories = container().memories
-    hits = memories.search(tenant(), body.to_query())
+    query = body.to_query()
+    hits = memories.search(tenant(), query)
     details = memories.attachment_details(tenant(), [fact for fact, _ in hits])
-    return SearchResponse(results=[MemoryView.of(fact, score, details) for fact, score in hits])
+    related = memories.related(tenant(), query, body.graph_hops) if body.graph else []
+    return SearchResponse(
+        results=[MemoryView.of(fact, score, details) for fact, score in hits], relations=RelationView.scored(related)
+    )
 
 
 @app.get("/v1/memories")
@@ -170,6 +176,45 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
+
+
+# --- graph memory ---------------------------------------------------------------------------------
+def graph_service() -> GraphService:
+    graph = container().graph
+    if graph is None:
+        raise NotFoundError("graph", "graph memory is off on this deployment")
+    return graph
+
+
+@app.get("/v1/graph")
+def get_graph(
+    user_id: UserId,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    entity_cursor: Annotated[str | None, Query(max_length=4096)] = None,
+    relation_cursor: Annotated[str | None, Query(max_length=4096)] = None,
+    as_of: Annotated[datetime | None, Query()] = None,
+) -> GraphResponse:
+    graph = graph_service()
+    entities = graph.entities(tenant(), user_id, limit, entity_cursor)
+    relations = graph.relations(tenant(), user_id, limit, relation_cursor, aware(as_of))
+    return GraphResponse(
+        entities=[EntityView.of(e) for e in entities.entities],
+        relations=[RelationView.of(r) for r in relations.relations],
+        next_entity_cursor=entities.next_cursor,
+        next_relation_cursor=relations.next_cursor,
+    )
+
+
+@app.get("/v1/graph/entities/<entity_id>")
+def get_entity(entity_id: str) -> EntityResponse:
+    entity, relations = graph_service().entity(tenant(), entity_id)
+    return EntityResponse(**EntityView.of(entity).model_dump(), relations=[RelationView.of(r) for r in relations])
+
+
+@app.delete("/v1/graph/relations/<relation_id>")
+def delete_relation(relation_id: str) -> RelationDeleted:
+    closed = graph_service().delete_relation(tenant(), relation_id)
+    return RelationDeleted(id=closed.id, valid_to=closed.valid_to, message=f"relation {relation_id} closed")
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

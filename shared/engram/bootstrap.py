@@ -17,6 +17,7 @@ from engram.domain.ports import (
     Embedder,
     FactExtractor,
     FactStore,
+    GraphStore,
     Reconciler,
     TaskQueue,
     TaskStore,
@@ -30,6 +31,7 @@ from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
@@ -185,6 +187,7 @@ class Container:
             similar_per_fact=self.settings.similar_per_fact,
             attachments=self.attachment_store,
             blobs=self.blobs,
+            graph=self.graph,
         )
 
     @cached_property
@@ -234,6 +237,7 @@ class Container:
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
             searcher=self.searcher,
             scratch_index=self.scratch_index,
+            graph=self.graph,
         )
 
     def scratch_index(self) -> VectorIndex:
@@ -245,6 +249,53 @@ class Container:
     @cached_property
     def worker(self) -> ExtractionWorker:
         return ExtractionWorker(self.tasks, self.pipeline, self.blobs)
+
+    # --- graph memory ---------------------------------------------------------------------------
+    @cached_property
+    def graph_store(self) -> GraphStore:
+        from engram.adapters.dynamo_graph_store import DynamoGraphStore
+
+        return DynamoGraphStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def entity_index(self) -> VectorIndex:
+        """Entity names, in an index of their own so that memory search never sees them."""
+        if self.settings.index_backend == "opensearch":
+            from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+
+            index = OpenSearchIndex(
+                build_client(self.settings),
+                self.settings.opensearch_entity_index,
+                self.embedder.dimensions,
+                engine=self.settings.opensearch_knn_engine,
+            )
+            index.ensure_index()
+            return index
+        from engram.adapters.embedded_index import EmbeddedIndex
+
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return EmbeddedIndex(self.settings.data_dir / "entities.sqlite3", self.embedder.dimensions)
+
+    @cached_property
+    def graph(self) -> GraphService | None:
+        """None when ENGRAM_GRAPH=off."""
+        if not self.settings.graph:
+            return None
+        from engram.graph.service import GraphService
+
+        extractor = None
+        if self.llm is not None:
+            from engram.graph.llm import LLMGraphExtractor
+
+            extractor = LLMGraphExtractor(self.llm, self.graph_store)
+        return GraphService(
+            self.graph_store,
+            self.entity_index,
+            self.embedder,
+            extractor,
+            resolve_threshold=self.settings.graph_resolve_threshold,
+            search_similarity=self.settings.graph_search_similarity,
+        )
 
 
 @lru_cache(maxsize=1)

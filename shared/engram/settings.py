@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     summarise_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     summarise_min_cluster_size: int = Field(default=3, ge=2)
 
+    # Graph memory (engram/graph, docs/graph.md). ENGRAM_GRAPH=off turns the whole pipeline off.
+    graph: bool = True
+    graph_resolve_threshold: float = Field(default=0.9, ge=0.0, le=1.0)  # name similarity = same entity
+    graph_search_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # query ~ entity name
+    opensearch_entity_index: str = "engram-entities"
+
     # Local stack
     data_dir: Path = Path(".engram")
     local_api_keys: str | None = None  # "tenant:key,other:key2"

@@ -22,7 +22,9 @@ from engram.domain.models import (
     Task,
     utcnow,
 )
+from engram.domain.graph import ScoredRelation
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
+from engram.graph.service import GraphService
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.search import HybridSearcher
@@ -42,6 +44,7 @@ class MemoryService:
     searcher: HybridSearcher | None = None
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
+    graph: GraphService | None = None  # None when graph memory is off
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -76,6 +79,12 @@ class MemoryService:
         hits = self.searcher.search(tenant_id, q.user_id, q.query, q.top_k, q.filters, q.threshold)
         facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
         return [(facts[h.id], h.score) for h in hits if h.id in facts and facts[h.id].user_id == q.user_id]
+
+    def related(self, tenant_id: str, q: SearchQuery, hops: int = 1) -> list[ScoredRelation]:
+        """The current relations around the entities the query names or resembles."""
+        if self.graph is None or q.as_of is not None:
+            return []
+        return self.graph.search(tenant_id, q.user_id, q.query, hops)
 
     def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
         """The same ranking over the versions current at `as_of`, in a scratch index: the live index
@@ -187,6 +196,7 @@ class MemoryService:
 
     def delete_all(self, tenant_id: str, user_id: str) -> int:
         """Forget every current memory of one user; history stays as the audit trail."""
+        self.forget_graph(tenant_id, user_id)
         deleted = 0
         while True:
             page = self.facts.list_current(tenant_id, user_id, limit=100)
@@ -197,3 +207,8 @@ class MemoryService:
                 batch.close(fact, "api")
             batch.commit()
             deleted += len(page.items)
+
+    def forget_graph(self, tenant_id: str, user_id: str) -> None:
+        """Delete-all removes the user's graph too."""
+        if self.graph is not None:
+            self.graph.forget_user(tenant_id, user_id)
