@@ -49,7 +49,11 @@ class GraphApplier:
         changes = GraphChanges()
         for relation in deletions:
             self._close(relation, changes)
-        roles = {normalise_name(t.destination): t.relation for t in triples if t.source == USER}
+        roles = {
+            normalise_name(t.destination): t.relation
+            for t in triples
+            if t.source == USER and t.destination_type == "person"
+        }
         for triple in triples:
             source = self._entity(triple.source, triple.source_type, roles)
             destination = self._entity(triple.destination, triple.destination_type, roles)
