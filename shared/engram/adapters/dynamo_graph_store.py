@@ -108,21 +108,21 @@ class DynamoGraphStore:
         batch_put(self._db, self._table, [item for r in relations for item in _relation_items(r)])
 
     def forget_user(self, tenant_id: str, user_id: str) -> int:
-        """Delete every entity, relation and edge of one user; idempotent. Returns items removed."""
+        """Delete every relation (with its edges), then every entity of one user; idempotent.
+        Returns the relations and entities removed."""
         removed = 0
-        while True:
-            page = self._query_user(tenant_id, user_id, "", None, 100)
-            items = page[0]
-            if not items:
-                return removed
-            keys: list[Item] = []
-            for item in items:
-                keys.append({"pk": item["pk"], "sk": item["sk"]})
-                if item["sk"]["S"] == RELATION_SK:
-                    relation = Relation.model_validate_json(item["body"]["S"])
-                    keys += [{"pk": _s(k["pk"]["S"]), "sk": _s(k["sk"]["S"])} for k in _relation_items(relation)[1:]]
-            batch_delete(self._db, self._table, keys)
-            removed += len(items)
+        for prefix in ("R#", "E#"):
+            while items := self._query_user(tenant_id, user_id, prefix, None, 100)[0]:
+                keys: list[Item] = []
+                for item in items:
+                    if prefix == "R#":
+                        relation = Relation.model_validate_json(item["body"]["S"])
+                        keys += [{"pk": k["pk"], "sk": k["sk"]} for k in _relation_items(relation)]
+                    else:
+                        keys.append({"pk": item["pk"], "sk": item["sk"]})
+                batch_delete(self._db, self._table, keys)
+                removed += len(items)
+        return removed
 
     # --- reads ----------------------------------------------------------------------------------
     def get_entity(self, tenant_id: str, entity_id: str) -> Entity:
