@@ -354,7 +354,8 @@ class MemoryGraphStore:
         return self.entity_rows[(tenant_id, entity_id)]
 
     def get_entities(self, tenant_id: str, entity_ids: Sequence[str]) -> list[Entity]:
-        return [self.entity_rows[(tenant_id, i)] for i in dict.fromkeys(entity_ids) if (tenant_id, i) in self.entity_rows]
+        rows = self.entity_rows
+        return [rows[(tenant_id, i)] for i in dict.fromkeys(entity_ids) if (tenant_id, i) in rows]
 
     def get_relation(self, tenant_id: str, relation_id: str) -> Relation:
         if (tenant_id, relation_id) not in self.relation_rows:

@@ -16,12 +16,14 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
-from engram.domain.errors import EngramError, NotFoundError, UnauthorizedError
+from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
-from engram.graph.service import GraphService
+from engram.http.authorization import tenant_of
 from engram.http.errors import to_http, validation_body
+from engram.http.graph_models import RelationView
+from engram.http.graph_routes import router as graph_router
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -38,13 +40,13 @@ from engram.http.models import (
     TaskView,
     aware,
 )
-from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.screen import screen
 
 logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
 
+app.include_router(graph_router)  # /v1/graph routes
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
@@ -52,10 +54,7 @@ UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_
 
 def tenant() -> str:
     """The tenant the authorizer resolved from the API key; never taken from the request body."""
-    tenant_id = app.current_event.request_context.authorizer.get("tenant_id")
-    if not tenant_id:
-        raise UnauthorizedError("no tenant in the request context")
-    return str(tenant_id)
+    return tenant_of(app.current_event)
 
 
 @app.exception_handler(EngramError)
@@ -176,45 +175,6 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
-
-
-# --- graph memory ---------------------------------------------------------------------------------
-def graph_service() -> GraphService:
-    graph = container().graph
-    if graph is None:
-        raise NotFoundError("graph", "graph memory is off on this deployment")
-    return graph
-
-
-@app.get("/v1/graph")
-def get_graph(
-    user_id: UserId,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    entity_cursor: Annotated[str | None, Query(max_length=4096)] = None,
-    relation_cursor: Annotated[str | None, Query(max_length=4096)] = None,
-    as_of: Annotated[datetime | None, Query()] = None,
-) -> GraphResponse:
-    graph = graph_service()
-    entities = graph.entities(tenant(), user_id, limit, entity_cursor)
-    relations = graph.relations(tenant(), user_id, limit, relation_cursor, aware(as_of))
-    return GraphResponse(
-        entities=[EntityView.of(e) for e in entities.entities],
-        relations=[RelationView.of(r) for r in relations.relations],
-        next_entity_cursor=entities.next_cursor,
-        next_relation_cursor=relations.next_cursor,
-    )
-
-
-@app.get("/v1/graph/entities/<entity_id>")
-def get_entity(entity_id: str) -> EntityResponse:
-    entity, relations = graph_service().entity(tenant(), entity_id)
-    return EntityResponse(**EntityView.of(entity).model_dump(), relations=[RelationView.of(r) for r in relations])
-
-
-@app.delete("/v1/graph/relations/<relation_id>")
-def delete_relation(relation_id: str) -> RelationDeleted:
-    closed = graph_service().delete_relation(tenant(), relation_id)
-    return RelationDeleted(id=closed.id, valid_to=closed.valid_to, message=f"relation {relation_id} closed")
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -55,7 +55,10 @@ def test_a_job_change_closes_the_old_relation_and_delete_all_forgets_the_graph(a
     acme.remember(user, "Alice works at MIT")
     acme.remember(user, "Alice now works at Stanford as a professor")
 
-    assert triples(graph(acme, user)["relations"]) == {("Alice", "works_at", "Stanford"), ("Alice", "works_as", "professor")}
+    assert triples(graph(acme, user)["relations"]) == {
+        ("Alice", "works_at", "Stanford"),
+        ("Alice", "works_as", "professor"),
+    }
     alice = next(e for e in graph(acme, user)["entities"] if e["name"] == "Alice")
     history = acme.request("GET", f"/v1/graph/entities/{alice['id']}").json()["relations"]
     closed = {r["destination"]: r["valid_to"] for r in history if r["relation"] == "works_at"}
@@ -66,4 +69,9 @@ def test_a_job_change_closes_the_old_relation_and_delete_all_forgets_the_graph(a
     assert ("Alice", "works_at", "Stanford") not in triples(graph(acme, user)["relations"])
 
     assert acme.request("DELETE", "/v1/memories", params={"user_id": user}).status_code in (200, 202)
-    assert graph(acme, user) == {"entities": [], "relations": [], "next_entity_cursor": None, "next_relation_cursor": None}
+    assert graph(acme, user) == {
+        "entities": [],
+        "relations": [],
+        "next_entity_cursor": None,
+        "next_relation_cursor": None,
+    }

@@ -29,7 +29,11 @@ def triples(graph: GraphService, scope: Scope = SCOPE, **kw: object) -> set[tupl
 def test_walkthrough_sister_and_employer() -> None:
     graph = make_service()
     say(graph, "My sister Maren lives in Oslo. I work at Brightwave.")
-    assert triples(graph) == {("u1", "sister", "Maren"), ("Maren", "lives_in", "Oslo"), ("u1", "works_at", "Brightwave")}
+    assert triples(graph) == {
+        ("u1", "sister", "Maren"),
+        ("Maren", "lives_in", "Oslo"),
+        ("u1", "works_at", "Brightwave"),
+    }
     found = graph.search("t1", "u1", "Who is Maren?")
     named = {(h.relation.source, h.relation.relation, h.relation.destination) for h in found}
     assert named == {("u1", "sister", "Maren"), ("Maren", "lives_in", "Oslo")}

@@ -28,7 +28,7 @@ def service(llm: ScriptedLLM) -> GraphService:
 
 
 def say(graph: GraphService, text: str, task_id: str = "task") -> int:
-    changes, usage = graph.ingest(SCOPE, [Message(role="user", content=text)], [], task_id)
+    _, usage = graph.ingest(SCOPE, [Message(role="user", content=text)], [], task_id)
     return usage.llm_calls
 
 

@@ -79,11 +79,9 @@ class GraphApplier:
         return not known or _role_group(role) in {_role_group(k) for k in known}
 
     def _relations(self, entity: Entity) -> list[Relation]:
-        if entity.id not in self._current:
-            stored = [] if entity.id in self.resolver.created else None
-            self._current[entity.id] = (
-                stored if stored is not None else self.store.relations_of(entity.tenant_id, [entity.id])
-            )
+        if entity.id not in self._current:  # an entity made in this run has nothing stored yet
+            new = entity.id in self.resolver.created
+            self._current[entity.id] = [] if new else self.store.relations_of(entity.tenant_id, [entity.id])
         return self._current[entity.id]
 
     def _one(self, source: Entity, name: str, destination: Entity, negated: bool, changes: GraphChanges) -> None:

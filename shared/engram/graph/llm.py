@@ -44,8 +44,10 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["source", "source_type", "relation", "destination", "destination_type"],
-                "properties": {k: {"type": "string"} for k in
-                               ("source", "source_type", "relation", "destination", "destination_type")},
+                "properties": {
+                    k: {"type": "string"}
+                    for k in ("source", "source_type", "relation", "destination", "destination_type")
+                },
             },
         },
         "delete": {"type": "array", "items": {"type": "integer"}},
@@ -66,8 +68,9 @@ def interpret(answer: Any, existing_count: int) -> _Answer:
         raise ValueError('expected {"relations": [...], "delete": [...]}')
     triples = []
     for item in answer["relations"]:
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip()
-                                                 for k in ("source", "relation", "destination")):
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) and item[k].strip() for k in ("source", "relation", "destination")
+        ):
             raise ValueError(f"relation without source, relation and destination: {item!r}")
         source, destination = item["source"].strip(), item["destination"].strip()
         triples.append(

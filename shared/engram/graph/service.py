@@ -54,9 +54,7 @@ class GraphService:
         return GraphApplier(self.store, resolver, task_id).apply(triples, deletions), usage
 
     # --- reads ---------------------------------------------------------------------------------
-    def search(
-        self, tenant_id: str, user_id: str, query: str, hops: int = 1, limit: int = 20
-    ) -> list[ScoredRelation]:
+    def search(self, tenant_id: str, user_id: str, query: str, hops: int = 1, limit: int = 20) -> list[ScoredRelation]:
         vector = self.embedder.embed([query])[0]
         searcher = GraphSearcher(self.store, self.index, self.search_similarity)
         return searcher.search(tenant_id, user_id, query, vector, hops, limit)

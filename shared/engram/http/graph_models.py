@@ -48,8 +48,9 @@ class EntityView(BaseModel):
 
     @classmethod
     def of(cls, entity: Entity) -> EntityView:
-        return cls(id=entity.id, name=entity.name, type=entity.type, aliases=entity.aliases,
-                   created_at=entity.created_at)
+        return cls(
+            id=entity.id, name=entity.name, type=entity.type, aliases=entity.aliases, created_at=entity.created_at
+        )
 
 
 class GraphResponse(BaseModel):

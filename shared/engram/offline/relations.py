@@ -100,11 +100,21 @@ def _sentence(text: str) -> list[Triple]:
         if found is None or found["name"] in ("I", "We", "They", "He", "She", "It"):
             continue
         name = found["name"]
-        triples = [Triple(source=name, source_type="person", relation=relation, destination=found["obj"],
-                          destination_type=kind)]
+        triples = [
+            Triple(
+                source=name, source_type="person", relation=relation, destination=found["obj"], destination_type=kind
+            )
+        ]
         if found["job"]:
-            triples.append(Triple(source=name, source_type="person", relation="works_as",
-                                  destination=found["job"].strip(), destination_type="job"))
+            triples.append(
+                Triple(
+                    source=name,
+                    source_type="person",
+                    relation="works_as",
+                    destination=found["job"].strip(),
+                    destination_type="job",
+                )
+            )
         if found["rel"]:
             triples.append(_mine(RELATIONS[found["rel"].lower()][1], name, "person", False))
         return triples

@@ -9,6 +9,7 @@ from functools import cached_property
 
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
+from engram.domain.graph import ScoredRelation
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -22,7 +23,6 @@ from engram.domain.models import (
     Task,
     utcnow,
 )
-from engram.domain.graph import ScoredRelation
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
 from engram.graph.service import GraphService
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
