@@ -222,7 +222,7 @@ class Container:
             similarity=s.summarise_similarity,
             min_cluster_size=s.summarise_min_cluster_size,
         )
-        return MaintenanceRunner(self.scanner, self.lifecycle, self.llm, policy)
+        return MaintenanceRunner(self.scanner, self.lifecycle, self.llm, policy, graph=self.graph)
 
     @cached_property
     def memories(self) -> MemoryService:

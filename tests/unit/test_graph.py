@@ -166,3 +166,22 @@ def test_offline_triples_cover_people_pets_work_home_tastes() -> None:
     facts, _ = OfflineExtractor().extract(messages, "user", SCOPE)  # type: ignore[arg-type]
     got = {(t.source, t.relation, t.destination) for t in offline_triples(messages, facts)}
     assert got == {("user", "has_pet", "Rex"), ("user", "works_as", "nurse"), ("user", "likes", "sushi")}
+
+
+def test_the_maintenance_repair_step_repairs_entity_vectors() -> None:
+    from engram.maintenance.repair import RepairService
+    from tests.fakes import MemoryFactStore
+    from tests.unit.test_maintenance_repair import MemoryFactScanner
+
+    graph = make_service()
+    say(graph, "My sister Maren lives in Oslo")
+    dropped = sorted(graph.index.ids("t1", "u1"))
+    graph.index.delete("t1", "u1", dropped)
+    facts = MemoryFactStore()
+    repair = RepairService(MemoryFactScanner(facts), facts, MemoryIndex(), HashEmbedder(), graph=graph)
+
+    counts = repair.run([("t1", "u1")])
+
+    assert counts["entities_reindexed"] == len(dropped) == 3
+    assert graph.index.ids("t1", "u1") == set(dropped)
+    assert repair.run([("t1", "u1")])["entities_reindexed"] == 0
