@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import stub_llm
 from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.graph import Entity, Relation
 from engram.domain.models import LLMReply, Message, Scope, Usage
@@ -28,8 +29,6 @@ from engram.graph.service import GraphService
 from engram.offline.extractor import OfflineExtractor
 from engram.offline.relations import offline_triples
 from tests.fakes import HashEmbedder, MemoryGraphStore
-
-from bench import stub_llm
 
 ROOT = Path(__file__).resolve().parents[1]
 STATEMENTS = ROOT / "tests" / "data" / "graph_statements.json"
@@ -85,21 +84,35 @@ def latency(relations: int, queries: int = 200) -> dict[str, Any]:
     store.put_entities(entities)
     index.upsert([entity_doc(e, v) for e, v in zip(entities, vectors, strict=True)])
     rels = []
-    for i in range(relations):
+    for _ in range(relations):
         a, b = rng.sample(entities, 2)
-        rels.append(Relation(tenant_id="t", user_id="u", source_entity_id=a.id, relation="knows",
-                             destination_entity_id=b.id, source=a.name, destination=b.name))
+        rels.append(
+            Relation(
+                tenant_id="t",
+                user_id="u",
+                source_entity_id=a.id,
+                relation="knows",
+                destination_entity_id=b.id,
+                source=a.name,
+                destination=b.name,
+            )
+        )
     store.put_relations(rels)
     searcher = GraphSearcher(store, index)
     times = []
-    for q in range(queries):
+    for _ in range(queries):
         target = rng.randrange(len(entities))
         started = time.perf_counter()
         searcher.search("t", "u", f"Who is {entities[target].name}?", vectors[target])
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
-    return {"relations": relations, "entities": len(entities), "queries": queries,
-            "p50_ms": round(statistics.median(times), 3), "p95_ms": round(times[int(0.95 * len(times))], 3)}
+    return {
+        "relations": relations,
+        "entities": len(entities),
+        "queries": queries,
+        "p50_ms": round(statistics.median(times), 3),
+        "p95_ms": round(times[int(0.95 * len(times))], 3),
+    }
 
 
 def calls(turns: int) -> dict[str, Any]:
@@ -112,15 +125,20 @@ def calls(turns: int) -> dict[str, Any]:
         texts = [s["text"] for s in json.loads(STATEMENTS.read_text())][:turns]
         source = "graph_statements.json (LoCoMo not found)"
     store = MemoryGraphStore()
-    graph = GraphService(store, EmbeddedIndex(None, HashEmbedder.dimensions), HashEmbedder(),
-                         LLMGraphExtractor(InProcessStub(), store))
+    graph = GraphService(
+        store, EmbeddedIndex(None, HashEmbedder.dimensions), HashEmbedder(), LLMGraphExtractor(InProcessStub(), store)
+    )
     total = 0
     scope = Scope(tenant_id="t", user_id="u")
     for i, text in enumerate(texts):
         _, usage = graph.ingest(scope, [Message(role="user", content=text)], [], f"task-{i}")
         total += usage.llm_calls
-    return {"source": source, "runs": len(texts), "graph_llm_calls": total,
-            "calls_per_run": round(total / max(1, len(texts)), 3)}
+    return {
+        "source": source,
+        "runs": len(texts),
+        "graph_llm_calls": total,
+        "calls_per_run": round(total / max(1, len(texts)), 3),
+    }
 
 
 def precision_recall() -> dict[str, Any]:
@@ -129,15 +147,22 @@ def precision_recall() -> dict[str, Any]:
     for item in json.loads(STATEMENTS.read_text()):
         messages = [Message(role="user", content=item["text"])]
         facts, _ = extractor.extract(messages, "user", scope)  # type: ignore[arg-type]
-        got = {(t.source.casefold(), t.relation, t.destination.casefold()) for t in offline_triples(messages, facts)
-               if not t.negated}
+        got = {
+            (t.source.casefold(), t.relation, t.destination.casefold())
+            for t in offline_triples(messages, facts)
+            if not t.negated
+        }
         want = {(s.casefold(), r, d.casefold()) for s, r, d in item["triples"]}
         tp += len(got & want)
         predicted += len(got)
         expected += len(want)
-    return {"statements": len(json.loads(STATEMENTS.read_text())), "expected_triples": expected,
-            "predicted_triples": predicted, "precision": round(tp / max(1, predicted), 3),
-            "recall": round(tp / max(1, expected), 3)}
+    return {
+        "statements": len(json.loads(STATEMENTS.read_text())),
+        "expected_triples": expected,
+        "predicted_triples": predicted,
+        "precision": round(tp / max(1, predicted), 3),
+        "recall": round(tp / max(1, expected), 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
