@@ -116,6 +116,17 @@ def respond(request: dict[str, Any]) -> str:
             for i in items
         ]
         return json.dumps({"operations": ops})
+    if "relations" in properties and "delete" in properties:  # graph memory: the offline rules' triples
+        return json.dumps(_graph(user))
     if "memory" in properties or "Current memories:" in user:
         return json.dumps(_reconcile(user))
     return "{}"
+
+
+def _graph(user: str) -> dict[str, Any]:
+    from engram.domain.models import Message
+    from engram.offline.relations import sentence_triples
+
+    lines = [m.group(2) for m in map(_LINE.match, user.split("Conversation:\n", 1)[-1].splitlines()) if m]
+    triples = sentence_triples([Message(role="user", content=line) for line in lines])
+    return {"relations": [t.model_dump(exclude={"negated"}) for t in triples], "delete": []}

@@ -12,6 +12,7 @@ from typing import Any
 
 from engram.domain.errors import ConflictError, NotFoundError
 from engram.domain.filters import matches
+from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     Attachment,
     Fact,
@@ -338,3 +339,77 @@ class MemoryAttachmentStore:
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]:
         self.get(tenant_id, attachment_id)
         return sorted(self.holding.get((tenant_id, attachment_id), set()))
+
+
+# --- graph memory ---------------------------------------------------------------------------------
+class MemoryGraphStore:
+    """GraphStore in dicts; pages by insertion order with the offset as cursor."""
+
+    def __init__(self) -> None:
+        self.entity_rows: dict[tuple[str, str], Entity] = {}
+        self.relation_rows: dict[tuple[str, str], Relation] = {}
+
+    def put_entities(self, entities: Sequence[Entity]) -> None:
+        for e in entities:
+            self.entity_rows[(e.tenant_id, e.id)] = e
+
+    def put_relations(self, relations: Sequence[Relation]) -> None:
+        for r in relations:
+            self.relation_rows[(r.tenant_id, r.id)] = r
+
+    def forget_user(self, tenant_id: str, user_id: str) -> int:
+        doomed = [k for k, v in [*self.entity_rows.items(), *self.relation_rows.items()]
+                  if k[0] == tenant_id and v.user_id == user_id]
+        for key in doomed:
+            self.entity_rows.pop(key, None)
+            self.relation_rows.pop(key, None)
+        return len(doomed)
+
+    def get_entity(self, tenant_id: str, entity_id: str) -> Entity:
+        if (tenant_id, entity_id) not in self.entity_rows:
+            raise NotFoundError("entity", entity_id)
+        return self.entity_rows[(tenant_id, entity_id)]
+
+    def get_entities(self, tenant_id: str, entity_ids: Sequence[str]) -> list[Entity]:
+        rows = self.entity_rows
+        return [rows[(tenant_id, i)] for i in dict.fromkeys(entity_ids) if (tenant_id, i) in rows]
+
+    def get_relation(self, tenant_id: str, relation_id: str) -> Relation:
+        if (tenant_id, relation_id) not in self.relation_rows:
+            raise NotFoundError("relation", relation_id)
+        return self.relation_rows[(tenant_id, relation_id)]
+
+    def relations_of(self, tenant_id: str, entity_ids: Sequence[str], include_closed: bool = False) -> list[Relation]:
+        ids = set(entity_ids)
+        return [
+            r
+            for (t, _), r in self.relation_rows.items()
+            if t == tenant_id
+            and (include_closed or r.current)
+            and (r.source_entity_id in ids or r.destination_entity_id in ids)
+        ]
+
+    def entities(self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None) -> EntityPage:
+        rows = [e for (t, _), e in self.entity_rows.items() if t == tenant_id and e.user_id == user_id]
+        start = int(cursor or 0)
+        nxt = str(start + limit) if start + limit < len(rows) else None
+        return EntityPage(entities=rows[start : start + limit], next_cursor=nxt)
+
+    def relations(
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        include_closed: bool = False,
+        as_of: datetime | None = None,
+    ) -> RelationPage:
+        rows = [r for (t, _), r in self.relation_rows.items() if t == tenant_id and r.user_id == user_id]
+        start = int(cursor or 0)
+        nxt = str(start + limit) if start + limit < len(rows) else None
+        page = rows[start : start + limit]
+        if as_of is not None:
+            page = [r for r in page if r.current_at(as_of)]
+        elif not include_closed:
+            page = [r for r in page if r.current]
+        return RelationPage(relations=page, next_cursor=nxt)

@@ -16,11 +16,14 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
-from engram.domain.errors import EngramError, UnauthorizedError
+from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
+from engram.http.authorization import tenant_of
 from engram.http.errors import to_http, validation_body
+from engram.http.graph_models import RelationView
+from engram.http.graph_routes import router as graph_router
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -43,6 +46,7 @@ logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
 
+app.include_router(graph_router)  # /v1/graph routes
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
@@ -50,10 +54,7 @@ UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_
 
 def tenant() -> str:
     """The tenant the authorizer resolved from the API key; never taken from the request body."""
-    tenant_id = app.current_event.request_context.authorizer.get("tenant_id")
-    if not tenant_id:
-        raise UnauthorizedError("no tenant in the request context")
-    return str(tenant_id)
+    return tenant_of(app.current_event)
 
 
 @app.exception_handler(EngramError)
@@ -93,9 +94,13 @@ def get_task(task_id: str) -> TaskView:
 @app.post("/v1/memories/search")
 def search(body: SearchBody) -> SearchResponse:
     memories = container().memories
-    hits = memories.search(tenant(), body.to_query())
+    query = body.to_query()
+    hits = memories.search(tenant(), query)
     details = memories.attachment_details(tenant(), [fact for fact, _ in hits])
-    return SearchResponse(results=[MemoryView.of(fact, score, details) for fact, score in hits])
+    related = memories.related(tenant(), query, body.graph_hops) if body.graph else []
+    return SearchResponse(
+        results=[MemoryView.of(fact, score, details) for fact, score in hits], relations=RelationView.scored(related)
+    )
 
 
 @app.get("/v1/memories")

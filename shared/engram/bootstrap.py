@@ -17,6 +17,7 @@ from engram.domain.ports import (
     Embedder,
     FactExtractor,
     FactStore,
+    GraphStore,
     Reconciler,
     TaskQueue,
     TaskStore,
@@ -33,6 +34,7 @@ from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
@@ -197,6 +199,7 @@ class Container:
             attachments=self.attachment_store,
             blobs=self.blobs,
             keep_episodes=self.settings.keep_episodes,
+            graph=self.graph,
         )
 
     @cached_property
@@ -232,7 +235,7 @@ class Container:
             similarity=s.summarise_similarity,
             min_cluster_size=s.summarise_min_cluster_size,
         )
-        return MaintenanceRunner(self.scanner, self.lifecycle, self.llm, policy)
+        return MaintenanceRunner(self.scanner, self.lifecycle, self.llm, policy, graph=self.graph)
 
     @cached_property
     def memories(self) -> MemoryService:
@@ -248,6 +251,7 @@ class Container:
             searcher=self.searcher,
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
+            graph=self.graph,
         )
 
     def scratch_index(self) -> VectorIndex:
@@ -263,14 +267,60 @@ class Container:
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property
     def forgetters(self) -> list[Forgetter]:
-        """What else keeps something of a user, called after the memories are closed (the graph's
-        GraphService.forget_user goes here)."""
-        return []
+        """What else keeps something of a user, called after the memories are closed."""
+        return [self.graph.forget_user] if self.graph is not None else []
 
     @cached_property
     def forgetter(self) -> UserForgetter:
         return UserForgetter(
             self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters
+        )
+
+    # --- graph memory ---------------------------------------------------------------------------
+    @cached_property
+    def graph_store(self) -> GraphStore:
+        from engram.adapters.dynamo_graph_store import DynamoGraphStore
+
+        return DynamoGraphStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def entity_index(self) -> VectorIndex:
+        """Entity names, in an index of their own so that memory search never sees them."""
+        if self.settings.index_backend == "opensearch":
+            from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+
+            index = OpenSearchIndex(
+                build_client(self.settings),
+                self.settings.opensearch_entity_index,
+                self.embedder.dimensions,
+                engine=self.settings.opensearch_knn_engine,
+            )
+            index.ensure_index()
+            return index
+        from engram.adapters.embedded_index import EmbeddedIndex
+
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return EmbeddedIndex(self.settings.data_dir / "entities.sqlite3", self.embedder.dimensions)
+
+    @cached_property
+    def graph(self) -> GraphService | None:
+        """None when ENGRAM_GRAPH=off."""
+        if not self.settings.graph:
+            return None
+        from engram.graph.service import GraphService
+
+        extractor = None
+        if self.llm is not None:
+            from engram.graph.llm import LLMGraphExtractor
+
+            extractor = LLMGraphExtractor(self.llm, self.graph_store)
+        return GraphService(
+            self.graph_store,
+            self.entity_index,
+            self.embedder,
+            extractor,
+            resolve_threshold=self.settings.graph_resolve_threshold,
+            search_similarity=self.settings.graph_search_similarity,
         )
 
 

@@ -25,6 +25,9 @@ EVENTS = ROOT / "events"
 ASL = ROOT / "statemachines" / "maintenance.asl.json"
 
 EXPECTED_ROUTES = {
+    ("GET", "/v1/graph"),  # graph memory (engram/http/graph_routes.py, included by the API handler)
+    ("GET", "/v1/graph/entities/{entity_id}"),
+    ("DELETE", "/v1/graph/relations/{relation_id}"),
     ("GET", "/health"),
     ("GET", "/openapi.json"),
     ("GET", "/docs"),
@@ -361,13 +364,15 @@ def test_api_key_authorizer_guards_the_api_by_default() -> None:
 
 
 def handler_routes() -> set[tuple[str, str]]:
-    """Routes the API handler registers with the Powertools resolver (`<id>` becomes `{id}`)."""
-    tree = ast.parse((ROOT / "functions" / "api" / "app.py").read_text())
+    """Routes the API handler registers with the Powertools resolver (`<id>` becomes `{id}`), its
+    own and those of the routers it includes."""
     found: set[tuple[str, str]] = set()
-    for node in ast.walk(tree):
+    sources = [ROOT / "functions" / "api" / "app.py", ROOT / "shared" / "engram" / "http" / "graph_routes.py"]
+    nodes = [node for source in sources for node in ast.walk(ast.parse(source.read_text()))]
+    for node in nodes:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
-        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "app"):
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("app", "router")):
             continue
         method, args = node.func.attr, node.args
         keywords = {k.arg: k.value for k in node.keywords}

@@ -43,9 +43,17 @@ def batch_get(db: DynamoDBClient, table: str, keys: list[Item]) -> list[Item]:
 
 def batch_put(db: DynamoDBClient, table: str, items: list[Item]) -> None:
     """Unconditional puts of `items` (any number), 25 per request."""
-    for start in range(0, len(items), BATCH_WRITE_LIMIT):
-        chunk = items[start : start + BATCH_WRITE_LIMIT]
-        request: dict[str, Any] = {table: [{"PutRequest": {"Item": item}} for item in chunk]}
+    _batch_write(db, table, [{"PutRequest": {"Item": item}} for item in items])
+
+
+def batch_delete(db: DynamoDBClient, table: str, keys: list[Item]) -> None:
+    """Deletes of `keys` (any number; absent keys are fine), 25 per request."""
+    _batch_write(db, table, [{"DeleteRequest": {"Key": key}} for key in keys])
+
+
+def _batch_write(db: DynamoDBClient, table: str, requests: list[Item]) -> None:
+    for start in range(0, len(requests), BATCH_WRITE_LIMIT):
+        request: dict[str, Any] = {table: requests[start : start + BATCH_WRITE_LIMIT]}
         for attempt in range(RETRIES):
             with aws_errors(table):
                 resp = db.batch_write_item(RequestItems=request)

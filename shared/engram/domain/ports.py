@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     ApiKey,
     Attachment,
@@ -257,3 +258,43 @@ class AttachmentStore(Protocol):
         ...
 
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]: ...
+
+
+class GraphStore(Protocol):
+    """Entities and relations of each user (DynamoDB adjacency list on AWS and locally)."""
+
+    def put_entities(self, entities: Sequence[Entity]) -> None: ...
+
+    def put_relations(self, relations: Sequence[Relation]) -> None:
+        """New relations, or closed versions of stored ones (same id)."""
+        ...
+
+    def forget_user(self, tenant_id: str, user_id: str) -> int:
+        """Delete the user's whole graph; idempotent."""
+        ...
+
+    def get_entity(self, tenant_id: str, entity_id: str) -> Entity:
+        """Raises NotFoundError for unknown ids and other tenants' entities."""
+        ...
+
+    def get_entities(self, tenant_id: str, entity_ids: Sequence[str]) -> list[Entity]: ...
+
+    def get_relation(self, tenant_id: str, relation_id: str) -> Relation:
+        """Raises NotFoundError for unknown ids and other tenants' relations."""
+        ...
+
+    def relations_of(self, tenant_id: str, entity_ids: Sequence[str], include_closed: bool = False) -> list[Relation]:
+        """Relations touching any of the entities, both directions."""
+        ...
+
+    def entities(self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None) -> EntityPage: ...
+
+    def relations(
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        include_closed: bool = False,
+        as_of: datetime | None = None,
+    ) -> RelationPage: ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from engram.domain.errors import UnauthorizedError
 from engram.domain.ports import ApiKeyStore
@@ -23,3 +24,11 @@ def authorize(keys: ApiKeyStore, api_key: str | None) -> Grant:
     except UnauthorizedError:
         return Grant(False, "anonymous")
     return Grant(True, record.key_id, {"tenant_id": record.tenant_id, "key_id": record.key_id})
+
+
+def tenant_of(event: Any) -> str:
+    """The tenant the authorizer resolved from the API key; never taken from the request body."""
+    tenant_id = event.request_context.authorizer.get("tenant_id")
+    if not tenant_id:
+        raise UnauthorizedError("no tenant in the request context")
+    return str(tenant_id)

@@ -27,6 +27,7 @@ from engram.domain.models import (
     TaskStatus,
     Usage,
 )
+from engram.http.graph_models import RelationView
 
 
 class Strict(BaseModel):
@@ -74,6 +75,8 @@ class SearchBody(Strict):
     filters: MetadataFilters | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     as_of: datetime | None = None  # rank the versions that were current at this time
+    graph: bool = True  # false: no relations in the answer
+    graph_hops: int = Field(default=1, ge=1, le=2)
 
     def to_query(self) -> SearchQuery:
         wanted = self.filters
@@ -168,6 +171,7 @@ class MemoryView(BaseModel):
 
 class SearchResponse(BaseModel):
     results: list[MemoryView]
+    relations: list[RelationView] = Field(default_factory=list)  # graph memory around the query
 
 
 class ListResponse(BaseModel):

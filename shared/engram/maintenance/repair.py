@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from aws_lambda_powertools import Logger
 
@@ -21,6 +22,12 @@ logger = Logger(child=True)
 EMBED_BATCH = 64
 
 
+class EntityVectorRepair(Protocol):
+    """Graph memory's hook: re-index missing entity names, drop strays; (re-indexed, dropped)."""
+
+    def repair_vectors(self, tenant_id: str, user_id: str) -> tuple[int, int]: ...
+
+
 @dataclass
 class RepairService:
     scanner: FactScanner
@@ -28,6 +35,7 @@ class RepairService:
     index: VectorIndex
     embedder: Embedder
     batch_size: int = EMBED_BATCH
+    graph: EntityVectorRepair | None = None
 
     def run(self, scopes: Iterable[ScopeKey] | None = None) -> dict[str, int]:
         counts = {"scopes": 0, "reindexed": 0, "orphans_removed": 0}
@@ -36,6 +44,10 @@ class RepairService:
             counts["scopes"] += 1
             counts["reindexed"] += reindexed
             counts["orphans_removed"] += removed
+            if self.graph is not None:
+                entities, strays = self.graph.repair_vectors(tenant_id, user_id)
+                counts["entities_reindexed"] = counts.get("entities_reindexed", 0) + entities
+                counts["entity_orphans_removed"] = counts.get("entity_orphans_removed", 0) + strays
         return counts
 
     def repair_scope(self, tenant_id: str, user_id: str) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from engram.domain.ports import LLM
 from engram.maintenance.dedupe import DedupeService
 from engram.maintenance.expire import ExpireService
 from engram.maintenance.prune import DEFAULT_CAP, PruneService
-from engram.maintenance.repair import RepairService
+from engram.maintenance.repair import EntityVectorRepair, RepairService
 from engram.maintenance.scanner import FactScanner, select_scopes
 from engram.maintenance.summarise import SummariseService, skipped_report
 from engram.pipeline.lifecycle import Lifecycle
@@ -32,10 +32,11 @@ class MaintenanceRunner:
     lifecycle: Lifecycle
     llm: LLM | None
     policy: MaintenancePolicy = MaintenancePolicy()
+    graph: EntityVectorRepair | None = None  # graph memory's entity vectors, repaired with the facts'
 
     def repair(self) -> RepairService:
         life = self.lifecycle
-        return RepairService(self.scanner, life.facts, life.index, life.embedder)
+        return RepairService(self.scanner, life.facts, life.index, life.embedder, graph=self.graph)
 
     def summarise(self) -> SummariseService:
         return SummariseService(

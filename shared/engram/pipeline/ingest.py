@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
@@ -21,6 +21,7 @@ from engram.domain.models import (
     Usage,
 )
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.graph.service import GraphService
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
@@ -40,6 +41,7 @@ class IngestOutcome:
     results: list[TaskResult]
     usage: Usage
     counts: dict[str, int]
+    candidates: list[CandidateFact] = field(default_factory=list)
 
 
 @dataclass
@@ -55,8 +57,19 @@ class IngestPipeline:
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
     keep_episodes: bool = False  # messages the extractor did not fully read are kept as given (settings: on)
+    graph: GraphService | None = None  # the second pipeline, run after the facts'
 
     def run(
+        self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
+    ) -> IngestOutcome:
+        outcome = self._facts(scope, request, task_id, sources)
+        if self.graph is not None and request.infer:
+            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id)
+            outcome.usage.add(used)
+            outcome.counts.update(changes.counts())
+        return outcome
+
+    def _facts(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
     ) -> IngestOutcome:
         """`sources` says where each message of the request came from (tasks merged into one run);
@@ -85,7 +98,7 @@ class IngestPipeline:
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
         if not candidates:
-            return IngestOutcome([], usage, counts)
+            return IngestOutcome([], usage, counts, candidates)
 
         vectors = dict(
             zip([c.text for c in candidates], self.embedder.embed([c.text for c in candidates]), strict=True)
@@ -104,7 +117,7 @@ class IngestPipeline:
             counts[decision.event.value] += 1
         applier = Applier(Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs))
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, existing, sources)
-        return IngestOutcome(results, usage, counts)
+        return IngestOutcome(results, usage, counts, candidates)
 
     def _reconcile(
         self,

@@ -9,6 +9,7 @@ from functools import cached_property
 
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
+from engram.domain.graph import ScoredRelation
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -24,6 +25,7 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
+from engram.graph.service import GraphService
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
@@ -48,6 +50,7 @@ class MemoryService:
     touches: TouchBuffer | None = None
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
+    graph: GraphService | None = None  # None when graph memory is off
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -93,6 +96,12 @@ class MemoryService:
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
+
+    def related(self, tenant_id: str, q: SearchQuery, hops: int = 1) -> list[ScoredRelation]:
+        """The current relations around the entities the query names or resembles."""
+        if self.graph is None or q.as_of is not None:
+            return []
+        return self.graph.search(tenant_id, q.user_id, q.query, hops)
 
     def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
         """The same ranking over the versions current at `as_of`, in a scratch index: the live index

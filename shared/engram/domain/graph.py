@@ -1,0 +1,97 @@
+"""Graph memory model: entities and the relations between them, per tenant and user.
+
+A relation that is contradicted is closed (valid_to set), never hard-deleted, so the closed
+relations are the graph's history and "as of" reads follow from valid_from / valid_to.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from engram.domain.models import utcnow
+
+USER_ENTITY_TYPE = "user"
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def normalise_name(name: str) -> str:
+    """The key two mentions of one entity share: case, spacing and punctuation ignored."""
+    return re.sub(r"[^\w]+", " ", name.casefold()).strip()
+
+
+def normalise_relation(name: str) -> str:
+    """snake_case relation names ("Works At" -> works_at)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.casefold()).strip("_") or "related_to"
+
+
+class Entity(BaseModel):
+    id: str = Field(default_factory=new_id)
+    tenant_id: str
+    user_id: str
+    name: str
+    type: str = "thing"
+    aliases: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def key(self) -> str:
+        return normalise_name(self.name)
+
+    def names(self) -> set[str]:
+        return {normalise_name(n) for n in [self.name, *self.aliases]}
+
+
+class Relation(BaseModel):
+    id: str = Field(default_factory=new_id)
+    tenant_id: str
+    user_id: str
+    source_entity_id: str
+    relation: str
+    destination_entity_id: str
+    source: str  # the entity names, kept on the relation so reads need no join
+    destination: str
+    valid_from: datetime = Field(default_factory=utcnow)
+    valid_to: datetime | None = None
+    task_id: str | None = None
+    closed_by: str | None = None  # why it was closed: the task or "api"
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    def current_at(self, when: datetime) -> bool:
+        return self.valid_from <= when and (self.valid_to is None or when < self.valid_to)
+
+
+class Triple(BaseModel):
+    """A relation as an extractor states it, before entity resolution. "user" names the user."""
+
+    source: str
+    source_type: str = "thing"
+    relation: str
+    destination: str
+    destination_type: str = "thing"
+    negated: bool = False  # "I no longer live in Oslo": closes the relation, opens nothing
+
+
+class EntityPage(BaseModel):
+    entities: list[Entity]
+    next_cursor: str | None = None
+
+
+class RelationPage(BaseModel):
+    relations: list[Relation]
+    next_cursor: str | None = None
+
+
+class ScoredRelation(BaseModel):
+    relation: Relation
+    score: float

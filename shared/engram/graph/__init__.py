@@ -1,0 +1,1 @@
+"""Graph memory: entities and relations beside the facts (extraction, resolution, apply, search)."""

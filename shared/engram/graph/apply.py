@@ -1,0 +1,128 @@
+"""Apply extracted triples to a user's graph: resolve both ends, skip what is already known, close
+what the new relation contradicts (single-valued relations, likes vs dislikes, explicit negations
+and the decider's deletions), open the rest. Closing sets valid_to; nothing is hard-deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from engram.domain.graph import Entity, Relation, Triple, normalise_name, normalise_relation
+from engram.domain.models import utcnow
+from engram.domain.ports import GraphStore
+from engram.graph.resolve import EntityResolver
+from engram.offline.relations import USER
+from engram.offline.vocab import SINGLE_RELATIONS
+
+# A source holds at most one current relation of these kinds: a new one closes the old.
+SINGLE_VALUED = frozenset({"lives_in", "works_at", "works_as", "studies_at", "nationality", *SINGLE_RELATIONS})
+OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
+# Relations that say who a person is to the user; two different ones mean two different people.
+FAMILY_ROLES = frozenset(
+    "mother father sister brother son daughter wife husband partner spouse aunt uncle cousin "
+    "grandmother grandfather niece nephew child kid boyfriend girlfriend".split()
+)
+
+
+@dataclass
+class GraphChanges:
+    added: list[Relation] = field(default_factory=list)
+    closed: list[Relation] = field(default_factory=list)
+    unchanged: int = 0
+
+    def counts(self) -> dict[str, int]:
+        return {"relations_added": len(self.added), "relations_closed": len(self.closed)}
+
+
+def _role_group(relation: str) -> str:
+    return "family" if relation in FAMILY_ROLES else relation
+
+
+@dataclass
+class GraphApplier:
+    store: GraphStore
+    resolver: EntityResolver
+    task_id: str | None = None
+    _current: dict[str, list[Relation]] = field(default_factory=dict)
+
+    def apply(self, triples: Sequence[Triple], deletions: Iterable[Relation] = ()) -> GraphChanges:
+        changes = GraphChanges()
+        for relation in deletions:
+            self._close(relation, changes)
+        roles = {
+            normalise_name(t.destination): t.relation
+            for t in triples
+            if t.source == USER and t.destination_type == "person"
+        }
+        for triple in triples:
+            source = self._entity(triple.source, triple.source_type, roles)
+            destination = self._entity(triple.destination, triple.destination_type, roles)
+            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes)
+        self.resolver.commit()
+        self.store.put_relations([*changes.closed, *changes.added])
+        return changes
+
+    def _entity(self, name: str, kind: str, roles: dict[str, str]) -> Entity:
+        if name == USER:
+            return self.resolver.user()
+        role = roles.get(normalise_name(name))
+        for candidate in self.resolver.candidates(name, kind):
+            if role is None or self._compatible(candidate, role):
+                return candidate
+        return self.resolver.new(name, kind)
+
+    def _compatible(self, entity: Entity, role: str) -> bool:
+        """Same person unless the user already knows them in a different role ("Anna (my sister)"
+        is not "Anna from work")."""
+        user_id = self.resolver.user().id
+        known = {r.relation for r in self._relations(entity) if r.source_entity_id == user_id}
+        return not known or _role_group(role) in {_role_group(k) for k in known}
+
+    def _relations(self, entity: Entity) -> list[Relation]:
+        if entity.id not in self._current:  # an entity made in this run has nothing stored yet
+            new = entity.id in self.resolver.created
+            self._current[entity.id] = [] if new else self.store.relations_of(entity.tenant_id, [entity.id])
+        return self._current[entity.id]
+
+    def _one(self, source: Entity, name: str, destination: Entity, negated: bool, changes: GraphChanges) -> None:
+        outgoing = [r for r in self._relations(source) if r.source_entity_id == source.id and r.current]
+        same = [r for r in outgoing if r.relation == name and r.destination_entity_id == destination.id]
+        if negated:
+            gone = [r for r in outgoing if r.destination_entity_id == destination.id]
+            for relation in gone if name in OPPOSITES else same:
+                self._close(relation, changes)
+            return
+        if same:
+            changes.unchanged += 1
+            return
+        for relation in outgoing:
+            single = name in SINGLE_VALUED and relation.relation == name
+            opposite = OPPOSITES.get(name) == relation.relation and relation.destination_entity_id == destination.id
+            if single or opposite:
+                self._close(relation, changes)
+        relation = Relation(
+            tenant_id=source.tenant_id,
+            user_id=source.user_id,
+            source_entity_id=source.id,
+            relation=name,
+            destination_entity_id=destination.id,
+            source=source.name,
+            destination=destination.name,
+            task_id=self.task_id,
+        )
+        changes.added.append(relation)
+        for end in (source, destination):
+            self._relations(end).append(relation)
+
+    def _close(self, relation: Relation, changes: GraphChanges) -> None:
+        if not relation.current or any(r.id == relation.id for r in changes.closed):
+            return
+        closed = relation.model_copy(update={"valid_to": utcnow(), "closed_by": self.task_id or "api"})
+        if relation in changes.added:  # opened and contradicted in the same run
+            changes.added.remove(relation)
+        else:
+            changes.closed.append(closed)
+        for cached in self._current.values():
+            for i, r in enumerate(cached):
+                if r.id == relation.id:
+                    cached[i] = closed

@@ -1,0 +1,130 @@
+"""Graph extraction with an LLM: one structured-output call per run returns the new relations and
+which existing relations they contradict. Existing relations are shown under integer ids (models
+copy small integers reliably, and an id outside the list is caught); a deletion without a new
+relation that replaces it is refused, so a model that drops a relation never loses it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.graph import Relation, Triple, normalise_name, normalise_relation
+from engram.domain.models import Message, Scope, Usage
+from engram.domain.ports import LLM, GraphStore
+from engram.graph.resolve import EntityResolver, user_entity_id
+from engram.offline.relations import USER
+from engram.reconcile.llm_json import ask_json
+
+logger = Logger(child=True)
+
+MAX_EXISTING = 40
+SEED_ENTITIES = 10
+CANONICAL = "lives_in, works_at, works_as, studies_at, sister, brother, mother, father, wife, husband, friend, "
+CANONICAL += "colleague, has_pet, likes, dislikes, born_in, member_of, owns"
+
+SYSTEM = f"""You maintain a knowledge graph of what a user says about themselves and the people, places and
+things in their life. From the conversation, list the relations it states as true now, as
+(source, relation, destination) with a type for each end (person, place, organization, pet, job, thing).
+Use "user" for the speaker (I, me, my). Relation names are snake_case; prefer one of: {CANONICAL}.
+"My sister Maren" is (user, sister, Maren). Then look at the existing relations (by integer id) and list
+the ids of those a new relation contradicts (someone moved, changed jobs, stopped liking something).
+Never list an id that a new relation does not replace; leave everything else alone."""
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["relations", "delete"],
+    "properties": {
+        "relations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["source", "source_type", "relation", "destination", "destination_type"],
+                "properties": {
+                    k: {"type": "string"}
+                    for k in ("source", "source_type", "relation", "destination", "destination_type")
+                },
+            },
+        },
+        "delete": {"type": "array", "items": {"type": "integer"}},
+    },
+}
+
+
+@dataclass
+class _Answer:
+    triples: list[Triple]
+    delete: list[int]
+
+
+def interpret(answer: Any, existing_count: int) -> _Answer:
+    """Raises ValueError for an answer of the wrong shape (asked again); ids outside the list are
+    hallucinations and are dropped with a warning."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("relations"), list):
+        raise ValueError('expected {"relations": [...], "delete": [...]}')
+    triples = []
+    for item in answer["relations"]:
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) and item[k].strip() for k in ("source", "relation", "destination")
+        ):
+            raise ValueError(f"relation without source, relation and destination: {item!r}")
+        source, destination = item["source"].strip(), item["destination"].strip()
+        triples.append(
+            Triple(
+                source=USER if source.casefold() in ("user", "i", "me") else source,
+                source_type=str(item.get("source_type") or "thing").lower(),
+                relation=normalise_relation(item["relation"]),
+                destination=USER if destination.casefold() in ("user", "i", "me") else destination,
+                destination_type=str(item.get("destination_type") or "thing").lower(),
+            )
+        )
+    delete = []
+    for raw in answer.get("delete") or []:
+        if isinstance(raw, int) and 0 <= raw < existing_count:
+            delete.append(raw)
+        else:
+            logger.warning("graph decider named an unknown relation id; ignored", extra={"id": raw})
+    return _Answer(triples, delete)
+
+
+@dataclass
+class LLMGraphExtractor:
+    llm: LLM
+    store: GraphStore
+    attempts: int = 3
+
+    def extract(
+        self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver
+    ) -> tuple[list[Triple], list[Relation], Usage]:
+        conversation = "\n".join(f"{m.role}: {m.content}" for m in messages if m.role != "system")
+        existing = self._existing(scope, conversation, resolver)
+        listing = "\n".join(f"{i}: {r.source} — {r.relation} — {r.destination}" for i, r in enumerate(existing))
+        user = f"Existing relations:\n{listing or '(none)'}\n\nConversation:\n{conversation}"
+        answer, usage = ask_json(
+            self.llm, SYSTEM, user, SCHEMA, "graph_relations", lambda a: interpret(a, len(existing)), self.attempts
+        )
+        return answer.triples, self._replaced(answer, existing, scope.user_id), usage
+
+    def _existing(self, scope: Scope, conversation: str, resolver: EntityResolver) -> list[Relation]:
+        """Current relations of the user and of the entities the conversation names."""
+        hits = resolver.index.text_search(scope.tenant_id, scope.user_id, conversation, SEED_ENTITIES)
+        ids = [user_entity_id(scope.user_id), *(h.id for h in hits)]
+        relations = self.store.relations_of(scope.tenant_id, ids)
+        return sorted(relations, key=lambda r: r.valid_from, reverse=True)[:MAX_EXISTING]
+
+    @staticmethod
+    def _replaced(answer: _Answer, existing: Sequence[Relation], user_id: str) -> list[Relation]:
+        """The deletions a new relation of the same source and kind replaces; others are refused."""
+        new = {(normalise_name(user_id if t.source == USER else t.source), t.relation) for t in answer.triples}
+        accepted = []
+        for i in dict.fromkeys(answer.delete):
+            relation = existing[i]
+            if (normalise_name(relation.source), relation.relation) in new:
+                accepted.append(relation)
+            else:
+                logger.warning("graph decider deleted a relation nothing replaces; kept", extra={"id": relation.id})
+        return accepted

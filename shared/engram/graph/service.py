@@ -1,0 +1,108 @@
+"""What the API and the worker do with the graph, on ports only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from engram.domain.errors import NotFoundError
+from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
+from engram.domain.models import CandidateFact, Message, Scope, Usage, utcnow
+from engram.domain.ports import Embedder, GraphStore, VectorIndex
+from engram.graph.apply import GraphApplier, GraphChanges
+from engram.graph.resolve import EntityResolver, index_entities
+from engram.graph.search import GraphSearcher
+from engram.offline.relations import offline_triples
+
+
+class GraphExtractorPort(Protocol):
+    """The LLM path (engram/graph/llm.py): triples to apply and existing relations to close."""
+
+    def extract(
+        self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver
+    ) -> tuple[list[Triple], list[Relation], Usage]: ...
+
+
+@dataclass
+class GraphService:
+    store: GraphStore
+    index: VectorIndex  # entity names (a separate index from the memories')
+    embedder: Embedder
+    extractor: GraphExtractorPort | None = None  # the LLM path; None: the offline rules
+    resolve_threshold: float = 0.9
+    search_similarity: float = 0.5
+    enabled: bool = True
+
+    # --- the worker ----------------------------------------------------------------------------
+    def ingest(
+        self, scope: Scope, messages: Sequence[Message], facts: Sequence[CandidateFact], task_id: str
+    ) -> tuple[GraphChanges, Usage]:
+        """Extract relations from one run's messages (at most one LLM call) and apply them."""
+        resolver = EntityResolver(
+            self.store, self.index, self.embedder, scope.tenant_id, scope.user_id, self.resolve_threshold
+        )
+        deletions: list[Relation] = []
+        usage = Usage()
+        if self.extractor is not None:
+            triples, deletions, usage = self.extractor.extract(scope, messages, resolver)
+        else:
+            triples = offline_triples(messages, facts)
+        if not triples and not deletions:
+            return GraphChanges(), usage
+        return GraphApplier(self.store, resolver, task_id).apply(triples, deletions), usage
+
+    # --- reads ---------------------------------------------------------------------------------
+    def search(self, tenant_id: str, user_id: str, query: str, hops: int = 1, limit: int = 20) -> list[ScoredRelation]:
+        vector = self.embedder.embed([query])[0]
+        searcher = GraphSearcher(self.store, self.index, self.search_similarity)
+        return searcher.search(tenant_id, user_id, query, vector, hops, limit)
+
+    def entities(self, tenant_id: str, user_id: str, limit: int, cursor: str | None) -> EntityPage:
+        return self.store.entities(tenant_id, user_id, limit, cursor)
+
+    def relations(
+        self, tenant_id: str, user_id: str, limit: int, cursor: str | None, as_of: datetime | None = None
+    ) -> RelationPage:
+        return self.store.relations(tenant_id, user_id, limit, cursor, as_of=as_of)
+
+    def entity(self, tenant_id: str, entity_id: str) -> tuple[Entity, list[Relation]]:
+        """One entity with every relation it took part in, closed ones included (its history)."""
+        entity = self.store.get_entity(tenant_id, entity_id)
+        relations = self.store.relations_of(tenant_id, [entity_id], include_closed=True)
+        return entity, sorted(relations, key=lambda r: r.valid_from)
+
+    # --- corrections ---------------------------------------------------------------------------
+    def delete_relation(self, tenant_id: str, relation_id: str) -> Relation:
+        """Close a current relation (kept in the history); 404 when unknown or already closed."""
+        relation = self.store.get_relation(tenant_id, relation_id)
+        if not relation.current:
+            raise NotFoundError("relation", relation_id)
+        closed = relation.model_copy(update={"valid_to": utcnow(), "closed_by": "api"})
+        self.store.put_relations([closed])
+        return closed
+
+    def forget_user(self, tenant_id: str, user_id: str) -> int:
+        """Remove the user's whole graph, entity vectors included; idempotent, in batches."""
+        while ids := sorted(self.index.ids(tenant_id, user_id))[:500]:
+            self.index.delete(tenant_id, user_id, ids)
+        return self.store.forget_user(tenant_id, user_id)
+
+    def repair_vectors(self, tenant_id: str, user_id: str) -> tuple[int, int]:
+        """Re-index entities missing from the index, drop vectors of entities that are gone.
+        Returns (re-indexed, dropped)."""
+        stored: list[Entity] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.entities(tenant_id, user_id, 200, cursor)
+            stored += page.entities
+            if not (cursor := page.next_cursor):
+                break
+        indexed = self.index.ids(tenant_id, user_id)
+        missing = [e for e in stored if e.id not in indexed]
+        extra = sorted(indexed - {e.id for e in stored})
+        index_entities(self.index, self.embedder, missing)
+        if extra:
+            self.index.delete(tenant_id, user_id, extra)
+        return len(missing), len(extra)

@@ -1,0 +1,60 @@
+"""The graph routes of the API function (a Powertools Router the handler includes): HTTP glue only."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from engram.bootstrap import container
+from engram.domain.errors import NotFoundError
+from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
+from engram.graph.service import GraphService
+from engram.http.authorization import tenant_of
+from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
+from engram.http.models import aware
+
+router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
+
+UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
+Cursor = Annotated[str | None, Query(max_length=4096)]
+
+
+def graph() -> GraphService:
+    service = container().graph
+    if service is None:
+        raise NotFoundError("graph", "graph memory is off on this deployment")
+    return service
+
+
+@router.get("/v1/graph")
+def get_graph(
+    user_id: UserId,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    entity_cursor: Cursor = None,
+    relation_cursor: Cursor = None,
+    as_of: Annotated[datetime | None, Query()] = None,
+) -> GraphResponse:
+    tenant = tenant_of(router.current_event)
+    entities = graph().entities(tenant, user_id, limit, entity_cursor)
+    relations = graph().relations(tenant, user_id, limit, relation_cursor, aware(as_of))
+    return GraphResponse(
+        entities=[EntityView.of(e) for e in entities.entities],
+        relations=[RelationView.of(r) for r in relations.relations],
+        next_entity_cursor=entities.next_cursor,
+        next_relation_cursor=relations.next_cursor,
+    )
+
+
+@router.get("/v1/graph/entities/<entity_id>")
+def get_entity(entity_id: str) -> EntityResponse:
+    entity, relations = graph().entity(tenant_of(router.current_event), entity_id)
+    return EntityResponse(**EntityView.of(entity).model_dump(), relations=[RelationView.of(r) for r in relations])
+
+
+@router.delete("/v1/graph/relations/<relation_id>")
+def delete_relation(relation_id: str) -> RelationDeleted:
+    closed = graph().delete_relation(tenant_of(router.current_event), relation_id)
+    return RelationDeleted(id=closed.id, valid_to=closed.valid_to, message=f"relation {relation_id} closed")
