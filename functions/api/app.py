@@ -82,6 +82,7 @@ def openapi() -> Response[str]:
 @app.post("/v1/memories")
 def add_memories(body: AddRequest) -> Response[Accepted]:
     task = container().memories.submit(tenant(), body)
+    container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 

@@ -15,6 +15,7 @@ from engram.domain.ports import (
     AttachmentStore,
     BlobStore,
     Embedder,
+    EventPublisher,
     FactExtractor,
     FactStore,
     Reconciler,
@@ -26,6 +27,7 @@ from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.lifecycle import Lifecycle
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
+from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
@@ -244,7 +246,17 @@ class Container:
 
     @cached_property
     def worker(self) -> ExtractionWorker:
-        return ExtractionWorker(self.tasks, self.pipeline, self.blobs)
+        return ExtractionWorker(self.tasks, self.pipeline, self.blobs, self.task_events)
+
+    # --- live task events (the local stack replaces `events` with its WebSocket hub) ---------------
+
+    @cached_property
+    def events(self) -> EventPublisher:
+        return NoEvents()
+
+    @cached_property
+    def task_events(self) -> TaskEvents:
+        return TaskEvents(self.events)
 
 
 @lru_cache(maxsize=1)

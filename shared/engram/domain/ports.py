@@ -247,3 +247,13 @@ class AttachmentStore(Protocol):
         ...
 
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]: ...
+
+
+# --- live task events ---------------------------------------------------------------------------
+
+
+class EventPublisher(Protocol):
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        """Deliver one task event to the tenant's subscribers (those narrowed to another user excluded).
+        Best-effort: a gone subscriber is dropped, never an error for the caller."""
+        ...

@@ -7,13 +7,14 @@ and one reconciliation for all their messages, so a chatty user costs fewer LLM 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskStatus, Usage, utcnow
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
+from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.task_inputs import load_request, retain_if_source
 
 logger = Logger(child=True)
@@ -42,6 +43,7 @@ class ExtractionWorker:
     tasks: TaskStore
     pipeline: IngestPipeline
     blobs: BlobStore | None = None
+    events: TaskEvents = field(default_factory=lambda: TaskEvents(NoEvents()))
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -66,6 +68,7 @@ class ExtractionWorker:
         task.error = reason
         task.finished_at = task.updated_at = utcnow()
         self.tasks.save(task)
+        self.events.failed(task, will_retry=False)
 
     def _groups(self, tasks: Sequence[Task]) -> list[list[tuple[Task, AddRequest]]]:
         groups: list[list[tuple[Task, AddRequest]]] = []
@@ -91,6 +94,8 @@ class ExtractionWorker:
             task.started_at = task.started_at or now
             task.updated_at = now
         self.tasks.save_many([task for task, _ in group])
+        for task, _ in group:
+            self.events.processing(task)
         request = _merge([r for _, r in group])
         leader = group[0][0]
         scope = Scope(tenant_id=tenant_id, user_id=request.user_id, agent_id=request.agent_id, run_id=request.run_id)
@@ -114,6 +119,8 @@ class ExtractionWorker:
             task.finished_at = task.updated_at = done
             retain_if_source(task, self.blobs)
         self.tasks.save_many([task for task, _ in group])
+        for task, _ in group:
+            self.events.completed(task)
 
     def _request(self, task: Task) -> AddRequest:
         return load_request(task, self.blobs)
@@ -130,3 +137,5 @@ class ExtractionWorker:
             if final_attempt:
                 task.finished_at = now
         self.tasks.save_many(tasks)
+        for task in tasks:
+            self.events.failed(task, will_retry=not final_attempt)

@@ -1,0 +1,69 @@
+"""Task events for live subscribers: one JSON message per status change of an extraction task.
+
+Shapes: {"type": "memory_extraction_queued" | "_processing" | "_completed" | "_failed", "task_id",
+"user_id", "status", "attempts", "at"}, plus "facts_count" and "results" when completed, and "error"
+and "will_retry" when failed. Publishing is best-effort: a broken publisher is logged and never fails
+or holds up the task it reports on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import Task, utcnow
+from engram.domain.ports import EventPublisher
+
+logger = Logger(child=True)
+
+PREFIX = "memory_extraction_"
+
+
+def task_event(kind: str, task: Task, *, will_retry: bool = False) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "type": PREFIX + kind,
+        "task_id": task.task_id,
+        "user_id": task.user_id,
+        "status": task.status.value,
+        "attempts": task.attempts,
+        "at": utcnow().isoformat(),
+    }
+    if kind == "completed":
+        event["facts_count"] = len(task.results)
+        event["results"] = [r.model_dump(mode="json") for r in task.results]
+    if kind == "failed":
+        event["error"] = task.error or ""
+        event["will_retry"] = will_retry
+    return event
+
+
+class NoEvents:
+    """The publisher when nothing listens (no WebSocket API configured)."""
+
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        return None
+
+
+@dataclass
+class TaskEvents:
+    publisher: EventPublisher
+
+    def queued(self, task: Task) -> None:
+        self._send(task, task_event("queued", task))
+
+    def processing(self, task: Task) -> None:
+        self._send(task, task_event("processing", task))
+
+    def completed(self, task: Task) -> None:
+        self._send(task, task_event("completed", task))
+
+    def failed(self, task: Task, will_retry: bool) -> None:
+        self._send(task, task_event("failed", task, will_retry=will_retry))
+
+    def _send(self, task: Task, event: dict[str, Any]) -> None:
+        try:
+            self.publisher.publish(task.tenant_id, task.user_id, event)
+        except Exception:  # noqa: BLE001 - delivery is best-effort; the task goes on regardless
+            logger.exception("task event not delivered", extra={"task_id": task.task_id, "type": event["type"]})
