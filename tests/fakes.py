@@ -14,6 +14,7 @@ from engram.domain.errors import ConflictError, NotFoundError
 from engram.domain.filters import matches
 from engram.domain.models import (
     Attachment,
+    BreakerState,
     Fact,
     HistoryEvent,
     IndexDoc,
@@ -266,6 +267,9 @@ class MemoryQueue:
     def enqueue(self, task: Task) -> None:
         self.sent.append(task)
 
+    def requeue(self, task: Task) -> None:
+        self.sent.append(task)
+
 
 class MemoryBlobs:
     def __init__(self) -> None:
@@ -321,3 +325,19 @@ class MemoryAttachmentStore:
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]:
         self.get(tenant_id, attachment_id)
         return sorted(self.holding.get((tenant_id, attachment_id), set()))
+
+
+class MemoryBreakerStore:
+    """BreakerStore in memory, with the same compare-on-version writes as the DynamoDB one."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, BreakerState] = {}
+
+    def load(self, name: str) -> BreakerState:
+        return self.states.get(name, BreakerState(name=name)).model_copy(deep=True)
+
+    def save(self, state: BreakerState, expected_version: int) -> bool:
+        if self.states.get(state.name, BreakerState(name=state.name)).version != expected_version:
+            return False
+        self.states[state.name] = state.model_copy(deep=True)
+        return True

@@ -25,6 +25,7 @@ from engram.domain.ports import (
 )
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.lifecycle import Lifecycle
+from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
 from engram.services.task_events import NoEvents, TaskEvents
@@ -144,7 +145,12 @@ class Container:
             return None
         from engram.adapters.openai_llm import OpenAILLM
 
-        return OpenAILLM(self.openai_client, self.settings.llm_model)
+        llm = OpenAILLM(self.openai_client, self.settings.llm_model)
+        if self.breaker is None:
+            return llm
+        from engram.services.circuit_breaker import GuardedLLM
+
+        return GuardedLLM(llm, self.breaker)
 
     @cached_property
     def extractor(self) -> FactExtractor:
@@ -246,7 +252,8 @@ class Container:
 
     @cached_property
     def worker(self) -> ExtractionWorker:
-        return ExtractionWorker(self.tasks, self.pipeline, self.blobs, self.task_events)
+        breaker = self.breaker if self.llm is not None else None
+        return ExtractionWorker(self.tasks, self.pipeline, self.blobs, self.task_events, breaker)
 
     # --- live task events (the local stack replaces `events` with its WebSocket hub) ---------------
 
@@ -257,6 +264,18 @@ class Container:
     @cached_property
     def task_events(self) -> TaskEvents:
         return TaskEvents(self.events)
+
+    @cached_property
+    def breaker(self) -> CircuitBreaker | None:
+        s = self.settings
+        if not s.breaker_enabled:
+            return None
+        from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+
+        store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
+        return CircuitBreaker(
+            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
+        )
 
 
 @lru_cache(maxsize=1)

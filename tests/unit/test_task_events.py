@@ -75,7 +75,8 @@ def test_a_failure_says_whether_it_will_be_retried() -> None:
         failing.process("acme", task.task_id, final_attempt=True)
 
     failed = [e for _, _, e in recorder.sent if e["type"] == "memory_extraction_failed"]
-    assert [(e["attempts"], e["will_retry"], e["status"]) for e in failed] == [(1, True, "queued"), (2, False, "failed")]
+    seen = [(e["attempts"], e["will_retry"], e["status"]) for e in failed]
+    assert seen == [(1, True, "queued"), (2, False, "failed")]
     assert all("LLM 500" in e["error"] for e in failed)
 
 

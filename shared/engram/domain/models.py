@@ -200,6 +200,7 @@ class TaskStatus(StrEnum):
     PROCESSING = "processing"
     COMPLETED = "completed"
     FAILED = "failed"
+    WAITING = "waiting"  # the LLM circuit breaker is open; `error` says why; it runs once it closes
 
 
 class TaskResult(BaseModel):
@@ -329,3 +330,21 @@ class ApiKey(BaseModel):
 class LLMReply(BaseModel):
     content: str
     usage: Usage = Field(default_factory=Usage)
+
+
+class BreakerStatus(StrEnum):
+    CLOSED = "closed"
+    OPEN = "open"
+    HALF_OPEN = "half_open"  # one trial call is allowed through
+
+
+class BreakerState(BaseModel):
+    name: str
+    status: BreakerStatus = BreakerStatus.CLOSED
+    failures: list[float] = Field(default_factory=list)  # epoch seconds of recent outage errors
+    opened_at: float = 0.0
+    trial_at: float = 0.0
+    reason: str = ""
+    times_opened: int = 0
+    times_closed: int = 0
+    version: int = 0

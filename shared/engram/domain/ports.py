@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from engram.domain.models import (
     ApiKey,
     Attachment,
+    BreakerState,
     CandidateFact,
     Decision,
     ExtractionPrompt,
@@ -200,6 +201,10 @@ class TaskQueue(Protocol):
         """One message per task; FIFO group = tenant + user; dedup id = task id."""
         ...
 
+    def requeue(self, task: Task) -> None:
+        """A fresh message for a task that waits out an outage (its receive count starts again)."""
+        ...
+
 
 class BlobStore(Protocol):
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None: ...
@@ -256,4 +261,14 @@ class EventPublisher(Protocol):
     def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
         """Deliver one task event to the tenant's subscribers (those narrowed to another user excluded).
         Best-effort: a gone subscriber is dropped, never an error for the caller."""
+        ...
+
+
+class BreakerStore(Protocol):
+    """The circuit breaker's state, shared by every worker; writes are conditional on the version read."""
+
+    def load(self, name: str) -> BreakerState: ...
+
+    def save(self, state: BreakerState, expected_version: int) -> bool:
+        """False when another writer saved first (the caller reloads and decides again)."""
         ...

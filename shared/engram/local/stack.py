@@ -30,10 +30,11 @@ from engram.local.template import Template, load_template
 from engram.local.websocket import EventHub
 
 if TYPE_CHECKING:
-    from engram.domain.ports import ApiKeyStore
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_s3.client import S3Client
     from mypy_boto3_sqs.client import SQSClient
+
+    from engram.domain.ports import ApiKeyStore
 
 log = logging.getLogger("engram.local")
 

@@ -65,5 +65,5 @@ class TaskEvents:
     def _send(self, task: Task, event: dict[str, Any]) -> None:
         try:
             self.publisher.publish(task.tenant_id, task.user_id, event)
-        except Exception:  # noqa: BLE001 - delivery is best-effort; the task goes on regardless
+        except Exception:
             logger.exception("task event not delivered", extra={"task_id": task.task_id, "type": event["type"]})

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskStatus, Usage, utcnow
+from engram.domain.errors import CircuitOpenError, TransientError
+from engram.domain.models import AddRequest, BreakerStatus, MemorySource, Scope, Task, TaskStatus, Usage, utcnow
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
+from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.task_inputs import load_request, retain_if_source
 
@@ -44,6 +46,7 @@ class ExtractionWorker:
     pipeline: IngestPipeline
     blobs: BlobStore | None = None
     events: TaskEvents = field(default_factory=lambda: TaskEvents(NoEvents()))
+    breaker: CircuitBreaker | None = None  # the LLM's, when there is an LLM
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -104,6 +107,10 @@ class ExtractionWorker:
         try:
             outcome = self.pipeline.run(scope, request, leader.task_id, sources)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
+            outage = self._outage(err)
+            if outage is not None:  # not the tasks' fault: they wait, and the try does not count
+                self._record_waiting([task for task, _ in group], outage)
+                raise outage from err
             self._record_failure([task for task, _ in group], err, final_attempt)
             raise
         done = utcnow()
@@ -124,6 +131,26 @@ class ExtractionWorker:
 
     def _request(self, task: Task) -> AddRequest:
         return load_request(task, self.blobs)
+
+    def _outage(self, err: Exception) -> CircuitOpenError | None:
+        """The error as a wait for the LLM breaker, when it is one (or a transient error while it is open)."""
+        if isinstance(err, CircuitOpenError):
+            return err
+        if not isinstance(err, TransientError) or self.breaker is None:
+            return None
+        state = self.breaker.state()
+        if state.status is BreakerStatus.CLOSED:
+            return None
+        return CircuitOpenError(f"LLM circuit breaker open: {state.reason}", self.breaker.cooldown_s)
+
+    def _record_waiting(self, tasks: list[Task], err: CircuitOpenError) -> None:
+        now = utcnow()
+        for task in tasks:
+            task.status = TaskStatus.WAITING
+            task.error = str(err)
+            task.attempts -= 1
+            task.updated_at = now
+        self.tasks.save_many(tasks)
 
     def _record_failure(self, tasks: list[Task], err: Exception, final_attempt: bool) -> None:
         reason = f"{type(err).__name__}: {err}"
