@@ -31,8 +31,6 @@ class DynamoBreakerStore:
         return BreakerState.model_validate_json(doc) if doc else BreakerState(name=name)
 
     def save(self, state: BreakerState, expected_version: int) -> bool:
-        condition = "attribute_not_exists(pk)" if expected_version == 0 else "version = :v"
-        values = {":v": {"N": str(expected_version)}} if expected_version else {}
         try:
             self._db.put_item(
                 TableName=self._table,
@@ -41,8 +39,9 @@ class DynamoBreakerStore:
                     "doc": {"S": state.model_dump_json()},
                     "version": {"N": str(state.version)},
                 },
-                ConditionExpression=condition,
-                **({"ExpressionAttributeValues": values} if values else {}),
+                # Versions start at 1 on the first save, so version 0 means "not saved yet".
+                ConditionExpression="attribute_not_exists(pk) OR version = :v",
+                ExpressionAttributeValues={":v": {"N": str(expected_version)}},
             )
         except ClientError as err:
             if error_code(err) == "ConditionalCheckFailedException":

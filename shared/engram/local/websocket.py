@@ -16,7 +16,8 @@ import logging
 import struct
 import threading
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from io import BufferedIOBase
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 log = logging.getLogger("engram.local")
@@ -44,7 +45,7 @@ def encode_frame(opcode: int, payload: bytes) -> bytes:
     return head + bytes([127]) + struct.pack("!Q", n) + payload
 
 
-def read_frame(stream: BinaryIO) -> tuple[int, bytes]:
+def read_frame(stream: BufferedIOBase) -> tuple[int, bytes]:
     """One frame from a client (fin, opcode, unmasked payload); EOFError when the peer is gone."""
     head = stream.read(2)
     if len(head) < 2:
@@ -61,7 +62,7 @@ def read_frame(stream: BinaryIO) -> tuple[int, bytes]:
     return opcode, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
 
 
-def _exact(stream: BinaryIO, n: int) -> bytes:
+def _exact(stream: BufferedIOBase, n: int) -> bytes:
     data = stream.read(n)
     if len(data) < n:
         raise EOFError
@@ -69,7 +70,7 @@ def _exact(stream: BinaryIO, n: int) -> bytes:
 
 
 class Connection:
-    def __init__(self, tenant_id: str, user_id: str | None, out: BinaryIO) -> None:
+    def __init__(self, tenant_id: str, user_id: str | None, out: BufferedIOBase) -> None:
         self.tenant_id = tenant_id
         self.user_id = user_id
         self._out = out
@@ -111,10 +112,10 @@ class EventHub:
             except OSError:
                 pass
 
-    def serve(self, path: str, headers: dict[str, str], rfile: BinaryIO, wfile: BinaryIO) -> None:
+    def serve(self, path: str, headers: dict[str, str], rfile: BufferedIOBase, wfile: BufferedIOBase) -> None:
         """Handshake, then read client frames until the connection ends. `headers` lower-cased."""
         query = parse_qs(urlsplit(path).query)
-        api_key = headers.get("x-api-key") or (query.get("api_key") or [None])[0]
+        api_key = headers.get("x-api-key") or _first(query, "api_key")
         client_key = headers.get("sec-websocket-key")
         if not client_key or headers.get("sec-websocket-version") != "13":
             _refuse(wfile, 400, "a WebSocket upgrade (version 13, Sec-WebSocket-Key) is required")
@@ -130,7 +131,7 @@ class EventHub:
             ).encode()
         )
         wfile.flush()
-        connection = Connection(tenant_id, (query.get("user_id") or [None])[0], wfile)
+        connection = Connection(tenant_id, _first(query, "user_id"), wfile)
         with self._lock:
             self._connections.add(connection)
         try:
@@ -140,7 +141,7 @@ class EventHub:
         finally:
             self._drop(connection)
 
-    def _read(self, connection: Connection, rfile: BinaryIO) -> None:
+    def _read(self, connection: Connection, rfile: BufferedIOBase) -> None:
         while True:
             opcode, payload = read_frame(rfile)
             if opcode == _CLOSE:
@@ -154,6 +155,11 @@ class EventHub:
     def _drop(self, connection: Connection) -> None:
         with self._lock:
             self._connections.discard(connection)
+
+
+def _first(query: dict[str, list[str]], name: str) -> str | None:
+    values = query.get(name)
+    return values[0] if values else None
 
 
 def _subscribe(connection: Connection, payload: bytes) -> None:
@@ -170,7 +176,7 @@ def _subscribe(connection: Connection, payload: bytes) -> None:
     connection.send(_TEXT, json.dumps(reply).encode())
 
 
-def _refuse(wfile: BinaryIO, status: int, message: str) -> None:
+def _refuse(wfile: BufferedIOBase, status: int, message: str) -> None:
     body = json.dumps({"message": message}).encode()
     reason = {400: "Bad Request", 401: "Unauthorized"}[status]
     wfile.write(
