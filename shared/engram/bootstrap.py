@@ -18,6 +18,7 @@ from engram.domain.ports import (
     EventPublisher,
     FactExtractor,
     FactStore,
+    QueueMetrics,
     Reconciler,
     TaskQueue,
     TaskStore,
@@ -262,8 +263,14 @@ class Container:
         return NoEvents()
 
     @cached_property
+    def queue_metrics(self) -> QueueMetrics:
+        from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
+
+        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+
+    @cached_property
     def task_events(self) -> TaskEvents:
-        return TaskEvents(self.events)
+        return TaskEvents(self.events, self.queue_metrics)
 
     @cached_property
     def breaker(self) -> CircuitBreaker | None:

@@ -348,3 +348,14 @@ class BreakerState(BaseModel):
     times_opened: int = 0
     times_closed: int = 0
     version: int = 0
+
+
+class QueueFigures(BaseModel):
+    """The extraction queue of one tenant: gauges now, and totals over a recent window."""
+
+    pending: int = 0
+    processing: int = 0
+    completed: int = 0
+    failed: int = 0
+    avg_duration_sec: float = 0.0
+    oldest_pending_age_sec: float = 0.0

@@ -19,6 +19,7 @@ from engram.domain.models import (
     LLMReply,
     Message,
     Page,
+    QueueFigures,
     ReconcileStrategy,
     Scope,
     ScoredId,
@@ -272,3 +273,14 @@ class BreakerStore(Protocol):
     def save(self, state: BreakerState, expected_version: int) -> bool:
         """False when another writer saved first (the caller reloads and decides again)."""
         ...
+
+
+class QueueMetrics(Protocol):
+    """Per-tenant queue counters, kept by atomic increments as tasks move (never by scanning tasks)."""
+
+    def moved(self, task: Task, source: str | None, target: str) -> None:
+        """`task` left `source` ("pending" | "processing" | None when new) for `target` ("pending" |
+        "processing" | "completed" | "failed")."""
+        ...
+
+    def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...

@@ -14,7 +14,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import Task, utcnow
-from engram.domain.ports import EventPublisher
+from engram.domain.ports import EventPublisher, QueueMetrics
 
 logger = Logger(child=True)
 
@@ -48,19 +48,38 @@ class NoEvents:
 
 @dataclass
 class TaskEvents:
+    """Each status change of a task, told to live subscribers and to the queue counters."""
+
     publisher: EventPublisher
+    metrics: QueueMetrics | None = None
 
     def queued(self, task: Task) -> None:
+        self._count(task, None, "pending")
         self._send(task, task_event("queued", task))
 
     def processing(self, task: Task) -> None:
+        self._count(task, "pending", "processing")
         self._send(task, task_event("processing", task))
 
     def completed(self, task: Task) -> None:
+        self._count(task, "processing", "completed")
         self._send(task, task_event("completed", task))
 
-    def failed(self, task: Task, will_retry: bool) -> None:
+    def failed(self, task: Task, will_retry: bool, was: str = "processing") -> None:
+        self._count(task, was, "pending" if will_retry else "failed")
         self._send(task, task_event("failed", task, will_retry=will_retry))
+
+    def waiting(self, task: Task) -> None:
+        """Back in the queue until the LLM breaker closes (no event: the task's status says it)."""
+        self._count(task, "processing", "pending")
+
+    def _count(self, task: Task, source: str | None, target: str) -> None:
+        if self.metrics is None:
+            return
+        try:
+            self.metrics.moved(task, source, target)
+        except Exception:
+            logger.exception("queue counters not updated", extra={"task_id": task.task_id, "to": target})
 
     def _send(self, task: Task, event: dict[str, Any]) -> None:
         try:

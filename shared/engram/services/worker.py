@@ -71,7 +71,7 @@ class ExtractionWorker:
         task.error = reason
         task.finished_at = task.updated_at = utcnow()
         self.tasks.save(task)
-        self.events.failed(task, will_retry=False)
+        self.events.failed(task, will_retry=False, was="pending")
 
     def _groups(self, tasks: Sequence[Task]) -> list[list[tuple[Task, AddRequest]]]:
         groups: list[list[tuple[Task, AddRequest]]] = []
@@ -151,6 +151,8 @@ class ExtractionWorker:
             task.attempts -= 1
             task.updated_at = now
         self.tasks.save_many(tasks)
+        for task in tasks:
+            self.events.waiting(task)
 
     def _record_failure(self, tasks: list[Task], err: Exception, final_attempt: bool) -> None:
         reason = f"{type(err).__name__}: {err}"
