@@ -341,3 +341,13 @@ class MemoryBreakerStore:
             return False
         self.states[state.name] = state.model_copy(deep=True)
         return True
+
+
+class Clock:
+    """A clock that moves only when a test moves it (epoch seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now

@@ -16,21 +16,13 @@ from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
 from engram.services.worker import ExtractionWorker
-from tests.fakes import facts_json
+from tests.fakes import Clock, facts_json
 from tests.integration.stack import Stack
 from tests.support.handlers import FakeContext, load_function
 
 OUTAGE_S = 600
 STEP_S = 30  # simulated time between two polls of the queue
 MAX_RECEIVES = 3
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class OutageLLM:

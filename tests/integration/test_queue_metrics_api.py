@@ -55,11 +55,13 @@ def test_figures_agree_with_the_tasks_run(call: Any, stack: Stack) -> None:
 
 def test_a_retry_goes_back_to_pending(call: Any, stack: Stack) -> None:
     status, accepted = call("POST", "/v1/memories", {"messages": [{"role": "user", "content": "hi"}], "user_id": "a"})
+    assert status == 202
     stack.llm.answers.append(outage)
     with pytest.raises(TransientError):
         stack.container.worker.process("acme", accepted["task_id"])  # not the last receive
 
     status, figures = call("GET", "/v1/metrics/extraction-queue")
+    assert status == 200
     assert (figures["pending"], figures["processing"], figures["failed"]) == (1, 0, 0)
 
 

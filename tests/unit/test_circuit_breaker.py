@@ -10,15 +10,7 @@ import pytest
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.models import BreakerStatus, LLMReply
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
-from tests.fakes import MemoryBreakerStore
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes import Clock, MemoryBreakerStore
 
 
 class FlakyLLM:
@@ -43,12 +35,18 @@ def call(guard: GuardedLLM) -> None:
     guard.complete_json("s", "u", {}, "x")
 
 
-def test_five_outage_errors_open_it_and_calls_then_fail_fast() -> None:
-    guard, llm, breaker, clock = guarded()
-    for _ in range(5):
+def fail(guard: GuardedLLM, times: int, clock: Clock | None = None, step_s: float = 0) -> None:
+    """`times` calls that each meet an outage error, `step_s` apart."""
+    for _ in range(times):
         with pytest.raises(TransientError):
             call(guard)
-        clock.now += 30
+        if clock is not None:
+            clock.now += step_s
+
+
+def test_five_outage_errors_open_it_and_calls_then_fail_fast() -> None:
+    guard, llm, breaker, clock = guarded()
+    fail(guard, 5, clock, 30)
     with pytest.raises(CircuitOpenError) as open_:
         call(guard)
     assert llm.calls == 5
@@ -58,18 +56,13 @@ def test_five_outage_errors_open_it_and_calls_then_fail_fast() -> None:
 
 def test_errors_spread_wider_than_the_window_do_not_open_it() -> None:
     guard, llm, breaker, clock = guarded()
-    for _ in range(8):
-        with pytest.raises(TransientError):
-            call(guard)
-        clock.now += 200  # at most 3 within any 10 minutes
+    fail(guard, 8, clock, 200)  # at most 3 within any 10 minutes
     assert breaker.state().status is BreakerStatus.CLOSED and llm.calls == 8
 
 
 def test_after_the_cooldown_one_trial_runs_and_its_success_closes_it() -> None:
     guard, llm, breaker, clock = guarded()
-    for _ in range(5):
-        with pytest.raises(TransientError):
-            call(guard)
+    fail(guard, 5)
     clock.now += 301
     llm.error = None
     breaker.before_call()  # another worker claims the trial first
@@ -84,9 +77,7 @@ def test_after_the_cooldown_one_trial_runs_and_its_success_closes_it() -> None:
 
 def test_a_failed_trial_opens_it_for_another_cooldown() -> None:
     guard, llm, breaker, clock = guarded()
-    for _ in range(5):
-        with pytest.raises(TransientError):
-            call(guard)
+    fail(guard, 5)
     clock.now += 301
     with pytest.raises(TransientError):
         call(guard)  # the trial
@@ -108,9 +99,7 @@ def test_unusable_replies_are_the_inputs_fault_and_never_open_it() -> None:
 def test_settings_change_threshold_and_cooldown() -> None:
     clock, llm = Clock(), FlakyLLM()
     guard = GuardedLLM(llm, CircuitBreaker(MemoryBreakerStore(), threshold=2, cooldown_s=10, clock=clock))
-    for _ in range(2):
-        with pytest.raises(TransientError):
-            call(guard)
+    fail(guard, 2)
     with pytest.raises(CircuitOpenError):
         call(guard)
     clock.now += 11
