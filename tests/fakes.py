@@ -15,6 +15,7 @@ from engram.domain.filters import matches
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     Attachment,
+    BreakerState,
     Fact,
     HistoryEvent,
     HistoryPage,
@@ -284,6 +285,9 @@ class MemoryQueue:
     def enqueue(self, task: Task) -> None:
         self.sent.append(task)
 
+    def requeue(self, task: Task) -> None:
+        self.sent.append(task)
+
 
 class MemoryBlobs:
     def __init__(self) -> None:
@@ -413,3 +417,27 @@ class MemoryGraphStore:
         elif not include_closed:
             page = [r for r in page if r.current]
         return RelationPage(relations=page, next_cursor=nxt)
+class MemoryBreakerStore:
+    """BreakerStore in memory, with the same compare-on-version writes as the DynamoDB one."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, BreakerState] = {}
+
+    def load(self, name: str) -> BreakerState:
+        return self.states.get(name, BreakerState(name=name)).model_copy(deep=True)
+
+    def save(self, state: BreakerState, expected_version: int) -> bool:
+        if self.states.get(state.name, BreakerState(name=state.name)).version != expected_version:
+            return False
+        self.states[state.name] = state.model_copy(deep=True)
+        return True
+
+
+class Clock:
+    """A clock that moves only when a test moves it (epoch seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now

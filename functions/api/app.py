@@ -19,7 +19,7 @@ from engram.bootstrap import container
 from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
-from engram.domain.models import AddRequest, MemoryBank
+from engram.domain.models import AddRequest, MemoryBank, QueueFigures
 from engram.http.authorization import tenant_of
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
@@ -83,6 +83,7 @@ def openapi() -> Response[str]:
 @app.post("/v1/memories")
 def add_memories(body: AddRequest) -> Response[Accepted]:
     task = container().memories.submit(tenant(), body)
+    container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
@@ -177,6 +178,15 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
+
+
+# --- live: queue figures --------------------------------------------------------------------------
+_WINDOWS = {"hour": 3600, "day": 86400}
+
+
+@app.get("/v1/metrics/extraction-queue")
+def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
+    return container().queue_metrics.figures(tenant(), _WINDOWS[window])
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -4,7 +4,9 @@ Order within a message group (one tenant + user) is kept: after a failure the re
 is returned to the queue, other groups go on. Consecutive messages of one group in a batch are
 extracted together (one LLM run for all of them). Each message is processed at most once
 (Powertools idempotency on the message id); after the queue's last receive the task is marked
-failed and the message goes to the dead-letter queue.
+failed and the message goes to the dead-letter queue. While the LLM circuit breaker is open, tasks
+wait instead: their message goes back to the queue, and on its last receive a fresh message replaces
+it, so an outage costs no task and fills no DLQ.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
+from engram.domain.errors import CircuitOpenError
 from engram.queue_message import TaskMessage
 
 logger = Logger()
@@ -70,7 +73,15 @@ def process_message(record: dict[str, Any]) -> dict[str, str]:
     receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
     task_ids = [message.task_id, *_following.get(record["messageId"], [])]
     final = receives >= container().settings.max_receives
-    tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=final)
+    try:
+        tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=final)
+    except CircuitOpenError:
+        if not final:
+            raise  # back to the queue, visible again after its visibility timeout
+        # The last receive before the DLQ: a fresh message (receive count 0) takes over, so an
+        # outage never dead-letters a task; this one is then acknowledged.
+        container().queue.requeue(container().tasks.get(message.tenant_id, message.task_id))
+        return {"task_id": message.task_id, "status": "waiting"}
     return {"task_id": tasks[0].task_id, "status": tasks[0].status.value}
 
 

@@ -15,9 +15,11 @@ from engram.domain.ports import (
     AttachmentStore,
     BlobStore,
     Embedder,
+    EventPublisher,
     FactExtractor,
     FactStore,
     GraphStore,
+    QueueMetrics,
     Reconciler,
     TaskQueue,
     TaskStore,
@@ -26,9 +28,11 @@ from engram.domain.ports import (
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.lifecycle import Lifecycle
+from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import Forgetter, UserForgetter
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
+from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.touches import TouchBuffer
 from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
@@ -147,7 +151,12 @@ class Container:
             return None
         from engram.adapters.openai_llm import OpenAILLM
 
-        return OpenAILLM(self.openai_client, self.settings.llm_model)
+        llm = OpenAILLM(self.openai_client, self.settings.llm_model)
+        if self.breaker is None:
+            return llm
+        from engram.services.circuit_breaker import GuardedLLM
+
+        return GuardedLLM(llm, self.breaker)
 
     @cached_property
     def extractor(self) -> FactExtractor:
@@ -262,7 +271,10 @@ class Container:
 
     @cached_property
     def worker(self) -> ExtractionWorker:
-        return ExtractionWorker(self.tasks, self.pipeline, self.blobs, forgetter=self.forgetter)
+        breaker = self.breaker if self.llm is not None else None
+        return ExtractionWorker(
+            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, forgetter=self.forgetter
+        )
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property
@@ -321,6 +333,34 @@ class Container:
             extractor,
             resolve_threshold=self.settings.graph_resolve_threshold,
             search_similarity=self.settings.graph_search_similarity,
+        )
+
+    # --- live task events (the local stack replaces `events` with its WebSocket hub) ---------------
+
+    @cached_property
+    def events(self) -> EventPublisher:
+        return NoEvents()
+
+    @cached_property
+    def queue_metrics(self) -> QueueMetrics:
+        from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
+
+        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+
+    @cached_property
+    def task_events(self) -> TaskEvents:
+        return TaskEvents(self.events, self.queue_metrics)
+
+    @cached_property
+    def breaker(self) -> CircuitBreaker | None:
+        s = self.settings
+        if not s.breaker_enabled:
+            return None
+        from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+
+        store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
+        return CircuitBreaker(
+            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
         )
 
 

@@ -69,6 +69,13 @@ class Settings(BaseSettings):
     # Extraction queue: the receive that marks a task failed (= the queue's maxReceiveCount)
     max_receives: int = Field(default=3, ge=1)
 
+    # LLM circuit breaker: `threshold` outage errors within `window_s` open it; after `cooldown_s`
+    # one trial call decides. Tasks wait (status "waiting") while it is open instead of failing.
+    breaker_enabled: bool = True
+    breaker_threshold: int = Field(default=5, ge=1)
+    breaker_window_s: float = Field(default=600.0, gt=0)
+    breaker_cooldown_s: float = Field(default=300.0, gt=0)
+
     # Search ranking (services/search.py explains each weight)
     search_semantic_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)

@@ -67,3 +67,21 @@ def _wait_for_messages(sqs: Any, queue_url: str, timeout_s: float = 30) -> list[
         if resp.get("Messages"):
             return [m["Body"] for m in resp["Messages"]]
     return []
+
+
+def test_a_failing_task_sends_failed_events_with_attempts(failing_stack: StackProcess) -> None:
+    from tests.e2e.test_local_events import events_socket
+
+    api = Api(failing_stack, "key-acme-1")
+    with events_socket(failing_stack, "key-acme-1", "?user_id=dora") as ws:
+        task_id = api.add("dora", "Hi, I'm Dora. I live in Oslo.", infer=True)
+        events = []
+        while not events or events[-1].get("will_retry") is not False:
+            events.append(json.loads(ws.recv(timeout=90)))
+
+    failed = [e for e in events if e["type"] == "memory_extraction_failed"]
+    assert {e["task_id"] for e in events} == {task_id}
+    assert [(e["attempts"], e["will_retry"]) for e in failed] == [(1, True), (2, True), (3, False)]
+    assert all(e["error"] for e in failed)
+    assert events[0]["type"] == "memory_extraction_queued"
+    assert events[-1]["status"] == "failed"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import uuid
 from typing import TYPE_CHECKING
 
 from engram.adapters.aws_clients import aws_errors
@@ -37,11 +38,18 @@ class SqsTaskQueue:
         self._queue_url = queue_url
 
     def enqueue(self, task: Task) -> None:
+        self._send(task, task.task_id)
+
+    def requeue(self, task: Task) -> None:
+        # A new deduplication id, or SQS would drop it as a copy of the first message.
+        self._send(task, f"{task.task_id}.{uuid.uuid4().hex[:12]}")
+
+    def _send(self, task: Task, dedup_id: str) -> None:
         body = {"tenant_id": task.tenant_id, "task_id": task.task_id, "user_id": task.user_id}
         with aws_errors(self._queue_url):
             self._sqs.send_message(
                 QueueUrl=self._queue_url,
                 MessageBody=json.dumps(body),
                 MessageGroupId=message_group_id(task.tenant_id, task.user_id),
-                MessageDeduplicationId=_sqs_id(task.task_id),
+                MessageDeduplicationId=_sqs_id(dedup_id),
             )

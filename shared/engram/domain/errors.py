@@ -47,3 +47,11 @@ class LLMOutputError(EngramError):
 
 class ConfigurationError(EngramError):
     """The deployment is missing a setting it needs; raised at start, before any request is served."""
+
+
+class CircuitOpenError(TransientError):
+    """The LLM circuit breaker is open: work that needs the LLM waits instead of failing."""
+
+    def __init__(self, reason: str, retry_after_s: float) -> None:
+        super().__init__(reason)
+        self.retry_after_s = retry_after_s

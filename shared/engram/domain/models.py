@@ -209,6 +209,7 @@ class TaskStatus(StrEnum):
     PROCESSING = "processing"
     COMPLETED = "completed"
     FAILED = "failed"
+    WAITING = "waiting"  # the LLM circuit breaker is open; `error` says why; it runs once it closes
 
 
 class TaskResult(BaseModel):
@@ -362,3 +363,32 @@ class ApiKey(BaseModel):
 class LLMReply(BaseModel):
     content: str
     usage: Usage = Field(default_factory=Usage)
+
+
+class BreakerStatus(StrEnum):
+    CLOSED = "closed"
+    OPEN = "open"
+    HALF_OPEN = "half_open"  # one trial call is allowed through
+
+
+class BreakerState(BaseModel):
+    name: str
+    status: BreakerStatus = BreakerStatus.CLOSED
+    failures: list[float] = Field(default_factory=list)  # epoch seconds of recent outage errors
+    opened_at: float = 0.0
+    trial_at: float = 0.0
+    reason: str = ""
+    times_opened: int = 0
+    times_closed: int = 0
+    version: int = 0
+
+
+class QueueFigures(BaseModel):
+    """The extraction queue of one tenant: gauges now, and totals over a recent window."""
+
+    pending: int = 0
+    processing: int = 0
+    completed: int = 0
+    failed: int = 0
+    avg_duration_sec: float = 0.0
+    oldest_pending_age_sec: float = 0.0

@@ -10,6 +10,7 @@ from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     ApiKey,
     Attachment,
+    BreakerState,
     CandidateFact,
     Decision,
     ExtractionPrompt,
@@ -20,6 +21,7 @@ from engram.domain.models import (
     LLMReply,
     Message,
     Page,
+    QueueFigures,
     ReconcileStrategy,
     Scope,
     ScoredId,
@@ -211,6 +213,10 @@ class TaskQueue(Protocol):
         """One message per task; FIFO group = tenant + user; dedup id = task id."""
         ...
 
+    def requeue(self, task: Task) -> None:
+        """A fresh message for a task that waits out an outage (its receive count starts again)."""
+        ...
+
 
 class BlobStore(Protocol):
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None: ...
@@ -298,3 +304,32 @@ class GraphStore(Protocol):
         include_closed: bool = False,
         as_of: datetime | None = None,
     ) -> RelationPage: ...
+# --- live task events ---------------------------------------------------------------------------
+
+
+class EventPublisher(Protocol):
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        """Deliver one task event to the tenant's subscribers (those narrowed to another user excluded).
+        Best-effort: a gone subscriber is dropped, never an error for the caller."""
+        ...
+
+
+class BreakerStore(Protocol):
+    """The circuit breaker's state, shared by every worker; writes are conditional on the version read."""
+
+    def load(self, name: str) -> BreakerState: ...
+
+    def save(self, state: BreakerState, expected_version: int) -> bool:
+        """False when another writer saved first (the caller reloads and decides again)."""
+        ...
+
+
+class QueueMetrics(Protocol):
+    """Per-tenant queue counters, kept by atomic increments as tasks move (never by scanning tasks)."""
+
+    def moved(self, task: Task, source: str | None, target: str) -> None:
+        """`task` left `source` ("pending" | "processing" | None when new) for `target` ("pending" |
+        "processing" | "completed" | "failed")."""
+        ...
+
+    def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...

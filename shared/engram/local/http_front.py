@@ -7,7 +7,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
+from engram.local import websocket
 from engram.local.api_gateway import MAX_BODY_BYTES, ApiGateway, Reply, Request
 
 log = logging.getLogger("engram.local")
@@ -22,6 +24,7 @@ class _Server(ThreadingHTTPServer):
     block_on_close = False  # idle keep-alive connections must not hold up shutdown
 
     gateway: ApiGateway  # set by HttpFront.start; connections wait in the backlog until then
+    events: websocket.EventHub | None = None  # task events on /v1/events, on the same port
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -41,6 +44,8 @@ class _Handler(BaseHTTPRequestHandler):
         raise AttributeError(name)
 
     def _serve(self) -> None:
+        if self._upgraded():
+            return
         started = time.monotonic()
         try:
             body = self._read_body()
@@ -59,6 +64,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client gave up (e.g. timed out while the stack started)
             return
         log.info("%s %s %d %.0f ms", self.command, self.path, reply.status, (time.monotonic() - started) * 1000)
+
+    def _upgraded(self) -> bool:
+        """Hands a WebSocket upgrade on the events path to the hub, which keeps the connection."""
+        hub = self.server.events
+        if hub is None or self.headers.get("Upgrade", "").lower() != "websocket":
+            return False
+        if urlsplit(self.path).path != websocket.PATH:
+            return False
+        self.close_connection = True
+        hub.serve(self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile, self.wfile)
+        return True
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -108,14 +124,17 @@ class HttpFront:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def start(self, gateway: ApiGateway) -> None:
+    def start(self, gateway: ApiGateway, events: websocket.EventHub | None = None) -> None:
         self._server.gateway = gateway
+        self._server.events = events
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="http-front", daemon=True
         )
         self._thread.start()
 
     def stop(self) -> None:
+        if self._server.events is not None:
+            self._server.events.close()
         if self._thread is not None:  # shutdown() would wait forever for a loop never started
             self._server.shutdown()
             self._thread.join(timeout=5)

@@ -27,11 +27,14 @@ from engram.local.poller import QueuePoller
 from engram.local.provision import Provisioned, provision
 from engram.local.scheduler import Scheduler
 from engram.local.template import Template, load_template
+from engram.local.websocket import EventHub
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_s3.client import S3Client
     from mypy_boto3_sqs.client import SQSClient
+
+    from engram.domain.ports import ApiKeyStore
 
 log = logging.getLogger("engram.local")
 
@@ -73,6 +76,7 @@ class LocalStack:
         self._pollers: list[QueuePoller] = []
         self._scheduler: Scheduler | None = None
         self._snapshotter: Snapshotter | None = None
+        self._events: EventHub | None = None
 
     def start(self) -> Started:
         started = time.monotonic()
@@ -122,7 +126,7 @@ class LocalStack:
         self._scheduler = Scheduler(template, functions, config.data_dir, config.region)
         self._scheduler.start()
         self._snapshotter.start()
-        self._front.start(ApiGateway(template.api, functions, config.region))
+        self._front.start(ApiGateway(template.api, functions, config.region), self._events)
         return Started(self._front.url, self._moto.endpoint, keys, restored, time.monotonic() - started)
 
     def stop(self) -> None:
@@ -177,6 +181,9 @@ class LocalStack:
 
         stack = container()
         stack.keys = WithLocalKeys(stack.keys, keys)  # replaces the cached property's value
+        # Task events go from the in-process handlers straight to the WebSocket hub on the front.
+        self._events = EventHub(lambda api_key: _tenant_of(stack.keys, api_key))
+        stack.events = self._events
         needed = {r.function for r in template.api.routes}
         needed |= {r.authorizer.function for r in template.api.routes if r.authorizer}
         needed |= {s.function for s in template.queue_sources}
@@ -187,3 +194,10 @@ class LocalStack:
         container().index  # noqa: B018 - opens the embedded index now
         container().memories  # noqa: B018
         container().worker  # noqa: B018
+
+
+def _tenant_of(keys: ApiKeyStore, api_key: str | None) -> str | None:
+    from engram.http.authorization import authorize
+
+    grant = authorize(keys, api_key)
+    return grant.context["tenant_id"] if grant.allowed else None

@@ -7,15 +7,27 @@ and one reconciliation for all their messages, so a chatty user costs fewer LLM 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import EngramError
-from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
+from engram.domain.errors import CircuitOpenError, EngramError, TransientError
+from engram.domain.models import (
+    AddRequest,
+    BreakerStatus,
+    MemorySource,
+    Scope,
+    Task,
+    TaskKind,
+    TaskStatus,
+    Usage,
+    utcnow,
+)
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
+from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
+from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.task_inputs import load_request, retain_if_source
 
 logger = Logger(child=True)
@@ -55,7 +67,9 @@ class ExtractionWorker:
     tasks: TaskStore
     pipeline: IngestPipeline
     blobs: BlobStore | None = None
-    forgetter: UserForgetter | None = None
+    events: TaskEvents = field(default_factory=lambda: TaskEvents(NoEvents()))
+    breaker: CircuitBreaker | None = None  # the LLM's, when there is an LLM
+    forgetter: UserForgetter | None = None  # runs delete-all tasks
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -84,6 +98,7 @@ class ExtractionWorker:
         task.error = reason
         task.finished_at = task.updated_at = utcnow()
         self.tasks.save(task)
+        self.events.failed(task, will_retry=False, was="pending")
 
     def _groups(self, tasks: Sequence[Task]) -> list[list[tuple[Task, AddRequest]]]:
         groups: list[list[tuple[Task, AddRequest]]] = []
@@ -109,6 +124,8 @@ class ExtractionWorker:
             task.started_at = task.started_at or now
             task.updated_at = now
         self.tasks.save_many(tasks)
+        for task in tasks:
+            self.events.processing(task)
 
     def _run(self, tenant_id: str, group: list[tuple[Task, AddRequest]], final_attempt: bool) -> None:
         self._start([task for task, _ in group])
@@ -120,6 +137,10 @@ class ExtractionWorker:
         try:
             outcome = self.pipeline.run(scope, request, leader.task_id, sources)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
+            outage = self._outage(err)
+            if outage is not None:  # not the tasks' fault: they wait, and the try does not count
+                self._record_waiting([task for task, _ in group], outage)
+                raise outage from err
             self._record_failure([task for task, _ in group], err, final_attempt)
             raise
         done = utcnow()
@@ -135,6 +156,8 @@ class ExtractionWorker:
             task.finished_at = task.updated_at = done
             retain_if_source(task, self.blobs)
         self.tasks.save_many([task for task, _ in group])
+        for task, _ in group:
+            self.events.completed(task)
 
     def _forget(self, task: Task, final_attempt: bool) -> None:
         if self.forgetter is None:
@@ -153,6 +176,28 @@ class ExtractionWorker:
     def _request(self, task: Task) -> AddRequest:
         return load_request(task, self.blobs)
 
+    def _outage(self, err: Exception) -> CircuitOpenError | None:
+        """The error as a wait for the LLM breaker, when it is one (or a transient error while it is open)."""
+        if isinstance(err, CircuitOpenError):
+            return err
+        if not isinstance(err, TransientError) or self.breaker is None:
+            return None
+        state = self.breaker.state()
+        if state.status is BreakerStatus.CLOSED:
+            return None
+        return CircuitOpenError(f"LLM circuit breaker open: {state.reason}", self.breaker.cooldown_s)
+
+    def _record_waiting(self, tasks: list[Task], err: CircuitOpenError) -> None:
+        now = utcnow()
+        for task in tasks:
+            task.status = TaskStatus.WAITING
+            task.error = str(err)
+            task.attempts -= 1
+            task.updated_at = now
+        self.tasks.save_many(tasks)
+        for task in tasks:
+            self.events.waiting(task)
+
     def _record_failure(self, tasks: list[Task], err: Exception, final_attempt: bool) -> None:
         reason = f"{type(err).__name__}: {err}"
         ids = [task.task_id for task in tasks]
@@ -165,3 +210,5 @@ class ExtractionWorker:
             if final_attempt:
                 task.finished_at = now
         self.tasks.save_many(tasks)
+        for task in tasks:
+            self.events.failed(task, will_retry=not final_attempt)

@@ -1,0 +1,102 @@
+"""QueueMetrics on DynamoDB, in the tasks table, by UpdateItem ADD only.
+
+`!queue#{tenant}` holds the gauges (pending, processing) and `pending_at`, a number set with one
+stamp per pending task (its creation time in ms, plus a per-task fraction so two tasks of the same
+millisecond stay distinct) whose minimum gives the oldest pending age. `!queue#{tenant}#{start}`
+holds one 10-minute bucket of totals (completed, failed, duration_ms); a window reads its buckets.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from engram.adapters.aws_clients import aws_errors
+from engram.adapters.dynamo_batch import batch_get
+from engram.domain.models import QueueFigures, Task
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+
+BUCKET_S = 600
+_GAUGES = ("pending", "processing")
+
+
+def _stamp(task: Task) -> str:
+    return f"{int(task.created_at.timestamp() * 1000)}.{zlib.crc32(task.task_id.encode()):010d}"
+
+
+class DynamoQueueMetrics:
+    def __init__(self, client: DynamoDBClient, table_name: str, clock: Callable[[], float] = time.time) -> None:
+        self._db = client
+        self._table = table_name
+        self._clock = clock
+
+    def moved(self, task: Task, source: str | None, target: str) -> None:
+        adds: dict[str, int] = {}
+        if source in _GAUGES:
+            adds[str(source)] = -1
+        if target in _GAUGES:
+            adds[target] = adds.get(target, 0) + 1
+        stamp = {"NS": [_stamp(task)]}
+        parts = [f"#{k} :{k}" for k in adds]
+        values: dict[str, Any] = {f":{k}": {"N": str(v)} for k, v in adds.items()}
+        names = {f"#{k}": k for k in adds}
+        update = ""
+        if target == "pending":
+            parts.append("pending_at :stamp")
+            values[":stamp"] = stamp
+        if parts:
+            update = "ADD " + ", ".join(parts)
+        if source == "pending" and target != "pending":
+            update += " DELETE pending_at :stamp"
+            values[":stamp"] = stamp
+        if update:
+            self._update(f"!queue#{task.tenant_id}", update, names, values)
+        if target in ("completed", "failed"):
+            started = task.started_at or task.created_at
+            finished = task.finished_at or task.updated_at
+            duration_ms = max(0, int((finished - started).total_seconds() * 1000))
+            bucket = int(self._clock()) // BUCKET_S * BUCKET_S
+            self._update(
+                f"!queue#{task.tenant_id}#{bucket}",
+                "ADD #n :one, duration_ms :d",
+                {"#n": target},
+                {":one": {"N": "1"}, ":d": {"N": str(duration_ms if target == "completed" else 0)}},
+            )
+
+    def figures(self, tenant_id: str, window_s: int) -> QueueFigures:
+        now = self._clock()
+        first = int(now - window_s) // BUCKET_S * BUCKET_S + BUCKET_S
+        keys = [f"!queue#{tenant_id}"] + [f"!queue#{tenant_id}#{b}" for b in range(first, int(now) + 1, BUCKET_S)]
+        with aws_errors(self._table):
+            items = {i["pk"]["S"]: i for i in batch_get(self._db, self._table, [{"pk": {"S": k}} for k in keys])}
+        gauge = items.pop(f"!queue#{tenant_id}", {})
+        totals = {
+            name: sum(int(i.get(name, {}).get("N", "0")) for i in items.values())
+            for name in ("completed", "failed", "duration_ms")
+        }
+        stamps = [float(s) for s in gauge.get("pending_at", {}).get("NS", [])]
+        return QueueFigures(
+            pending=max(0, int(gauge.get("pending", {}).get("N", "0"))),
+            processing=max(0, int(gauge.get("processing", {}).get("N", "0"))),
+            completed=totals["completed"],
+            failed=totals["failed"],
+            avg_duration_sec=round(totals["duration_ms"] / totals["completed"] / 1000, 3)
+            if totals["completed"]
+            else 0.0,
+            oldest_pending_age_sec=round(max(0.0, now - min(stamps) / 1000), 3) if stamps else 0.0,
+        )
+
+    def _update(self, pk: str, expression: str, names: dict[str, str], values: dict[str, Any]) -> None:
+        params: dict[str, Any] = {"ExpressionAttributeNames": names} if names else {}
+        with aws_errors(self._table):
+            self._db.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": pk}},
+                UpdateExpression=expression,
+                ExpressionAttributeValues=values,
+                **params,
+            )

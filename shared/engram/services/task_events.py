@@ -1,0 +1,88 @@
+"""Task events for live subscribers: one JSON message per status change of an extraction task.
+
+Shapes: {"type": "memory_extraction_queued" | "_processing" | "_completed" | "_failed", "task_id",
+"user_id", "status", "attempts", "at"}, plus "facts_count" and "results" when completed, and "error"
+and "will_retry" when failed. Publishing is best-effort: a broken publisher is logged and never fails
+or holds up the task it reports on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import Task, utcnow
+from engram.domain.ports import EventPublisher, QueueMetrics
+
+logger = Logger(child=True)
+
+PREFIX = "memory_extraction_"
+
+
+def task_event(kind: str, task: Task, *, will_retry: bool = False) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "type": PREFIX + kind,
+        "task_id": task.task_id,
+        "user_id": task.user_id,
+        "status": task.status.value,
+        "attempts": task.attempts,
+        "at": utcnow().isoformat(),
+    }
+    if kind == "completed":
+        event["facts_count"] = len(task.results)
+        event["results"] = [r.model_dump(mode="json") for r in task.results]
+    if kind == "failed":
+        event["error"] = task.error or ""
+        event["will_retry"] = will_retry
+    return event
+
+
+class NoEvents:
+    """The publisher when nothing listens (no WebSocket API configured)."""
+
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        return None
+
+
+@dataclass
+class TaskEvents:
+    """Each status change of a task, told to live subscribers and to the queue counters."""
+
+    publisher: EventPublisher
+    metrics: QueueMetrics | None = None
+
+    def queued(self, task: Task) -> None:
+        self._count(task, None, "pending")
+        self._send(task, task_event("queued", task))
+
+    def processing(self, task: Task) -> None:
+        self._count(task, "pending", "processing")
+        self._send(task, task_event("processing", task))
+
+    def completed(self, task: Task) -> None:
+        self._count(task, "processing", "completed")
+        self._send(task, task_event("completed", task))
+
+    def failed(self, task: Task, will_retry: bool, was: str = "processing") -> None:
+        self._count(task, was, "pending" if will_retry else "failed")
+        self._send(task, task_event("failed", task, will_retry=will_retry))
+
+    def waiting(self, task: Task) -> None:
+        """Back in the queue until the LLM breaker closes (no event: the task's status says it)."""
+        self._count(task, "processing", "pending")
+
+    def _count(self, task: Task, source: str | None, target: str) -> None:
+        if self.metrics is None:
+            return
+        try:
+            self.metrics.moved(task, source, target)
+        except Exception:
+            logger.exception("queue counters not updated", extra={"task_id": task.task_id, "to": target})
+
+    def _send(self, task: Task, event: dict[str, Any]) -> None:
+        try:
+            self.publisher.publish(task.tenant_id, task.user_id, event)
+        except Exception:
+            logger.exception("task event not delivered", extra={"task_id": task.task_id, "type": event["type"]})

@@ -1,0 +1,70 @@
+"""GET /v1/metrics/extraction-queue: figures kept by counters as tasks move, per tenant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engram.domain.errors import TransientError
+from tests.fakes import facts_json
+from tests.integration.stack import Stack
+
+
+def outage(system: str, user: str) -> str:
+    raise TransientError("LLM: 503")
+
+
+def test_figures_agree_with_the_tasks_run(call: Any, stack: Stack) -> None:
+    task_ids = []
+    for i in range(20):
+        body = {"messages": [{"role": "user", "content": f"I like colour {i}"}], "user_id": f"u{i}"}
+        status, accepted = call("POST", "/v1/memories", body)
+        assert status == 202
+        task_ids.append(accepted["task_id"])
+
+    status, before = call("GET", "/v1/metrics/extraction-queue")
+    assert status == 200
+    assert (before["pending"], before["processing"], before["completed"], before["failed"]) == (20, 0, 0, 0)
+    assert before["oldest_pending_age_sec"] >= 0
+
+    failing = {3, 9, 15}
+    for i, task_id in enumerate(task_ids):
+        stack.llm.answers.append(outage if i in failing else facts_json(f"Likes colour {i}"))
+        if i in failing:
+            with pytest.raises(TransientError):
+                stack.container.worker.process("acme", task_id, final_attempt=True)
+        else:
+            stack.container.worker.process("acme", task_id)
+
+    status, after = call("GET", "/v1/metrics/extraction-queue", query={"window": "day"})
+    assert status == 200
+    assert {k: after[k] for k in ("pending", "processing", "completed", "failed")} == {
+        "pending": 0,
+        "processing": 0,
+        "completed": 17,
+        "failed": 3,
+    }
+    assert after["oldest_pending_age_sec"] == 0 and after["avg_duration_sec"] >= 0
+    statuses = [call("GET", f"/v1/tasks/{t}")[1]["status"] for t in task_ids]
+    assert statuses.count("completed") == 17 and statuses.count("failed") == 3
+
+    status, other = call("GET", "/v1/metrics/extraction-queue", tenant="globex")
+    assert status == 200 and (other["pending"], other["completed"], other["failed"]) == (0, 0, 0)
+
+
+def test_a_retry_goes_back_to_pending(call: Any, stack: Stack) -> None:
+    status, accepted = call("POST", "/v1/memories", {"messages": [{"role": "user", "content": "hi"}], "user_id": "a"})
+    assert status == 202
+    stack.llm.answers.append(outage)
+    with pytest.raises(TransientError):
+        stack.container.worker.process("acme", accepted["task_id"])  # not the last receive
+
+    status, figures = call("GET", "/v1/metrics/extraction-queue")
+    assert status == 200
+    assert (figures["pending"], figures["processing"], figures["failed"]) == (1, 0, 0)
+
+
+def test_an_unknown_window_is_a_4xx_naming_it(call: Any) -> None:
+    status, body = call("GET", "/v1/metrics/extraction-queue", query={"window": "year"})
+    assert status == 422 and "window" in str(body)

@@ -1,0 +1,99 @@
+"""The extraction worker reports each status change of a task as an event, and a broken publisher
+never fails the task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engram.domain.models import AddRequest, Event, Message, Task, TaskResult, TaskStatus, Usage
+from engram.pipeline.ingest import IngestOutcome
+from engram.services.task_events import TaskEvents
+from engram.services.worker import ExtractionWorker
+from tests.fakes import MemoryTaskStore
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str, dict[str, Any]]] = []
+
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        self.sent.append((tenant_id, user_id, event))
+
+
+class Broken:
+    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
+        raise ConnectionError("gateway down")
+
+
+class Pipeline:
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+
+    def run(self, scope: Any, request: AddRequest, task_id: str, sources: Any = ()) -> IngestOutcome:
+        if self.error is not None:
+            raise self.error
+        results = [TaskResult(id=f"m{i}", memory=m.content, event=Event.ADD) for i, m in enumerate(request.messages)]
+        return IngestOutcome(results=results, usage=Usage(), counts={"added": len(results)})
+
+
+def queued_task(tasks: MemoryTaskStore, text: str = "I live in Berlin") -> Task:
+    request = AddRequest(user_id="alice", messages=[Message(role="user", content=text)])
+    task = Task(tenant_id="acme", user_id="alice", request=request)
+    tasks.create(task)
+    return task
+
+
+def worker(tasks: MemoryTaskStore, pipeline: Pipeline, publisher: Any) -> ExtractionWorker:
+    return ExtractionWorker(tasks, pipeline, events=TaskEvents(publisher))  # type: ignore[arg-type]
+
+
+def test_a_completed_task_sends_processing_then_completed_with_its_facts() -> None:
+    tasks, recorder = MemoryTaskStore(), Recorder()
+    task = queued_task(tasks)
+
+    worker(tasks, Pipeline(), recorder).process("acme", task.task_id)
+
+    assert [(t, u, e["type"]) for t, u, e in recorder.sent] == [
+        ("acme", "alice", "memory_extraction_processing"),
+        ("acme", "alice", "memory_extraction_completed"),
+    ]
+    done = recorder.sent[-1][2]
+    assert done["task_id"] == task.task_id and done["status"] == "completed" and done["attempts"] == 1
+    assert done["facts_count"] == 1 and done["results"][0]["memory"] == "I live in Berlin"
+
+
+def test_a_failure_says_whether_it_will_be_retried() -> None:
+    tasks, recorder = MemoryTaskStore(), Recorder()
+    task = queued_task(tasks)
+    failing = worker(tasks, Pipeline(RuntimeError("LLM 500")), recorder)
+
+    with pytest.raises(RuntimeError):
+        failing.process("acme", task.task_id)
+    with pytest.raises(RuntimeError):
+        failing.process("acme", task.task_id, final_attempt=True)
+
+    failed = [e for _, _, e in recorder.sent if e["type"] == "memory_extraction_failed"]
+    seen = [(e["attempts"], e["will_retry"], e["status"]) for e in failed]
+    assert seen == [(1, True, "queued"), (2, False, "failed")]
+    assert all("LLM 500" in e["error"] for e in failed)
+
+
+def test_marking_a_task_failed_for_good_sends_a_final_failed_event() -> None:
+    tasks, recorder = MemoryTaskStore(), Recorder()
+    task = queued_task(tasks)
+
+    worker(tasks, Pipeline(), recorder).fail("acme", task.task_id, "dead-lettered")
+
+    assert [e["will_retry"] for _, _, e in recorder.sent] == [False]
+    assert recorder.sent[0][2]["error"] == "dead-lettered"
+
+
+def test_a_broken_publisher_does_not_fail_the_task() -> None:
+    tasks = MemoryTaskStore()
+    task = queued_task(tasks)
+
+    worker(tasks, Pipeline(), Broken()).process("acme", task.task_id)
+
+    assert tasks.get("acme", task.task_id).status is TaskStatus.COMPLETED
