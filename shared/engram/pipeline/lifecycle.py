@@ -159,7 +159,9 @@ class Changes:
         self._docs.pop(fact.id, None)
         self._closed.append(fact.id)
 
-    def close_many(self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None) -> int:
+    def close_many(
+        self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None
+    ) -> int:
         """close() for many memories in the store's bulk writes. A memory that changed or was closed
         since it was read is skipped; returns how many were closed."""
         when = utcnow()
