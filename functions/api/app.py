@@ -21,6 +21,7 @@ from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
 from engram.http.errors import to_http, validation_body
+from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -172,6 +173,18 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
+
+
+# --- maintenance runs --------------------------------------------------------------------------
+@app.post("/v1/maintenance")
+def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
+    execution_id = container().maintenance_runs.start(tenant(), body.actions, body.user_id)
+    return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
+
+
+@app.get("/v1/maintenance/<execution_id>")
+def get_maintenance(execution_id: str) -> MaintenanceRunView:
+    return MaintenanceRunView.of(container().maintenance_runs.get(tenant(), execution_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

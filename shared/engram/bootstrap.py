@@ -34,6 +34,7 @@ from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from engram.maintenance.runner import MaintenanceRunner
+    from engram.services.maintenance_runs import MaintenanceRuns
     from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
 
@@ -271,6 +272,15 @@ class Container:
         return UserForgetter(
             self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters
         )
+
+    # --- maintenance runs started through the API -----------------------------------------------
+    @cached_property
+    def maintenance_runs(self) -> MaintenanceRuns:
+        from engram.adapters.sfn_workflow import StepFunctionsWorkflow
+        from engram.services.maintenance_runs import MaintenanceRuns
+
+        arn = self.settings.require("maintenance_state_machine_arn").maintenance_state_machine_arn
+        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, str(arn)))
 
 
 @lru_cache(maxsize=1)

@@ -40,6 +40,8 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/tasks/{task_id}"),
     ("POST", "/v1/attachments"),
     ("GET", "/v1/attachments/{attachment_id}"),
+    ("POST", "/v1/maintenance"),
+    ("GET", "/v1/maintenance/{execution_id}"),
 }
 PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
 
