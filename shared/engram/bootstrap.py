@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
+from engram.domain.errors import ConfigurationError
 from engram.domain.ports import (
     LLM,
     ApiKeyStore,
@@ -34,9 +35,9 @@ from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from engram.maintenance.runner import MaintenanceRunner
-    from engram.services.maintenance_runs import MaintenanceRuns
     from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
+    from engram.services.maintenance_runs import MaintenanceRuns
 
 
 class Container:
@@ -279,8 +280,10 @@ class Container:
         from engram.adapters.sfn_workflow import StepFunctionsWorkflow
         from engram.services.maintenance_runs import MaintenanceRuns
 
-        arn = self.settings.require("maintenance_state_machine_arn").maintenance_state_machine_arn
-        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, str(arn)))
+        arn = self.settings.maintenance_state_machine_arn
+        if not arn:
+            raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
+        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
 
 
 @lru_cache(maxsize=1)
