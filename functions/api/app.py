@@ -24,6 +24,7 @@ from engram.http.authorization import tenant_of
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
 from engram.http.graph_routes import router as graph_router
+from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -187,6 +188,18 @@ _WINDOWS = {"hour": 3600, "day": 86400}
 @app.get("/v1/metrics/extraction-queue")
 def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
     return container().queue_metrics.figures(tenant(), _WINDOWS[window])
+
+
+# --- maintenance runs --------------------------------------------------------------------------
+@app.post("/v1/maintenance")
+def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
+    execution_id = container().maintenance_runs.start(tenant(), body.actions, body.user_id)
+    return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
+
+
+@app.get("/v1/maintenance/<execution_id>")
+def get_maintenance(execution_id: str) -> MaintenanceRunView:
+    return MaintenanceRunView.of(container().maintenance_runs.get(tenant(), execution_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

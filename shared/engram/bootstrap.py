@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
+from engram.domain.errors import ConfigurationError
 from engram.domain.ports import (
     LLM,
     ApiKeyStore,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
     from engram.services.attachments import AttachmentService
+    from engram.services.maintenance_runs import MaintenanceRuns
 
 
 class Container:
@@ -362,6 +364,17 @@ class Container:
         return CircuitBreaker(
             store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
         )
+
+    # --- maintenance runs started through the API -----------------------------------------------
+    @cached_property
+    def maintenance_runs(self) -> MaintenanceRuns:
+        from engram.adapters.sfn_workflow import StepFunctionsWorkflow
+        from engram.services.maintenance_runs import MaintenanceRuns
+
+        arn = self.settings.maintenance_state_machine_arn
+        if not arn:
+            raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
+        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
 
 
 @lru_cache(maxsize=1)

@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
 
+    # Maintenance runs started through the API (POST /v1/maintenance)
+    maintenance_state_machine_arn: str | None = None
+
     # Maintenance
     prune_cap: int = Field(default=2000, ge=0)  # current memories kept per user
     summarise_min_age_days: float = Field(default=30, ge=0)

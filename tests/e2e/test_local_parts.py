@@ -280,54 +280,94 @@ def maintenance(template: Template) -> dict[str, Any]:
     return definition
 
 
-def test_the_maintenance_workflow_runs_each_step_in_order(template: Template) -> None:
-    calls: list[tuple[str, Any]] = []
+STEPS = ["repair", "expire", "dedupe", "summarise", "prune"]
 
-    def invoke(function: str, payload: Any) -> Any:
-        calls.append((function, payload))
-        return {"done": payload["action"]}
 
-    output = StateMachineRun(maintenance(template), invoke, "arn:exec:1", sleep=lambda s: None).run({})
+class FakeMaintenance:
+    """The maintenance function as the state machine sees it: pages of users, then one step per call."""
 
-    assert [c[1]["action"] for c in calls] == ["repair", "expire", "dedupe", "summarise", "prune"]
-    assert all(c[0] == "arn:fn:maintenance" and c[1]["execution_id"] == "arn:exec:1" for c in calls)
-    assert output == {
-        "repair": {"report": {"done": "repair"}},
-        "expire": {"report": {"done": "expire"}},
-        "dedupe": {"report": {"done": "dedupe"}},
-        "summarise": {"report": {"done": "summarise"}},
-        "prune": {"report": {"done": "prune"}},
-    }
+    def __init__(
+        self, users: list[str], page: int = 2, fail: Callable[[dict[str, Any]], Exception | None] = lambda p: None
+    ) -> None:
+        self.users, self.page, self.fail = users, page, fail
+        self.steps: list[tuple[str, str]] = []  # (user, action)
+        self.pages: list[Any] = []
+
+    def __call__(self, function: str, payload: Any) -> Any:
+        assert function == "arn:fn:maintenance" and payload["execution_id"].startswith("arn:exec:")
+        error = self.fail(payload)
+        if payload["action"] == "list_scopes":
+            scope = payload["scope"]
+            self.pages.append(scope.get("cursor"))
+            if error is not None:
+                raise error
+            start = int(scope.get("cursor") or 0)
+            chunk = self.users[start : start + self.page]
+            more = start + self.page < len(self.users)
+            return {
+                "tenant_id": scope.get("tenant_id"),
+                "user_id": None,
+                "actions": scope.get("actions"),
+                "users": [{"tenant_id": "t1", "user_id": u, "actions": scope.get("actions")} for u in chunk],
+                "next_cursor": str(start + self.page) if more else None,
+            }
+        self.steps.append((payload["user_id"], payload["action"]))
+        if error is not None:
+            raise error
+        return {"done": payload["action"], "user": payload["user_id"]}
+
+
+def test_the_maintenance_workflow_fans_out_per_user_over_pages(template: Template) -> None:
+    fake = FakeMaintenance(["u1", "u2", "u3"], page=2)
+
+    output = StateMachineRun(maintenance(template), fake, "arn:exec:1", sleep=lambda s: None).run({"tenant_id": "t1"})
+
+    assert fake.pages == [None, "2"]  # the second page starts at the first page's cursor
+    for user in ["u1", "u2", "u3"]:
+        assert [a for u, a in fake.steps if u == user] == STEPS  # every step, in order, for every user
+    assert output["cursor"] is None
+    assert [r["user_id"] for r in output["reports"]] == ["u3"]  # the last page's per-user reports
+    assert output["reports"][0]["prune"] == {"report": {"done": "prune", "user": "u3"}}
+
+
+def test_one_users_failed_repair_stops_neither_their_later_steps_nor_other_users(template: Template) -> None:
+    def fail(payload: dict[str, Any]) -> Exception | None:
+        broken = payload.get("user_id") == "u1" and payload["action"] == "repair"
+        return RuntimeError("index unreachable") if broken else None
+
+    fake = FakeMaintenance(["u1", "u2"], page=10, fail=fail)
+
+    output = StateMachineRun(maintenance(template), fake, "arn:exec:2", sleep=lambda s: None).run({})
+
+    assert [a for u, a in fake.steps if u == "u1"] == STEPS  # summarise and prune still ran for u1
+    assert [a for u, a in fake.steps if u == "u2"] == STEPS
+    u1 = output["reports"][0]
+    assert u1["repair"] == {"Error": "RuntimeError", "Cause": "index unreachable"}
+    assert u1["prune"] == {"report": {"done": "prune", "user": "u1"}}
 
 
 def test_a_service_error_is_retried_with_backoff(template: Template) -> None:
-    attempts: list[str] = []
     sleeps: list[float] = []
+    throttled: list[int] = []
 
-    def invoke(function: str, payload: Any) -> Any:
-        attempts.append(payload["action"])
-        if payload["action"] == "summarise" and attempts.count("summarise") < 3:
-            raise StatesError("Lambda.ServiceException", "throttled")
-        return {}
+    def fail(payload: dict[str, Any]) -> Exception | None:
+        if payload["action"] == "summarise" and len(throttled) < 2:
+            throttled.append(1)
+            return StatesError("Lambda.ServiceException", "throttled")
+        return None
 
-    StateMachineRun(maintenance(template), invoke, "arn:exec:2", sleep=sleeps.append).run({})
+    fake = FakeMaintenance(["u1"], fail=fail)
+    StateMachineRun(maintenance(template), fake, "arn:exec:3", sleep=sleeps.append).run({})
 
-    assert attempts == ["repair", "expire", "dedupe", "summarise", "summarise", "summarise", "prune"]
+    assert [a for _, a in fake.steps] == ["repair", "expire", "dedupe", "summarise", "summarise", "summarise", "prune"]
     assert sleeps == [2, 4]  # IntervalSeconds 2, BackoffRate 2
 
 
-def test_a_function_error_is_caught_and_fails_the_execution(template: Template) -> None:
-    attempts: list[str] = []
-
-    def invoke(function: str, payload: Any) -> Any:
-        attempts.append(payload["action"])
-        if payload["action"] == "summarise":
-            raise RuntimeError("model unavailable")
-        return {}
+def test_failing_to_list_users_fails_the_execution(template: Template) -> None:
+    fake = FakeMaintenance(["u1"], fail=lambda p: RuntimeError("table gone") if p["action"] == "list_scopes" else None)
 
     with pytest.raises(StatesError) as failed:
-        StateMachineRun(maintenance(template), invoke, "arn:exec:3", sleep=lambda s: None).run({})
+        StateMachineRun(maintenance(template), fake, "arn:exec:4", sleep=lambda s: None).run({})
 
     assert failed.value.error == "MaintenanceFailed"
-    # RuntimeError is not in the Retry list: Catch, then Fail
-    assert attempts == ["repair", "expire", "dedupe", "summarise"]
+    assert fake.steps == []

@@ -166,3 +166,37 @@ def test_the_sample_event_for_sam_local_invoke_runs(stack: Stack, handler: Any) 
     report = handler(event, FakeContext())
 
     assert (report["action"], report["execution_id"]) == ("repair", event["execution_id"])
+
+
+def test_list_scopes_pages_through_one_tenants_users_without_overlap(stack: Stack, handler: Any) -> None:
+    for user in ["u1", "u2", "u3"]:
+        remember(stack, "Loves jazz", user=user)
+    remember(stack, "Loves opera", user="u9", tenant="globex")
+    runner = stack.container.maintenance
+
+    first = runner.list_scopes("acme", page_size=2)
+    second = runner.list_scopes("acme", cursor=first["next_cursor"], page_size=2)
+
+    assert [u["user_id"] for u in first["users"]] == ["u1", "u2"]
+    assert [u["user_id"] for u in second["users"]] == ["u3"] and second["next_cursor"] is None
+    assert {u["tenant_id"] for u in first["users"] + second["users"]} == {"acme"}  # the other tenant is not listed
+    page = handler(
+        {
+            "action": "list_scopes",
+            "execution_id": EXECUTION,
+            "scope": {"tenant_id": "acme", "actions": ["dedupe"], "users": []},
+        },
+        FakeContext(),
+    )
+    assert [u["user_id"] for u in page["users"]] == ["u1", "u2", "u3"]
+    assert page["users"][0] == {"tenant_id": "acme", "user_id": "u1", "actions": ["dedupe"]}
+
+
+def test_a_step_not_among_the_requested_actions_is_skipped(stack: Stack, handler: Any) -> None:
+    jazz = remember(stack, "Loves jazz")
+    stack.container.index.delete("acme", "alice", [jazz.id])
+
+    report = handler({"action": "repair", "tenant_id": "acme", "user_id": "alice", "actions": ["prune"]}, FakeContext())
+
+    assert report["skipped"] == "not requested"
+    assert stack.container.index.ids("acme", "alice") == set()  # nothing was repaired

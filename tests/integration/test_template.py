@@ -7,6 +7,7 @@ template with a YAML loader that understands CloudFormation's short tags.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import os
 import re
@@ -42,6 +43,8 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/tasks/{task_id}"),
     ("POST", "/v1/attachments"),
     ("GET", "/v1/attachments/{attachment_id}"),
+    ("POST", "/v1/maintenance"),
+    ("GET", "/v1/maintenance/{execution_id}"),
 }
 PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
 
@@ -542,9 +545,10 @@ def asl() -> dict[str, Any]:
     return definition
 
 
-def tasks() -> list[dict[str, Any]]:
-    """The Task states in execution order."""
-    states, name, ordered = asl()["States"], asl()["StartAt"], []
+def tasks(definition: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The Task states of one level in execution order."""
+    definition = definition or asl()["States"]["EachUser"]["Iterator"]
+    states, name, ordered = definition["States"], definition["StartAt"], []
     while name:
         state = states[name]
         if state["Type"] != "Task":
@@ -552,6 +556,20 @@ def tasks() -> list[dict[str, Any]]:
         ordered.append(state)
         name = state.get("Next")
     return ordered
+
+
+def transitions(definition: dict[str, Any]) -> None:
+    """Every transition of one level names a state of that level, and every state is reached."""
+    states = definition["States"]
+    targets = {definition["StartAt"]}
+    for state in states.values():
+        targets |= {state["Next"]} if "Next" in state else set()
+        targets |= {c["Next"] for c in state.get("Catch", []) + state.get("Choices", [])}
+        targets |= {state["Default"]} if "Default" in state else set()
+        assert state["Type"] in {"Fail", "Succeed", "Choice"} or state.get("End") is True or "Next" in state
+        if state["Type"] == "Map":
+            transitions(state["Iterator"])
+    assert targets == set(states), "every transition names a state, and every state is reached"
 
 
 def test_state_machine_substitutions_are_all_supplied() -> None:
@@ -572,27 +590,27 @@ def test_state_machine_definition_parses_and_every_transition_lands() -> None:
     arn = "arn:aws:lambda:us-east-1:123456789012:function:engram-maintenance"
     AmazonStateLanguageParser.parse(ASL.read_text().replace("${MaintenanceFunctionArn}", arn))
 
-    states = asl()["States"]
-    targets = {asl()["StartAt"]}
-    for state in states.values():
-        targets |= {state["Next"]} if "Next" in state else set()
-        targets |= {c["Next"] for c in state.get("Catch", [])}
-        assert state["Type"] in {"Fail", "Succeed"} or state.get("End") is True or "Next" in state
-    assert targets == set(states), "every transition names a state, and every state is reached"
+    transitions(asl())
 
 
-def test_state_machine_repairs_then_summarises_then_prunes_daily() -> None:
+def test_state_machine_fans_out_per_user_then_repairs_summarises_prunes_daily() -> None:
+    (listing,) = tasks(asl())
+    assert listing["Parameters"]["Payload"]["action"] == "list_scopes"
+    assert asl()["States"][listing["Catch"][0]["Next"]]["Type"] == "Fail"  # no users listed: the run failed
+    each = asl()["States"]["EachUser"]
+    assert each["Type"] == "Map" and each["ItemsPath"] == "$.users" and 1 <= each["MaxConcurrency"] <= 40
     steps = tasks()
     assert [s["Parameters"]["Payload"]["action"] for s in steps] == ["repair", "expire", "dedupe", "summarise", "prune"]
-    assert steps[-1].get("End") is True
-    for step in steps:
+    for step in [listing, *steps]:
         assert step["Resource"] == "arn:aws:states:::lambda:invoke"
         assert step["Parameters"]["FunctionName"] == "${MaintenanceFunctionArn}"
         retried = {e for r in step["Retry"] for e in r["ErrorEquals"]}
         assert {"Lambda.ServiceException", "Lambda.TooManyRequestsException"} <= retried
         (catch,) = step["Catch"]
         assert catch["ErrorEquals"] == ["States.ALL"]
-        assert asl()["States"][catch["Next"]]["Type"] == "Fail"
+    # A user's failed step is recorded and their next step still runs.
+    for step, following in itertools.pairwise(steps):
+        assert step["Catch"][0]["Next"] == following["Parameters"]["Payload"]["action"].capitalize()
     (schedule,) = props("MaintenanceStateMachine")["Events"].values()
     assert schedule["Type"] == "Schedule"
     assert schedule["Properties"]["Schedule"] == "rate(1 day)"

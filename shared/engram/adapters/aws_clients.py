@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_s3.client import S3Client
     from mypy_boto3_sqs.client import SQSClient
+    from mypy_boto3_stepfunctions.client import SFNClient
 
     from engram.settings import Settings
 
@@ -80,6 +81,11 @@ class AwsClients:
     @property
     def sqs(self) -> SQSClient:
         client: SQSClient = self._get("sqs", lambda: self._make("sqs"))
+        return client
+
+    @property
+    def stepfunctions(self) -> SFNClient:
+        client: SFNClient = self._get("stepfunctions", lambda: self._make("stepfunctions"))
         return client
 
     def _get(self, name: str, factory: Callable[[], T]) -> T:

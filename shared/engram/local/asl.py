@@ -3,7 +3,8 @@
 moto's Step Functions can run a definition, but its Lambda tasks call moto's Lambda (which runs
 code in Docker), not our handlers in this process; so the local stack runs definitions itself.
 Supported: Task (`arn:aws:states:::lambda:invoke` or a function ARN), Pass, Wait (Seconds),
-Succeed, Fail; InputPath, Parameters (with `.$` paths, `$$` context), ResultSelector, ResultPath,
+Succeed, Fail, Choice (IsNull, IsPresent, StringEquals, BooleanEquals, NumericEquals), Map (items run
+one after another); InputPath, Parameters (with `.$` paths, `$$` context), ResultSelector, ResultPath,
 OutputPath; Retry and Catch. Paths are `$`, `$.a.b` and `$$.a.b`. TimeoutSeconds is not enforced.
 """
 
@@ -100,9 +101,12 @@ class StateMachineRun:
             kind = state["Type"]
             if kind == "Fail":
                 raise StatesError(state.get("Error", "States.Fail"), state.get("Cause", ""))
-            if kind == "Task":
+            if kind == "Choice":
+                name = _choose(state, data, self._context)
+                continue
+            if kind in ("Task", "Map"):
                 try:
-                    data = self._task(state, data)
+                    data = self._task(state, data) if kind == "Task" else self._map(state, data)
                 except StatesError as err:
                     catcher = next((c for c in state.get("Catch", []) if _matches(c["ErrorEquals"], err.error)), None)
                     if catcher is None:
@@ -124,6 +128,17 @@ class StateMachineRun:
                 return data
             name = state["Next"]
         raise StatesError("States.Runtime", f"more than {MAX_TRANSITIONS} transitions")
+
+    def _map(self, state: dict[str, Any], data: Any) -> Any:
+        """Each item through the iterator in turn: MaxConcurrency only bounds parallelism in AWS."""
+        effective = select(state.get("InputPath", "$"), data, self._context)
+        items = select(state.get("ItemsPath", "$"), effective, self._context)
+        if not isinstance(items, list):
+            raise StatesError("States.Runtime", "Map ItemsPath must select an array")
+        branch = state.get("ItemProcessor") or state["Iterator"]
+        execution_id = self._context["Execution"]["Id"]
+        results = [StateMachineRun(branch, self._invoke, execution_id, self._sleep).run(item) for item in items]
+        return self._output(state, data, results)
 
     def _input(self, state: dict[str, Any], data: Any) -> Any:
         effective = select(state.get("InputPath", "$"), data, self._context)
@@ -168,3 +183,35 @@ class StateMachineRun:
         if resource == LAMBDA_INVOKE:
             return {"ExecutedVersion": "$LATEST", "Payload": result, "StatusCode": 200}
         return result
+
+
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "StringEquals": lambda value, operand: value == operand,
+    "BooleanEquals": lambda value, operand: value is operand,
+    "NumericEquals": lambda value, operand: value == operand,
+}
+
+
+def _test(rule: dict[str, Any], data: Any, context: dict[str, Any]) -> bool:
+    path = rule["Variable"]
+    try:
+        value = select(path, data, context)
+    except StatesError:
+        return rule.get("IsPresent") is False
+    if "IsPresent" in rule:
+        return bool(rule["IsPresent"])
+    if "IsNull" in rule:
+        return (value is None) is bool(rule["IsNull"])
+    for name, compare in _COMPARISONS.items():
+        if name in rule:
+            return compare(value, rule[name])
+    raise StatesError("States.Runtime", f"unsupported Choice rule {sorted(rule)}")
+
+
+def _choose(state: dict[str, Any], data: Any, context: dict[str, Any]) -> str:
+    for rule in state.get("Choices", []):
+        if _test(rule, data, context):
+            return str(rule["Next"])
+    if "Default" not in state:
+        raise StatesError("States.NoChoiceMatched", "no Choice rule matched")
+    return str(state["Default"])

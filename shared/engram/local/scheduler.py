@@ -107,16 +107,7 @@ class Scheduler:
             if machine is None:
                 result = self._functions[schedule.target].invoke(event)
             else:
-                text = machine.definition_file.read_text(encoding="utf-8")
-                for key, value in machine.substitutions.items():
-                    logical = target(value)
-                    replacement = self._functions[logical].arn if logical in self._functions else str(value)
-                    text = text.replace("${" + key + "}", replacement)
-                execution = (
-                    f"arn:aws:states:{self._region}:{ACCOUNT_ID}:execution:"
-                    f"{physical_name(machine.logical_id)}:{uuid.uuid4()}"
-                )
-                result = StateMachineRun(json.loads(text), self._invoke, execution).run(event)
+                result = self.run_machine(machine.logical_id, event, str(uuid.uuid4()))
         except StatesError as err:
             log.error("schedule %s failed: %s", schedule.name, err)
             return None
@@ -125,6 +116,19 @@ class Scheduler:
             return None
         log.info("schedule %s done: %.300s", schedule.name, json.dumps(result, default=str))
         return result
+
+    def execution_arn(self, machine_id: str, name: str) -> str:
+        return f"arn:aws:states:{self._region}:{ACCOUNT_ID}:execution:{physical_name(machine_id)}:{name}"
+
+    def run_machine(self, machine_id: str, event: Any, name: str) -> Any:
+        """Runs a state machine of the template to its end; its output, or StatesError."""
+        machine = self._template.state_machines[machine_id]
+        text = machine.definition_file.read_text(encoding="utf-8")
+        for key, value in machine.substitutions.items():
+            logical = target(value)
+            replacement = self._functions[logical].arn if logical in self._functions else str(value)
+            text = text.replace("${" + key + "}", replacement)
+        return StateMachineRun(json.loads(text), self._invoke, self.execution_arn(machine_id, name)).run(event)
 
     def _invoke(self, function: str, payload: Any) -> Any:
         local = self._by_arn.get(function) or next(

@@ -125,6 +125,7 @@ class LocalStack:
                 self._pollers.append(poller)
         self._scheduler = Scheduler(template, functions, config.data_dir, config.region)
         self._scheduler.start()
+        self._serve_maintenance_runs(template, self._scheduler)
         self._snapshotter.start()
         self._front.start(ApiGateway(template.api, functions, config.region), self._events)
         return Started(self._front.url, self._moto.endpoint, keys, restored, time.monotonic() - started)
@@ -174,6 +175,15 @@ class LocalStack:
         from engram.settings import get_settings
 
         get_settings.cache_clear()  # in case anything read settings before this point
+
+    def _serve_maintenance_runs(self, template: Template, scheduler: Scheduler) -> None:
+        """POST /v1/maintenance runs the state machine on the local ASL runner instead of Step Functions."""
+        from engram.bootstrap import container
+        from engram.local.workflow import MAINTENANCE, LocalWorkflow
+        from engram.services.maintenance_runs import MaintenanceRuns
+
+        if MAINTENANCE in template.state_machines:
+            container().maintenance_runs = MaintenanceRuns(LocalWorkflow(scheduler, MAINTENANCE))
 
     def _warm(self, template: Template, functions: dict[str, LocalFunction], keys: list[LocalKey]) -> None:
         """Cold-start the functions now (imports, the ONNX model), not on the first request."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ from engram.maintenance.summarise import SummariseService, skipped_report
 from engram.pipeline.lifecycle import Lifecycle
 
 Action = Literal["repair", "dedupe", "summarise", "prune", "expire"]
+SCOPES_PAGE = 100  # users per Map iteration: each item's input stays far below the 256 KB state limit
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,10 @@ class MaintenanceRunner:
         tenant_id: str | None = None,
         user_id: str | None = None,
         execution_id: str | None = None,
+        actions: list[Action] | None = None,
     ) -> dict[str, Any]:
+        if actions is not None and action not in actions:
+            return {"action": action, "execution_id": execution_id, "skipped": "not requested"}
         scopes = select_scopes(self.scanner, tenant_id, user_id)
         report: dict[str, Any]
         if action == "repair":
@@ -75,3 +80,28 @@ class MaintenanceRunner:
         else:
             report = self.prune().run(scopes)
         return {"action": action, "execution_id": execution_id, **report}
+
+    def list_scopes(
+        self,
+        tenant_id: str | None = None,
+        user_id: str | None = None,
+        cursor: str | None = None,
+        actions: list[Action] | None = None,
+        page_size: int = SCOPES_PAGE,
+    ) -> dict[str, Any]:
+        """One page of the users a run covers, for the state machine's per-user Map.
+
+        The cursor is the last (tenant, user) of the previous page; scopes are taken in sorted order
+        so that pages neither overlap nor skip a user whatever order the table scan returns.
+        """
+        after = tuple(json.loads(cursor)) if cursor else None
+        chosen = sorted(s for s in select_scopes(self.scanner, tenant_id, user_id) if after is None or s > after)
+        page = chosen[:page_size]
+        more = len(chosen) > page_size
+        return {
+            "tenant_id": tenant_id,
+            "user_id": user_id,
+            "actions": actions,
+            "users": [{"tenant_id": t, "user_id": u, "actions": actions} for t, u in page],
+            "next_cursor": json.dumps(list(page[-1])) if more else None,
+        }
