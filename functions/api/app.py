@@ -35,9 +35,12 @@ from engram.http.models import (
     SearchBody,
     SearchResponse,
     TaskView,
+    UsersResponse,
+    UserView,
     aware,
 )
 from engram.http.screen import screen
+from engram.ui import static_file
 
 logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True)
@@ -172,6 +175,28 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
+
+
+# --- the memory page and the tenant's users -----------------------------------------------------
+@app.get("/v1/users")
+def list_users(
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+) -> UsersResponse:
+    page = container().memories.list_users(tenant(), limit, cursor)
+    return UsersResponse(results=[UserView(**u.model_dump()) for u in page.items], next_cursor=page.next_cursor)
+
+
+@app.get("/ui")
+def ui_index() -> Response[str]:
+    return ui_file("index.html")
+
+
+@app.get("/ui/<name>")
+def ui_file(name: str) -> Response[str]:
+    """The page's static files (no key needed: the page sends the key itself on API calls)."""
+    body, media_type = static_file(name)
+    return Response(200, media_type, body, headers={"Cache-Control": "no-cache"})
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

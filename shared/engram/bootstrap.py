@@ -20,6 +20,7 @@ from engram.domain.ports import (
     Reconciler,
     TaskQueue,
     TaskStore,
+    UserDirectory,
     VectorIndex,
 )
 from engram.pipeline.duplicates import DuplicateRule
@@ -55,6 +56,12 @@ class Container:
         from engram.adapters.dynamo_fact_store import DynamoFactStore
 
         return DynamoFactStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def users(self) -> UserDirectory:
+        from engram.adapters.dynamo_user_directory import DynamoUserDirectory
+
+        return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def blobs(self) -> BlobStore:
@@ -247,6 +254,7 @@ class Container:
             searcher=self.searcher,
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
+            users=self.users,
         )
 
     def scratch_index(self) -> VectorIndex:

@@ -25,6 +25,7 @@ from engram.domain.models import (
     SearchFilters,
     Task,
     Usage,
+    UserPage,
 )
 
 
@@ -257,3 +258,15 @@ class AttachmentStore(Protocol):
         ...
 
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]: ...
+
+
+class UserDirectory(Protocol):
+    """The users of each tenant, kept so a tenant can list its users without scanning memories."""
+
+    def touch(self, tenant_id: str, user_id: str, when: datetime) -> None:
+        """Records that `user_id` was active at `when` (an add was accepted)."""
+        ...
+
+    def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
+        """The tenant's users in user_id order, `limit` at a time."""
+        ...

@@ -236,3 +236,14 @@ class AttachmentView(BaseModel):
     created_at: datetime
     download_url: str | None
     memory_ids: list[str]
+
+
+# --- the tenant's users (GET /v1/users) ---------------------------------------------------------
+class UserView(BaseModel):
+    user_id: str
+    last_active_at: datetime
+
+
+class UsersResponse(BaseModel):
+    results: list[UserView]
+    next_cursor: str | None = None
