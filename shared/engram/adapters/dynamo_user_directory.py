@@ -1,6 +1,6 @@
 """UserDirectory on the memory table: one item per user of a tenant, in one partition per tenant.
 
-Keys: pk=T#{tenant}#USERS, sk=U#{user_id}; `last_active_at` is overwritten on each accepted add. Listing
+Keys: pk=T#{tenant}#M#USERS, sk=U#{user_id}; `last_active_at` is overwritten on each accepted add. Listing
 a tenant's users is then one Query on that partition, never a Scan of memories."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _USER_PREFIX = "U#"
 
 
 def users_pk(tenant_id: str) -> str:
-    # memory_pk checks the tenant id (no '#'); "USERS" cannot be a memory id (ids are generated hex)
+    # memory_pk checks the tenant id (no "#"); "USERS" is never a memory id (those are uuid4s)
     return memory_pk(tenant_id, "USERS")
 
 
