@@ -60,7 +60,7 @@ async function refresh(append = false) {
 }
 
 async function search(query) {
-  const body = { user_id: state.user, query, limit: 20 };
+  const body = { user_id: state.user, query, top_k: 20 };
   if ($("bank").value) body.filters = { memory_bank: $("bank").value };
   const reply = await call("POST", "/v1/memories/search", body);
   state.searching = true;
