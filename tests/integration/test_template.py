@@ -39,8 +39,12 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/tasks/{task_id}"),
     ("POST", "/v1/attachments"),
     ("GET", "/v1/attachments/{attachment_id}"),
+    # the memory page and the tenant's users
+    ("GET", "/v1/users"),
+    ("GET", "/ui"),
+    ("GET", "/ui/{name}"),
 }
-PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
+PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/ui"), ("GET", "/ui/{name}")}
 
 
 # ------------------------------------------------------------------ loading
