@@ -36,7 +36,6 @@ from engram.http.models import (
     SearchResponse,
     TaskView,
     UsersResponse,
-    UserView,
     aware,
 )
 from engram.http.screen import screen
@@ -177,24 +176,17 @@ def get_attachment(attachment_id: str) -> AttachmentView:
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
 
 
-# --- the memory page and the tenant's users -----------------------------------------------------
+# --- the tenant's users, and the memory page's static files (no key: the page sends it on API calls)
 @app.get("/v1/users")
 def list_users(
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100, cursor: Annotated[str | None, Query(max_length=4096)] = None
 ) -> UsersResponse:
-    page = container().memories.list_users(tenant(), limit, cursor)
-    return UsersResponse(results=[UserView(**u.model_dump()) for u in page.items], next_cursor=page.next_cursor)
+    return UsersResponse.of(container().memories.list_users(tenant(), limit, cursor))
 
 
 @app.get("/ui")
-def ui_index() -> Response[str]:
-    return ui_file("index.html")
-
-
 @app.get("/ui/<name>")
-def ui_file(name: str) -> Response[str]:
-    """The page's static files (no key needed: the page sends the key itself on API calls)."""
+def ui_file(name: str = "index.html") -> Response[str]:
     body, media_type = static_file(name)
     return Response(200, media_type, body, headers={"Cache-Control": "no-cache"})
 

@@ -25,6 +25,7 @@ from engram.domain.models import (
     TaskResult,
     TaskStatus,
     Usage,
+    UserPage,
 )
 
 
@@ -247,3 +248,7 @@ class UserView(BaseModel):
 class UsersResponse(BaseModel):
     results: list[UserView]
     next_cursor: str | None = None
+
+    @classmethod
+    def of(cls, page: UserPage) -> UsersResponse:
+        return cls(results=[UserView(**u.model_dump()) for u in page.items], next_cursor=page.next_cursor)
