@@ -272,7 +272,7 @@ class Container:
     def forgetters(self) -> list[Forgetter]:
         """What else keeps something of a user, called after the memories are closed (the graph's
         GraphService.forget_user goes here)."""
-        return []
+        return [self.users.forget]
 
     @cached_property
     def forgetter(self) -> UserForgetter:

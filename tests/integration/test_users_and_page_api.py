@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from tests.integration.stack import Stack
+from tests.integration.test_delete_all import run_queued
+from tests.support.handlers import load_function
 
 
 def add(call: Any, user: str, tenant: str = "acme") -> None:
-    body = {"user_id": user, "messages": [{"role": "user", "content": "I love jazz"}]}
+    body = {"user_id": user, "messages": [{"role": "user", "content": "I love jazz"}], "infer": False}
     assert call("POST", "/v1/memories", body, tenant=tenant)[0] == 202
 
 
@@ -43,6 +45,14 @@ def test_a_later_add_moves_last_active_forward(call: Any, stack: Stack) -> None:
     add(call, "alice")
     after = call("GET", "/v1/users")[1]["results"][0]["last_active_at"]
     assert after >= before
+
+
+def test_delete_all_drops_the_user_from_the_listing(call: Any, stack: Stack) -> None:
+    add(call, "alice")
+    add(call, "bob")
+    assert call("DELETE", "/v1/memories", query={"user_id": "alice"})[0] == 202
+    run_queued(stack, load_function("extraction").lambda_handler)
+    assert [u["user_id"] for u in call("GET", "/v1/users")[1]["results"]] == ["bob"]
 
 
 def test_the_page_is_served_without_a_key(call: Any) -> None:

@@ -43,6 +43,11 @@ class DynamoUserDirectory:
                 },
             )
 
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        with aws_errors("dynamodb"):
+            key = {"pk": {"S": users_pk(tenant_id)}, "sk": {"S": _USER_PREFIX + user_id}}
+            self._db.delete_item(TableName=self._table, Key=key)
+
     def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
         pk = users_pk(tenant_id)
         query: dict[str, Any] = {

@@ -270,3 +270,7 @@ class UserDirectory(Protocol):
     def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
         """The tenant's users in user_id order, `limit` at a time."""
         ...
+
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
+        ...
