@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from engram.domain.limits import MAX_QUERY_CHARS
 from tests.e2e.browser import SCREENSHOTS, browser
 from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
 from tests.e2e.stack_process import Api, StackProcess
@@ -110,6 +111,16 @@ def test_a_wrong_key_is_named_as_such(page: Any) -> None:
     error.wait_for()
     assert "API key is wrong" in error.inner_text()
     assert page.locator("#workspace").is_hidden()
+
+
+def test_invalid_input_names_the_field(page: Any) -> None:
+    enter_key(page, ACME_KEY)
+    pick_user(page, "page-invalid")
+    page.get_by_role("searchbox", name="Search").fill("x" * (MAX_QUERY_CHARS + 1))
+    page.get_by_role("button", name="Search", exact=True).click()
+    error = page.get_by_role("alert")
+    error.wait_for()
+    assert "Invalid input: query" in error.inner_text()
 
 
 def test_a_second_tenant_sees_none_of_the_first_tenants_users(page: Any, acme: Api, globex: Api) -> None:
