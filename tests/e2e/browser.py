@@ -17,8 +17,8 @@ SCREENSHOTS = Path(os.environ.get("ENGRAM_SCREENSHOTS", "build/screenshots"))
 
 
 def chromium_path() -> str | None:
-    found = os.environ.get("CHROMIUM_PATH") or next((p for p in CANDIDATES if Path(p).exists()), None)
-    return found or shutil.which("chromium")
+    wanted = [os.environ.get("CHROMIUM_PATH", ""), *CANDIDATES]
+    return next((p for p in wanted if p and Path(p).is_file()), None) or shutil.which("chromium")
 
 
 @pytest.fixture(scope="module")
