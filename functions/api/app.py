@@ -19,12 +19,11 @@ from engram.bootstrap import container
 from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
-from engram.domain.models import AddRequest, MemoryBank, QueueFigures
+from engram.domain.models import AddRequest, MemoryBank
 from engram.http.authorization import tenant_of
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
 from engram.http.graph_routes import router as graph_router
-from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -41,6 +40,7 @@ from engram.http.models import (
     TaskView,
     aware,
 )
+from engram.http.operations_routes import router as operations_router
 from engram.http.screen import screen
 
 logger = Logger()
@@ -48,6 +48,7 @@ app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
 
 app.include_router(graph_router)  # /v1/graph routes
+app.include_router(operations_router)  # /v1/metrics, /v1/maintenance, /v1/users, /ui
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
@@ -179,27 +180,6 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 def get_attachment(attachment_id: str) -> AttachmentView:
     attachment, url, holders = container().attachments.get(tenant(), attachment_id)
     return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
-
-
-# --- live: queue figures --------------------------------------------------------------------------
-_WINDOWS = {"hour": 3600, "day": 86400}
-
-
-@app.get("/v1/metrics/extraction-queue")
-def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
-    return container().queue_metrics.figures(tenant(), _WINDOWS[window])
-
-
-# --- maintenance runs --------------------------------------------------------------------------
-@app.post("/v1/maintenance")
-def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
-    execution_id = container().maintenance_runs.start(tenant(), body.actions, body.user_id)
-    return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
-
-
-@app.get("/v1/maintenance/<execution_id>")
-def get_maintenance(execution_id: str) -> MaintenanceRunView:
-    return MaintenanceRunView.of(container().maintenance_runs.get(tenant(), execution_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

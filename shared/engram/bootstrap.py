@@ -24,6 +24,7 @@ from engram.domain.ports import (
     Reconciler,
     TaskQueue,
     TaskStore,
+    UserDirectory,
     VectorIndex,
 )
 from engram.pipeline.duplicates import DuplicateRule
@@ -63,6 +64,12 @@ class Container:
         from engram.adapters.dynamo_fact_store import DynamoFactStore
 
         return DynamoFactStore(self.aws.dynamodb, self.settings.memory_table)
+
+    @cached_property
+    def users(self) -> UserDirectory:
+        from engram.adapters.dynamo_user_directory import DynamoUserDirectory
+
+        return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def blobs(self) -> BlobStore:
@@ -263,6 +270,7 @@ class Container:
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,
+            users=self.users,
         )
 
     def scratch_index(self) -> VectorIndex:
@@ -282,7 +290,8 @@ class Container:
     @cached_property
     def forgetters(self) -> list[Forgetter]:
         """What else keeps something of a user, called after the memories are closed."""
-        return [self.graph.forget_user] if self.graph is not None else []
+        graph = [self.graph.forget_user] if self.graph is not None else []
+        return [*graph, self.users.forget]
 
     @cached_property
     def forgetter(self) -> UserForgetter:

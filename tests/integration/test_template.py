@@ -45,8 +45,12 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/attachments/{attachment_id}"),
     ("POST", "/v1/maintenance"),
     ("GET", "/v1/maintenance/{execution_id}"),
+    # the memory page and the tenant's users
+    ("GET", "/v1/users"),
+    ("GET", "/ui"),
+    ("GET", "/ui/{name}"),
 }
-PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
+PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/ui"), ("GET", "/ui/{name}")}
 
 
 # ------------------------------------------------------------------ loading

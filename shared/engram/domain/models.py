@@ -347,6 +347,18 @@ class Page(BaseModel):
     next_cursor: str | None = None
 
 
+class UserActivity(BaseModel):
+    """One user of a tenant, as the tenant's user listing shows it."""
+
+    user_id: str
+    last_active_at: datetime
+
+
+class UserPage(BaseModel):
+    items: list[UserActivity]
+    next_cursor: str | None = None
+
+
 class HistoryPage(BaseModel):
     items: list[HistoryEvent]
     next_cursor: str | None = None

@@ -28,6 +28,7 @@ from engram.domain.models import (
     SearchFilters,
     Task,
     Usage,
+    UserPage,
 )
 
 
@@ -333,3 +334,17 @@ class QueueMetrics(Protocol):
         ...
 
     def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...
+class UserDirectory(Protocol):
+    """The users of each tenant, kept so a tenant can list its users without scanning memories."""
+
+    def touch(self, tenant_id: str, user_id: str, when: datetime) -> None:
+        """Records that `user_id` was active at `when` (an add was accepted)."""
+        ...
+
+    def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
+        """The tenant's users in user_id order, `limit` at a time."""
+        ...
+
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
+        ...

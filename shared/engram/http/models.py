@@ -26,6 +26,7 @@ from engram.domain.models import (
     TaskResult,
     TaskStatus,
     Usage,
+    UserPage,
 )
 from engram.http.graph_models import RelationView
 
@@ -243,3 +244,18 @@ class AttachmentView(BaseModel):
     created_at: datetime
     download_url: str | None
     memory_ids: list[str]
+
+
+# --- the tenant's users (GET /v1/users) ---------------------------------------------------------
+class UserView(BaseModel):
+    user_id: str
+    last_active_at: datetime
+
+
+class UsersResponse(BaseModel):
+    results: list[UserView]
+    next_cursor: str | None = None
+
+    @classmethod
+    def of(cls, page: UserPage) -> UsersResponse:
+        return cls(results=[UserView(**u.model_dump()) for u in page.items], next_cursor=page.next_cursor)

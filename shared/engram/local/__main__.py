@@ -55,6 +55,7 @@ Engram is running at {started.url}   (started in {started.seconds:.1f} s; restor
   API key (tenant {key.tenant_id}): {key.plaintext}{others}
   moto endpoint: {started.moto_endpoint}
   API docs: {started.url}/docs
+  Memory page: {started.url}/ui   (enter the API key above)
 
 Try it:
   curl -s -X POST {started.url}/v1/memories {header} -d {add}

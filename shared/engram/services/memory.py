@@ -22,9 +22,10 @@ from engram.domain.models import (
     SearchQuery,
     Task,
     TaskKind,
+    UserPage,
     utcnow,
 )
-from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
+from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
 from engram.graph.service import GraphService
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
@@ -51,6 +52,7 @@ class MemoryService:
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
     graph: GraphService | None = None  # None when graph memory is off
+    users: UserDirectory | None = None  # the tenant's user listing, touched when an add is accepted
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -72,7 +74,14 @@ class MemoryService:
             task.request = None
         self.tasks.create(task)
         self.queue.enqueue(task)
+        if self.users is not None:
+            self.users.touch(tenant_id, request.user_id, task.created_at)
         return task
+
+    def list_users(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
+        if self.users is None:
+            raise ValidationError("users", "the user listing is not configured on this deployment")
+        return self.users.list(tenant_id, limit, cursor)
 
     def task(self, tenant_id: str, task_id: str) -> Task:
         return self.tasks.get(tenant_id, task_id)
