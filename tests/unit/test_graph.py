@@ -184,4 +184,4 @@ def test_the_maintenance_repair_step_repairs_entity_vectors() -> None:
 
     assert counts["entities_reindexed"] == len(dropped) == 3
     assert graph.index.ids("t1", "u1") == set(dropped)
-    assert repair.run([("t1", "u1")])["entities_reindexed"] == 0
+    assert "entities_reindexed" not in repair.run([("t1", "u1")])
