@@ -184,4 +184,20 @@ def test_the_maintenance_repair_step_repairs_entity_vectors() -> None:
 
     assert counts["entities_reindexed"] == len(dropped) == 3
     assert graph.index.ids("t1", "u1") == set(dropped)
-    assert repair.run([("t1", "u1")])["entities_reindexed"] == 0
+    assert "entities_reindexed" not in repair.run([("t1", "u1")])
+
+
+def test_engram_graph_off_wires_no_graph_and_search_has_no_relations() -> None:
+    from engram.bootstrap import Container
+    from engram.domain.models import SearchQuery
+    from engram.services.memory import MemoryService
+    from engram.settings import Settings
+    from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
+
+    assert Container(Settings(graph="off")).graph is None  # type: ignore[arg-type]
+    memories = MemoryService(MemoryFactStore(), MemoryIndex(), HashEmbedder(), MemoryTaskStore(), MemoryQueue())
+    assert memories.related("t1", SearchQuery(user_id="u1", query="Who is Maren?")) == []
+    graph = make_service()
+    say(graph, "My sister Maren lives in Oslo")
+    memories.graph = graph
+    assert len(memories.related("t1", SearchQuery(user_id="u1", query="Who is Maren?"))) == 2

@@ -54,6 +54,7 @@ class GraphApplier:
             for t in triples
             if t.source == USER and t.destination_type == "person"
         }
+        self.resolver.prepare([n for t in triples for n in (t.source, t.destination) if n != USER])
         for triple in triples:
             source = self._entity(triple.source, triple.source_type, roles)
             destination = self._entity(triple.destination, triple.destination_type, roles)

@@ -48,6 +48,13 @@ class EntityResolver:
     threshold: float = 0.9
     created: dict[str, Entity] = field(default_factory=dict)
     _known: dict[str, Entity] = field(default_factory=dict)
+    _vectors: dict[str, list[float]] = field(default_factory=dict)
+
+    def prepare(self, names: Sequence[str]) -> None:
+        """Embed the run's mentions in one call."""
+        todo = list(dict.fromkeys(n for n in names if n not in self._vectors))
+        if todo:
+            self._vectors.update(zip(todo, self.embedder.embed(todo), strict=True))
 
     def user(self) -> Entity:
         entity_id = user_entity_id(self.user_id)
@@ -61,7 +68,8 @@ class EntityResolver:
         """Existing entities this mention may be, best first (created ones of this run included)."""
         key = normalise_name(name)
         local = [e for e in self.created.values() if key in e.names() and types_agree(e.type, kind)]
-        vector = self.embedder.embed([name])[0]
+        self.prepare([name])
+        vector = self._vectors[name]
         hits = self.index.knn(self.tenant_id, self.user_id, vector, CANDIDATES)
         stored = self.store.get_entities(self.tenant_id, [h.id for h in hits])
         score = {h.id: h.score for h in hits}

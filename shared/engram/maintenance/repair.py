@@ -45,9 +45,14 @@ class RepairService:
             counts["reindexed"] += reindexed
             counts["orphans_removed"] += removed
             if self.graph is not None:
-                entities, strays = self.graph.repair_vectors(tenant_id, user_id)
-                counts["entities_reindexed"] = counts.get("entities_reindexed", 0) + entities
-                counts["entity_orphans_removed"] = counts.get("entity_orphans_removed", 0) + strays
+                # Reported only when the graph's vectors drifted, so a clean run's report is unchanged.
+                for key, n in zip(
+                    ("entities_reindexed", "entity_orphans_removed"),
+                    self.graph.repair_vectors(tenant_id, user_id),
+                    strict=True,
+                ):
+                    if n:
+                        counts[key] = counts.get(key, 0) + n
         return counts
 
     def repair_scope(self, tenant_id: str, user_id: str) -> tuple[int, int]:
