@@ -39,6 +39,7 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/tasks/{task_id}"),
     ("POST", "/v1/attachments"),
     ("GET", "/v1/attachments/{attachment_id}"),
+    ("GET", "/v1/metrics/extraction-queue"),  # live
 }
 PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs")}
 

@@ -12,6 +12,7 @@ from engram.domain.models import (
     BreakerState,
     CandidateFact,
     Decision,
+    EventConnection,
     ExtractionPrompt,
     Fact,
     HistoryEvent,
@@ -284,3 +285,15 @@ class QueueMetrics(Protocol):
         ...
 
     def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...
+
+
+class ConnectionStore(Protocol):
+    """Open WebSocket connections per tenant (on AWS; the local stack keeps them in memory)."""
+
+    def add(self, connection: EventConnection) -> None: ...
+
+    def subscribe(self, connection_id: str, user_id: str | None) -> None: ...
+
+    def remove(self, connection_id: str) -> None: ...
+
+    def for_tenant(self, tenant_id: str) -> list[EventConnection]: ...
