@@ -15,6 +15,7 @@ from moto import mock_aws
 from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
 from engram.adapters.dynamo_connection_store import DynamoConnectionStore
 from engram.domain.models import EventConnection
+from tests.integration.aws_tables import create_connections_table
 
 
 class ManagementApi:
@@ -34,15 +35,7 @@ class ManagementApi:
 def connections() -> Iterator[DynamoConnectionStore]:
     with mock_aws():
         db = boto3.client("dynamodb", region_name="us-east-1")
-        db.create_table(
-            TableName="connections",
-            BillingMode="PAY_PER_REQUEST",
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-        )
+        create_connections_table(db, "connections")
         yield DynamoConnectionStore(db, "connections")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.integration.aws_tables import create_connections_table
 from tests.integration.stack import Stack
 from tests.support.handlers import FakeContext, load_function
 
@@ -15,15 +16,7 @@ def ws_event(route: str, connection_id: str = "c1", **extra: Any) -> dict[str, A
 
 
 def with_connections_table(stack: Stack) -> Any:
-    stack.dynamodb.create_table(
-        TableName="engram-connections",
-        BillingMode="PAY_PER_REQUEST",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-    )
+    create_connections_table(stack.dynamodb)
     c = stack.container
     c.settings = c.settings.model_copy(update={"connections_table": "engram-connections"})
     return load_function("websocket").lambda_handler
