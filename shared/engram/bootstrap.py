@@ -15,6 +15,7 @@ from engram.domain.ports import (
     ApiKeyStore,
     AttachmentStore,
     BlobStore,
+    ConnectionStore,
     Embedder,
     EventPublisher,
     FactExtractor,
@@ -350,7 +351,21 @@ class Container:
 
     @cached_property
     def events(self) -> EventPublisher:
-        return NoEvents()
+        s = self.settings
+        if not (s.connections_table and s.websocket_endpoint):
+            return NoEvents()
+        from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
+
+        management = self.aws.session_client("apigatewaymanagementapi", s.websocket_endpoint)
+        return ApiGatewayEventPublisher(self.connections, management)
+
+    @cached_property
+    def connections(self) -> ConnectionStore:
+        from engram.adapters.dynamo_connection_store import DynamoConnectionStore
+
+        if not self.settings.connections_table:
+            raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
+        return DynamoConnectionStore(self.aws.dynamodb, self.settings.connections_table)
 
     @cached_property
     def queue_metrics(self) -> QueueMetrics:

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     breaker_window_s: float = Field(default=600.0, gt=0)
     breaker_cooldown_s: float = Field(default=300.0, gt=0)
 
+    # Live task events on AWS: the WebSocket API's connections table and its stage's https URL
+    # (the Management API endpoint). Without them events are not sent (the local stack has its own hub).
+    connections_table: str | None = None
+    websocket_endpoint: str | None = None
+
     # Search ranking (services/search.py explains each weight)
     search_semantic_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)

@@ -76,3 +76,9 @@ def create_fifo_queue(sqs_client: Any, name: str = "engram-tasks.fifo") -> str:
         Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "false"},
     )
     return str(resp["QueueUrl"])
+
+
+def create_connections_table(dynamodb_client: Any, name: str = "engram-connections") -> str:
+    """The WebSocket connections table: tenant / connection id, as template.yaml declares it."""
+    _table(dynamodb_client, name, [("pk", "HASH"), ("sk", "RANGE")], {"pk": "S", "sk": "S"})
+    return name

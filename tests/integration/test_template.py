@@ -49,6 +49,7 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/users"),
     ("GET", "/ui"),
     ("GET", "/ui/{name}"),
+    ("GET", "/v1/metrics/extraction-queue"),  # live
 }
 PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/ui"), ("GET", "/ui/{name}")}
 
@@ -199,7 +200,13 @@ def test_functions_share_runtime_layers_and_tracing() -> None:
     assert globals_["Architectures"] == ["x86_64"]
     assert globals_["Tracing"] == "Active"
     assert globals_["Layers"] == [{"Ref": "EngramLayer"}, {"Ref": "DepsLayer"}]
-    assert set(functions()) == {"ApiFunction", "AuthorizerFunction", "ExtractionFunction", "MaintenanceFunction"}
+    assert set(functions()) == {
+        "ApiFunction",
+        "AuthorizerFunction",
+        "ExtractionFunction",
+        "MaintenanceFunction",
+        "WebSocketFunction",
+    }
     for name in functions():
         assert "Runtime" not in props(name) and "Layers" not in props(name), f"{name} overrides the globals"
     assert function_setting("ExtractionFunction", "Timeout") == 300
@@ -450,6 +457,7 @@ def test_tables_have_the_keys_the_adapters_use() -> None:
         "by_key_id": [("key_id", "HASH")],
     }
     assert keys(props("IdempotencyTable")["KeySchema"]) == [("id", "HASH")]
+    assert keys(props("ConnectionsTable")["KeySchema"]) == [("pk", "HASH"), ("sk", "RANGE")]
     assert props("TasksTable")["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
     assert props("IdempotencyTable")["TimeToLiveSpecification"] == {"AttributeName": "expiration", "Enabled": True}
     for name in resources("AWS::DynamoDB::Table"):
@@ -501,8 +509,10 @@ def test_no_policy_allows_every_action_on_every_resource() -> None:
 
 def test_authorizer_reads_only_the_api_keys_table() -> None:
     assert props("AuthorizerFunction")["Policies"] == [{"DynamoDBReadPolicy": {"TableName": {"Ref": "ApiKeysTable"}}}]
+    # The WebSocket API's $connect is the other key check (the key may come in the query there).
+    assert props("WebSocketFunction")["Policies"][0] == {"DynamoDBReadPolicy": {"TableName": {"Ref": "ApiKeysTable"}}}
     for name in functions():
-        if name != "AuthorizerFunction":
+        if name not in ("AuthorizerFunction", "WebSocketFunction"):
             assert "ApiKeysTable" not in json.dumps(props(name).get("Policies", [])), name
 
 

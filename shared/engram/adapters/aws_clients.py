@@ -87,6 +87,9 @@ class AwsClients:
     def stepfunctions(self) -> SFNClient:
         client: SFNClient = self._get("stepfunctions", lambda: self._make("stepfunctions"))
         return client
+    def session_client(self, service: str, endpoint_url: str) -> Any:
+        """A client of `service` at a given endpoint (the WebSocket stage's Management API)."""
+        return self._get(f"{service}@{endpoint_url}", lambda: self._make(service, endpoint_url))
 
     def _get(self, name: str, factory: Callable[[], T]) -> T:
         # Lock so that threads of the local stack share one client instead of racing to build two.
@@ -96,8 +99,8 @@ class AwsClients:
             client: T = self._clients[name]
             return client
 
-    def _make(self, service: str) -> Any:
-        endpoint = self._settings.aws_endpoint_url
+    def _make(self, service: str, endpoint_url: str | None = None) -> Any:
+        endpoint = endpoint_url or self._settings.aws_endpoint_url
         config = Config(retries={"mode": "standard", "max_attempts": 5})
         if service == "s3":
             # SigV4 presigned URLs work in every region; path style because a local endpoint

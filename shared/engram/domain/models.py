@@ -404,3 +404,11 @@ class QueueFigures(BaseModel):
     failed: int = 0
     avg_duration_sec: float = 0.0
     oldest_pending_age_sec: float = 0.0
+
+
+class EventConnection(BaseModel):
+    """An open WebSocket of a tenant, narrowed to one user when user_id is set."""
+
+    connection_id: str
+    tenant_id: str
+    user_id: str | None = None

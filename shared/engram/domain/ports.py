@@ -13,6 +13,7 @@ from engram.domain.models import (
     BreakerState,
     CandidateFact,
     Decision,
+    EventConnection,
     ExtractionPrompt,
     Fact,
     HistoryEvent,
@@ -348,3 +349,15 @@ class UserDirectory(Protocol):
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
         ...
+
+
+class ConnectionStore(Protocol):
+    """Open WebSocket connections per tenant (on AWS; the local stack keeps them in memory)."""
+
+    def add(self, connection: EventConnection) -> None: ...
+
+    def subscribe(self, connection_id: str, user_id: str | None) -> None: ...
+
+    def remove(self, connection_id: str) -> None: ...
+
+    def for_tenant(self, tenant_id: str) -> list[EventConnection]: ...
