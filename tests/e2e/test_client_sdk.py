@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from engram_client import AsyncEngram, Engram, NotFoundError, BadRequestError, AuthenticationError
+from engram_client import AsyncEngram, AuthenticationError, BadRequestError, Engram, NotFoundError
 from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
 from tests.e2e.stack_process import StackProcess
 

@@ -161,9 +161,7 @@ def create_attachment(
     """Inline when `data` is small enough; otherwise (or without data) the answer holds an upload URL."""
     inline = data is not None and len(data) <= INLINE_ATTACHMENT_BYTES
     content = base64.b64encode(data).decode("ascii") if inline and data is not None else None
-    body = _drop_none(
-        {"name": name, "media_type": media_type, "description": description, "content_base64": content}
-    )
+    body = _drop_none({"name": name, "media_type": media_type, "description": description, "content_base64": content})
     return Call("POST", "/v1/attachments", AttachmentCreated.model_validate, body=body)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
@@ -59,7 +60,9 @@ class AsyncEngram:
     async def __aenter__(self) -> AsyncEngram:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.close()
 
     async def _run(self, call: Call[T]) -> T:
@@ -201,7 +204,7 @@ class AsyncEngram:
             result.deleted, result.status = task.counts.get("deleted", 0), task.status
         return result
 
-    async def history(self, memory_id: str) -> list[HistoryEntry]:
+    async def history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         return await self._run(_calls.history(memory_id))
 
     # --- attachments ----------------------------------------------------------------------------

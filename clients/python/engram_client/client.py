@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
@@ -199,7 +200,7 @@ class Engram:
             result.deleted, result.status = task.counts.get("deleted", 0), task.status
         return result
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         return self._run(_calls.history(memory_id))
 
     # --- attachments ----------------------------------------------------------------------------
