@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ from engram_client._retry import RetryPolicy, poll_delays
 from engram_client._transport import headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
+from engram_client.events import EventStream, EventsUnavailable, event_stream
 from engram_client.models import (
     Attachment,
     AttachmentCreated,
@@ -35,7 +37,8 @@ class Engram:
     """Engram over HTTP. Arguments override ENGRAM_URL / ENGRAM_API_KEY and the config file.
 
     Requests are retried with backoff and jitter (`retry`); `timeout` bounds each HTTP request and
-    `wait_timeout` each wait for a task."""
+    `wait_timeout` each wait for a task. An add that waits listens for its task's events where the server
+    offers them over WebSocket (`events=False` never tries), and polls the task otherwise."""
 
     def __init__(
         self,
@@ -46,12 +49,15 @@ class Engram:
         wait_timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
+        events: bool = True,
     ) -> None:
         settings = resolve(base_url, api_key)
         self.base_url, self.wait_timeout = settings.url, wait_timeout
         self._retry = retry or RetryPolicy()
         self._headers = headers(settings.api_key)
         self._http = httpx.Client(base_url=settings.url, timeout=timeout, transport=transport)
+        # None: not tried yet; False: the server has no /v1/events (or websockets is not installed).
+        self._events_offered: bool | None = None if events else False
 
     def close(self) -> None:
         self._http.close()
@@ -95,20 +101,37 @@ class Engram:
         wait: bool = True,
     ) -> Task:
         """Queue messages for extraction; with `wait`, return the completed task (its results say what changed)."""
-        task = self._run(
-            _calls.add(
-                messages,
-                user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                metadata=metadata,
-                infer=infer,
-                deduplicate=deduplicate,
-                prompt=prompt,
-                attachments=attachments,
-            )
+        call = _calls.add(
+            messages,
+            user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            metadata=metadata,
+            infer=infer,
+            deduplicate=deduplicate,
+            prompt=prompt,
+            attachments=attachments,
         )
-        return self.wait_for_task(task.task_id) if wait else task
+        if not wait:
+            return self._run(call)
+        with self._events(user_id) as stream:  # subscribed before the add, so no event is missed
+            task = self._run(call)
+            if stream is not None:
+                stream.wait_for(task.task_id, self.wait_timeout)
+        return self.wait_for_task(task.task_id)  # one read when the event came; polling when not
+
+    @contextmanager
+    def _events(self, user_id: str) -> Iterator[EventStream | None]:
+        """The server's live events when it offers them (tried once per client), else None."""
+        if self._events_offered is not False:
+            try:
+                with event_stream(self.base_url, self._headers.get("x-api-key"), user_id) as stream:
+                    self._events_offered = True
+                    yield stream
+                    return
+            except EventsUnavailable:
+                self._events_offered = False
+        yield None
 
     def task(self, task_id: str) -> Task:
         return self._run(_calls.task(task_id))

@@ -79,6 +79,7 @@ class Task(_Open):
 
 
 class HistoryEntry(_Open):
+    id: str | None = None
     memory_id: str
     event: str
     old_memory: str | None = None

@@ -17,7 +17,9 @@ from rich.table import Table
 from engram_client.cli.sources import SourceError, read_units
 from engram_client.cli.transfer import Importer, ImportState, export_user
 from engram_client.client import Engram
+from engram_client.config import resolve
 from engram_client.errors import EngramError
+from engram_client.events import event_stream
 from engram_client.models import Memory
 
 app = typer.Typer(
@@ -217,6 +219,49 @@ def export_memories(
             with output.open("w", encoding="utf-8") as handle:
                 count = export_user(engram, user_id, handle, content)
     err.print(f"exported {count} memories of {user_id}")
+
+
+@app.command()
+def tail(
+    ctx: typer.Context,
+    user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="only this user's tasks")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C."""
+    settings = resolve(ctx.obj["url"], ctx.obj["api_key"])
+    try:
+        with event_stream(settings.url, settings.api_key, user_id) as events:
+            err.print(f"following task events of {user_id or 'every user'} (Ctrl-C to stop)")
+            for event in events:
+                if as_json:
+                    out.print(json.dumps(event), soft_wrap=True, highlight=False)
+                    continue
+                detail = event.get("error") or (f"{event['facts_count']} facts" if "facts_count" in event else "")
+                out.print(
+                    f"{event.get('at', '')} {event.get('type', '?'):32} {event.get('user_id', '')} "
+                    f"{event.get('task_id', '')} {detail}",
+                    highlight=False,
+                )
+    except KeyboardInterrupt:
+        return
+
+
+@app.command()
+def mcp(
+    ctx: typer.Context,
+    user_id: Annotated[
+        str, typer.Option("--user-id", "-u", envvar="ENGRAM_USER_ID", help="whose memory the tools use")
+    ],
+    transport: Annotated[str, typer.Option(help="stdio, or streamable-http")] = "stdio",
+    host: Annotated[str, typer.Option(help="with streamable-http")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="with streamable-http")] = 8765,
+) -> None:
+    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp)."""
+    from engram_client.mcp_server import serve  # the mcp package loads only for this command
+
+    if transport not in ("stdio", "streamable-http"):
+        raise typer.BadParameter("stdio or streamable-http", param_hint="--transport")
+    serve(user_id, "stdio" if transport == "stdio" else "streamable-http", host, port, client(ctx))
 
 
 def main() -> None:

@@ -83,6 +83,7 @@ class Importer:
     concurrency: int = 4
     on_done: Callable[[], None] = lambda: None
     _attachments: dict[str, str] = field(default_factory=dict)  # exported id -> id in this deployment
+    _patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def run(self, units: list[Unit], state: ImportState) -> ImportReport:
         report = ImportReport(units=len(units))
@@ -97,6 +98,10 @@ class Importer:
                 self._finish(*window.popleft(), state, report)
         while window:
             self._finish(*window.popleft(), state, report)
+        # After every task finished: an edit while the extraction worker writes the same user's memories
+        # would only contend with it (and moto, the local stand-in for DynamoDB, is not safe for that).
+        for memory_id, fields in self._patches:
+            self.client.update(memory_id, **fields)
         return report
 
     def _submit(self, unit: Unit) -> Task:
@@ -140,12 +145,10 @@ class Importer:
         added = [r for r in task.results if r.event == "ADD"]
         report.memories += len(added)
         if unit.memory is not None and added:
-            self._restore_fields(added[0].id, unit.memory)
+            # Bank, importance and protection are not part of an add: set them when they differ.
+            memory = unit.memory
+            changed = {k: memory[k] for k, default in DEFAULTS.items() if k in memory and memory[k] != default}
+            if changed:
+                self._patches.append((added[0].id, changed))
         state.mark(index)
         self.on_done()
-
-    def _restore_fields(self, memory_id: str, memory: dict[str, Any]) -> None:
-        """Bank, importance and protection are not part of an add: set them when they differ."""
-        changed = {k: memory[k] for k, default in DEFAULTS.items() if k in memory and memory[k] != default}
-        if changed:
-            self.client.update(memory_id, **changed)
