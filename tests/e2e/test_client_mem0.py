@@ -53,9 +53,10 @@ def test_mem0_script_runs_with_one_changed_import(stack: StackProcess) -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
-    assert lines["added"] == "2"  # the offline extractor: where Alex lives, and the pizza
+    added = int(lines["added"])
+    assert added >= 2  # the offline extractor: at least where Alex lives, and the pizza
     assert "Berlin" in lines["top"] and lines["top"].endswith("True")
-    assert lines["all"] == "2 {'source': 'onboarding'}"
+    assert lines["all"] == f"{added} {{'source': 'onboarding'}}"
     assert "Berlin" in lines["get"]
     assert lines["update"] == "Lives in Munich"
     assert lines["history"] == "['ADD', 'UPDATE']"

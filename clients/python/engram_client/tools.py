@@ -137,11 +137,8 @@ class MemoryTools:
         if not isinstance(metadata, dict):
             raise ToolArgumentError("'metadata' must be an object")
         task = self.client.add(_text(arguments, "content"), user_id=user_id, metadata=metadata, infer=False)
-        saved = [{"id": r.id, "memory": r.memory, "event": r.event} for r in task.results]
-        return {
-            "saved": [s for s in saved if s["event"] != "NONE"],
-            "already_known": [s for s in saved if s["event"] == "NONE"],
-        }
+        saved = [{"id": r.id, "memory": r.memory} for r in task.results if r.event != "NONE"]
+        return {"saved": saved, "skipped_as_duplicate": task.counts.get("NONE", 0)}
 
     def update(self, arguments: Mapping[str, Any], user_id: str) -> Any:
         memory_id = self._own(arguments, user_id)

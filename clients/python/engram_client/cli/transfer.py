@@ -83,10 +83,16 @@ class Importer:
     concurrency: int = 4
     on_done: Callable[[], None] = lambda: None
     _attachments: dict[str, str] = field(default_factory=dict)  # exported id -> id in this deployment
-    _patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _patches: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # unit, memory, fields
 
     def run(self, units: list[Unit], state: ImportState) -> ImportReport:
         report = ImportReport(units=len(units))
+        # Attachments first, and field edits last: neither then writes while extraction is running
+        # (moto, the local stand-in for DynamoDB, is not safe against that; on AWS it only saves contention).
+        for index, unit in enumerate(units):
+            if index not in state.done and unit.memory is not None:
+                for record in unit.memory.get("attachments", []):
+                    self._attachment(record)
         window: deque[tuple[int, Unit, str]] = deque()
         for index, unit in enumerate(units):
             if index in state.done:
@@ -98,10 +104,9 @@ class Importer:
                 self._finish(*window.popleft(), state, report)
         while window:
             self._finish(*window.popleft(), state, report)
-        # After every task finished: an edit while the extraction worker writes the same user's memories
-        # would only contend with it (and moto, the local stand-in for DynamoDB, is not safe for that).
-        for memory_id, fields in self._patches:
+        for index, memory_id, fields in self._patches:
             self.client.update(memory_id, **fields)
+            state.mark(index)
         return report
 
     def _submit(self, unit: Unit) -> Task:
@@ -148,7 +153,9 @@ class Importer:
             # Bank, importance and protection are not part of an add: set them when they differ.
             memory = unit.memory
             changed = {k: memory[k] for k, default in DEFAULTS.items() if k in memory and memory[k] != default}
-            if changed:
-                self._patches.append((added[0].id, changed))
+            if changed:  # the unit is done once they are set
+                self._patches.append((index, added[0].id, changed))
+                self.on_done()
+                return
         state.mark(index)
         self.on_done()
