@@ -7,7 +7,7 @@ import base64
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
 from engram_client.models import (
     Attachment,
@@ -47,31 +47,42 @@ def messages_of(messages: Messages) -> list[dict[str, Any]]:
     return [dict(m) for m in messages]
 
 
-def add(
-    messages: Messages,
-    user_id: str,
-    *,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    infer: bool | None = None,
-    deduplicate: bool | None = None,
-    prompt: str | None = None,
-    attachments: Sequence[Mapping[str, Any]] | None = None,
-) -> Call[Task]:
-    body = _drop_none(
-        {
-            "messages": messages_of(messages),
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "run_id": run_id,
-            "metadata": dict(metadata) if metadata else None,
-            "infer": infer,
-            "deduplicate": deduplicate,
-            "prompt": prompt,
-            "attachments": [dict(a) for a in attachments] if attachments else None,
-        }
-    )
+class AddOptions(TypedDict, total=False):
+    agent_id: str | None
+    run_id: str | None
+    metadata: Mapping[str, Any] | None
+    infer: bool | None
+    deduplicate: bool | None
+    prompt: str | None  # "user" | "agent": which extraction prompt
+    attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
+
+
+class SearchOptions(TypedDict, total=False):
+    top_k: int | None
+    agent_id: str | None
+    run_id: str | None
+    filters: Mapping[str, Any] | None  # {"memory_bank": ..., "metadata": {...}}
+    threshold: float | None
+    as_of: datetime | None
+
+
+class UpdateOptions(TypedDict, total=False):
+    metadata: Mapping[str, Any] | None
+    importance: float | None
+    is_protected: bool | None
+    memory_bank: str | None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_plain(v) for v in value]
+    return value
+
+
+def add(messages: Messages, user_id: str, **options: Unpack[AddOptions]) -> Call[Task]:
+    body = _drop_none({"messages": messages_of(messages), "user_id": user_id, **_plain(dict(options))})
     return Call("POST", "/v1/memories", Task.model_validate, body=body)
 
 
@@ -79,29 +90,8 @@ def task(task_id: str) -> Call[Task]:
     return Call("GET", f"/v1/tasks/{task_id}", Task.model_validate)
 
 
-def search(
-    query: str,
-    user_id: str,
-    *,
-    top_k: int | None = None,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    filters: Mapping[str, Any] | None = None,
-    threshold: float | None = None,
-    as_of: datetime | None = None,
-) -> Call[SearchResults]:
-    body = _drop_none(
-        {
-            "query": query,
-            "user_id": user_id,
-            "top_k": top_k,
-            "agent_id": agent_id,
-            "run_id": run_id,
-            "filters": dict(filters) if filters else None,
-            "threshold": threshold,
-            "as_of": as_of,
-        }
-    )
+def search(query: str, user_id: str, **options: Unpack[SearchOptions]) -> Call[SearchResults]:
+    body = _drop_none({"query": query, "user_id": user_id, **_plain(dict(options))})
     return Call("POST", "/v1/memories/search", SearchResults.model_validate, body=body)
 
 
@@ -118,24 +108,8 @@ def page(user_id: str, limit: int = 100, cursor: str | None = None, **filters: A
     return Call("GET", "/v1/memories", Page.model_validate, params=params)
 
 
-def update(
-    memory_id: str,
-    text: str | None = None,
-    *,
-    metadata: Mapping[str, Any] | None = None,
-    importance: float | None = None,
-    is_protected: bool | None = None,
-    memory_bank: str | None = None,
-) -> Call[Memory]:
-    body = _drop_none(
-        {
-            "text": text,
-            "metadata": dict(metadata) if metadata is not None else None,
-            "importance": importance,
-            "is_protected": is_protected,
-            "memory_bank": memory_bank,
-        }
-    )
+def update(memory_id: str, text: str | None = None, **options: Unpack[UpdateOptions]) -> Call[Memory]:
+    body = _drop_none({"text": text, **_plain(dict(options))})
     return Call("PATCH", f"/v1/memories/{memory_id}", Memory.model_validate, body=body)
 
 

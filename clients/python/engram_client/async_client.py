@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
-from datetime import datetime
+from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
 from engram_client import _calls
-from engram_client._calls import Call, Messages
+from engram_client._calls import AddOptions, Call, Messages, SearchOptions, UpdateOptions
 from engram_client._retry import RetryPolicy, poll_delays
 from engram_client._transport import headers, outcome, settle
 from engram_client.config import resolve
@@ -83,34 +82,10 @@ class AsyncEngram:
 
     # --- memories -------------------------------------------------------------------------------
 
-    async def add(
-        self,
-        messages: Messages,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        infer: bool | None = None,
-        deduplicate: bool | None = None,
-        prompt: str | None = None,
-        attachments: Sequence[Mapping[str, Any]] | None = None,
-        wait: bool = True,
-    ) -> Task:
-        """Queue messages for extraction; with `wait`, return the completed task (its results say what changed)."""
-        task = await self._run(
-            _calls.add(
-                messages,
-                user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                metadata=metadata,
-                infer=infer,
-                deduplicate=deduplicate,
-                prompt=prompt,
-                attachments=attachments,
-            )
-        )
+    async def add(self, messages: Messages, *, user_id: str, wait: bool = True, **options: Unpack[AddOptions]) -> Task:
+        """Queue messages for extraction; with `wait`, poll until the task completed (its results say what
+        changed). Options: agent_id, run_id, metadata, infer, deduplicate, prompt, attachments."""
+        task = await self._run(_calls.add(messages, user_id, **options))
         return await self.wait_for_task(task.task_id) if wait else task
 
     async def task(self, task_id: str) -> Task:
@@ -130,29 +105,9 @@ class AsyncEngram:
             await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # poll_delays never ends
 
-    async def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        top_k: int | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        threshold: float | None = None,
-        as_of: datetime | None = None,
-    ) -> SearchResults:
-        call = _calls.search(
-            query,
-            user_id,
-            top_k=top_k,
-            agent_id=agent_id,
-            run_id=run_id,
-            filters=filters,
-            threshold=threshold,
-            as_of=as_of,
-        )
-        return await self._run(call)
+    async def search(self, query: str, *, user_id: str, **options: Unpack[SearchOptions]) -> SearchResults:
+        """Options: top_k, agent_id, run_id, filters ({"memory_bank", "metadata"}), threshold, as_of."""
+        return await self._run(_calls.search(query, user_id, **options))
 
     async def get(self, memory_id: str, include_source: bool = False) -> Memory:
         return await self._run(_calls.get(memory_id, include_source))
@@ -172,25 +127,9 @@ class AsyncEngram:
             if not cursor:
                 return
 
-    async def update(
-        self,
-        memory_id: str,
-        text: str | None = None,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-        importance: float | None = None,
-        is_protected: bool | None = None,
-        memory_bank: str | None = None,
-    ) -> Memory:
-        call = _calls.update(
-            memory_id,
-            text,
-            metadata=metadata,
-            importance=importance,
-            is_protected=is_protected,
-            memory_bank=memory_bank,
-        )
-        return await self._run(call)
+    async def update(self, memory_id: str, text: str | None = None, **options: Unpack[UpdateOptions]) -> Memory:
+        """A new version: text and/or metadata, importance, is_protected, memory_bank."""
+        return await self._run(_calls.update(memory_id, text, **options))
 
     async def delete(self, memory_id: str) -> Deleted:
         return await self._run(_calls.delete(memory_id))

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
 from engram_client import _calls
-from engram_client._calls import Call, Messages
+from engram_client._calls import AddOptions, Call, Messages, SearchOptions, UpdateOptions
 from engram_client._retry import RetryPolicy, poll_delays
 from engram_client._transport import headers, outcome, settle
 from engram_client.config import resolve
@@ -86,32 +85,10 @@ class Engram:
 
     # --- memories -------------------------------------------------------------------------------
 
-    def add(
-        self,
-        messages: Messages,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        infer: bool | None = None,
-        deduplicate: bool | None = None,
-        prompt: str | None = None,
-        attachments: Sequence[Mapping[str, Any]] | None = None,
-        wait: bool = True,
-    ) -> Task:
-        """Queue messages for extraction; with `wait`, return the completed task (its results say what changed)."""
-        call = _calls.add(
-            messages,
-            user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            metadata=metadata,
-            infer=infer,
-            deduplicate=deduplicate,
-            prompt=prompt,
-            attachments=attachments,
-        )
+    def add(self, messages: Messages, *, user_id: str, wait: bool = True, **options: Unpack[AddOptions]) -> Task:
+        """Queue messages for extraction; with `wait`, return the completed task (its results say what changed).
+        Options: agent_id, run_id, metadata, infer, deduplicate, prompt, attachments."""
+        call = _calls.add(messages, user_id, **options)
         if not wait:
             return self._run(call)
         with self._events(user_id) as stream:  # subscribed before the add, so no event is missed
@@ -150,29 +127,9 @@ class Engram:
             time.sleep(delay)
         raise AssertionError("unreachable")  # poll_delays never ends
 
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        top_k: int | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        threshold: float | None = None,
-        as_of: datetime | None = None,
-    ) -> SearchResults:
-        call = _calls.search(
-            query,
-            user_id,
-            top_k=top_k,
-            agent_id=agent_id,
-            run_id=run_id,
-            filters=filters,
-            threshold=threshold,
-            as_of=as_of,
-        )
-        return self._run(call)
+    def search(self, query: str, *, user_id: str, **options: Unpack[SearchOptions]) -> SearchResults:
+        """Options: top_k, agent_id, run_id, filters ({"memory_bank", "metadata"}), threshold, as_of."""
+        return self._run(_calls.search(query, user_id, **options))
 
     def get(self, memory_id: str, include_source: bool = False) -> Memory:
         return self._run(_calls.get(memory_id, include_source))
@@ -191,25 +148,9 @@ class Engram:
             if not cursor:
                 return
 
-    def update(
-        self,
-        memory_id: str,
-        text: str | None = None,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-        importance: float | None = None,
-        is_protected: bool | None = None,
-        memory_bank: str | None = None,
-    ) -> Memory:
-        call = _calls.update(
-            memory_id,
-            text,
-            metadata=metadata,
-            importance=importance,
-            is_protected=is_protected,
-            memory_bank=memory_bank,
-        )
-        return self._run(call)
+    def update(self, memory_id: str, text: str | None = None, **options: Unpack[UpdateOptions]) -> Memory:
+        """A new version: text and/or metadata, importance, is_protected, memory_bank."""
+        return self._run(_calls.update(memory_id, text, **options))
 
     def delete(self, memory_id: str) -> Deleted:
         return self._run(_calls.delete(memory_id))
