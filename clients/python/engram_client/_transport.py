@@ -55,3 +55,10 @@ def outcome(step: Step, call: Call[T]) -> T:
     if step.error is not None:
         raise step.error
     return cast(T, step.value)
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    """A direct request (a presigned upload or download): its error status as a typed error."""
+    if not response.is_success:
+        raise error_for(response.status_code, body_of(response))
+    return response

@@ -14,7 +14,7 @@ import httpx
 from engram_client import _calls
 from engram_client._calls import AddOptions, Call, Messages, SearchOptions, UpdateOptions
 from engram_client._retry import RetryPolicy, poll_delays
-from engram_client._transport import headers, outcome, settle
+from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
 from engram_client.models import (
@@ -155,7 +155,7 @@ class AsyncEngram:
         created = await self._run(_calls.create_attachment(name, media_type, data, description))
         if created.upload_url and not created.stored:
             response = await self._http.put(created.upload_url, content=data, headers={"content-type": media_type})
-            response.raise_for_status()
+            check(response)
         return created
 
     async def attachment(self, attachment_id: str) -> Attachment:
@@ -166,5 +166,4 @@ class AsyncEngram:
         if not found.download_url:
             raise EngramError(f"attachment {attachment_id} has no content to download")
         response = await self._http.get(found.download_url)
-        response.raise_for_status()
-        return response.content
+        return check(response).content

@@ -14,7 +14,7 @@ import httpx
 from engram_client import _calls
 from engram_client._calls import AddOptions, Call, Messages, SearchOptions, UpdateOptions
 from engram_client._retry import RetryPolicy, poll_delays
-from engram_client._transport import headers, outcome, settle
+from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
 from engram_client.events import EventStream, EventsUnavailable, event_stream
@@ -176,7 +176,7 @@ class Engram:
         created = self._run(_calls.create_attachment(name, media_type, data, description))
         if created.upload_url and not created.stored:
             response = self._http.put(created.upload_url, content=data, headers={"content-type": media_type})
-            response.raise_for_status()
+            check(response)
         return created
 
     def attachment(self, attachment_id: str) -> Attachment:
@@ -187,5 +187,4 @@ class Engram:
         if not found.download_url:
             raise EngramError(f"attachment {attachment_id} has no content to download")
         response = self._http.get(found.download_url)
-        response.raise_for_status()
-        return response.content
+        return check(response).content

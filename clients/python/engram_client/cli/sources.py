@@ -41,7 +41,7 @@ def read_units(path: Path, user_id: str | None, batch: int) -> list[Unit]:
         head = None
     if isinstance(head, dict) and head.get("type") == EXPORT_TYPE:
         return list(_export_units(stripped.splitlines()[1:], user_id))
-    if head is None or _is_locomo(head):
+    if head is None or isinstance(head, list) or _is_locomo(head):
         data = json.loads(stripped)
         samples = data if isinstance(data, list) else [data]
         return [unit for sample in samples for unit in _locomo_units(sample, user_id)]
