@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    # defer_build: validators are built on first use, not at import (most programs use a few models).
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class AttachmentRef(_Open):
