@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -14,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.e2e.conftest import ACME_KEY
-from tests.e2e.stack_process import StackProcess
+from tests.e2e.stack_process import StackProcess, free_port
 
 pytestmark = pytest.mark.e2e
 ENGRAM = str(Path(sys.executable).with_name("engram"))
@@ -47,3 +50,32 @@ def test_lists_tools_saves_then_fetches_over_stdio(stack: StackProcess) -> None:
             assert [(m["id"], m["user_id"]) for m in listed] == [(memory_id, user)]
 
     asyncio.run(session())
+
+
+def test_streamable_http_transport_serves_the_same_tools(stack: StackProcess) -> None:
+    user = f"mcp-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY}
+    command = [ENGRAM, "mcp", "--user-id", user, "--transport", "streamable-http", "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+
+        async def session() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60) as client:
+                names = sorted(tool.name for tool in (await client.list_tools()).tools)
+                assert names == ["fetch_memory", "forget_memory", "save_memory", "update_memory"]
+                await client.call_tool("save_memory", {"content": "Plays the cello"})
+                found = json.loads(text_of(await client.call_tool("fetch_memory", {"query": "music instrument"})))
+                assert found["memories"][0]["memory"] == "Plays the cello"
+
+        asyncio.run(session())
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
