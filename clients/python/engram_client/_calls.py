@@ -9,16 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
-from engram_client.models import (
-    Attachment,
-    AttachmentCreated,
-    Deleted,
-    HistoryEntry,
-    Memory,
-    Page,
-    SearchResults,
-    Task,
-)
+from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
 
 T = TypeVar("T")
 INLINE_ATTACHMENT_BYTES = 5 * 1024 * 1024  # larger files go to the presigned upload URL

@@ -17,16 +17,7 @@ from engram_client._retry import RetryPolicy, poll_delays
 from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
-from engram_client.models import (
-    Attachment,
-    AttachmentCreated,
-    Deleted,
-    HistoryEntry,
-    Memory,
-    Page,
-    SearchResults,
-    Task,
-)
+from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
 
 T = TypeVar("T")
 

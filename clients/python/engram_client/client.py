@@ -18,16 +18,7 @@ from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
 from engram_client.events import EventStream, EventsUnavailable, event_stream
-from engram_client.models import (
-    Attachment,
-    AttachmentCreated,
-    Deleted,
-    HistoryEntry,
-    Memory,
-    Page,
-    SearchResults,
-    Task,
-)
+from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
 
 T = TypeVar("T")
 
