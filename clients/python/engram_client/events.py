@@ -42,12 +42,15 @@ class EventStream:
                 yield event
 
     def wait_for(self, task_id: str, timeout: float) -> bool:
-        """True once the task's completed or failed event arrived; False after `timeout` seconds."""
+        """True once the task's completed or failed event arrived; False after `timeout` seconds or when the
+        server closed the stream (the caller then reads the task itself)."""
+        from websockets.exceptions import ConnectionClosed
+
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             try:
                 event = json.loads(self._connection.recv(timeout=left))
-            except TimeoutError:
+            except (TimeoutError, ConnectionClosed, json.JSONDecodeError):
                 return False
             if isinstance(event, dict) and event.get("task_id") == task_id and event.get("type") in FINAL:
                 return True
