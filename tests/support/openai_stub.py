@@ -36,7 +36,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+# A responder answers the assistant's text, or a message dict {"content", "tool_calls"} to call tools.
+Responder = Callable[[dict[str, Any]], str | dict[str, Any]]
 EmbedFunction = Callable[[list[str], int], list[list[float]]]
 
 EXTRACTION_DEFAULT = '{"facts": []}'
@@ -283,10 +284,12 @@ class OpenAIStub:
             message = "response_format type 'json_schema' is not supported; use 'json_object'"
             return 400, _error(message, 400, param="response_format")
         try:
-            content = self.responder(body)
+            reply = self.responder(body)
         except Exception as exc:  # a broken test responder: answer 500 and keep the reason
             self.responder_errors.append(exc)
             return 500, _error(f"stub responder failed: {exc!r}", 500)
+        message = reply if isinstance(reply, dict) else {"content": reply}
+        content, tool_calls = message.get("content") or "", message.get("tool_calls")
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict))
         prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(content)
         with self._lock:
@@ -302,8 +305,13 @@ class OpenAIStub:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": None},
-                    "finish_reason": "stop",
+                    "message": {
+                        "role": "assistant",
+                        "content": content if not tool_calls else message.get("content"),
+                        "refusal": None,
+                        **({"tool_calls": tool_calls} if tool_calls else {}),
+                    },
+                    "finish_reason": "tool_calls" if tool_calls else "stop",
                     "logprobs": None,
                 }
             ],

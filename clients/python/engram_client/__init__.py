@@ -1,0 +1,45 @@
+"""Engram's Python SDK: `Engram` (sync) and `AsyncEngram`, typed results and errors."""
+
+from engram_client._retry import RetryPolicy
+from engram_client.async_client import AsyncEngram
+from engram_client.client import Engram
+from engram_client.errors import (
+    APIError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    EngramConnectionError,
+    EngramError,
+    EngramTimeoutError,
+    NotFoundError,
+    PayloadTooLargeError,
+    RateLimitError,
+    ServerError,
+    TaskFailedError,
+)
+from engram_client.models import Attachment, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+
+__all__ = [
+    "APIError",
+    "AsyncEngram",
+    "Attachment",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConflictError",
+    "Deleted",
+    "Engram",
+    "EngramConnectionError",
+    "EngramError",
+    "EngramTimeoutError",
+    "HistoryEntry",
+    "Memory",
+    "NotFoundError",
+    "Page",
+    "PayloadTooLargeError",
+    "RateLimitError",
+    "RetryPolicy",
+    "SearchResults",
+    "ServerError",
+    "Task",
+    "TaskFailedError",
+]

@@ -1,0 +1,134 @@
+"""Each API operation as a plain description (method, path, query, body, parser), shared by the sync and
+async clients so that each only executes calls and neither repeats the API's shape."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Generic, TypedDict, TypeVar, Unpack
+
+from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+
+T = TypeVar("T")
+INLINE_ATTACHMENT_BYTES = 5 * 1024 * 1024  # larger files go to the presigned upload URL
+Messages = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[Any], T]
+    params: dict[str, Any] | None = None
+    body: Any = None
+
+
+def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in values.items() if v is not None}
+
+
+def messages_of(messages: Messages) -> list[dict[str, Any]]:
+    """A string is one user message; a dict one message; a list is taken as given."""
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    if isinstance(messages, Mapping):
+        return [dict(messages)]
+    return [dict(m) for m in messages]
+
+
+class AddOptions(TypedDict, total=False):
+    agent_id: str | None
+    run_id: str | None
+    metadata: Mapping[str, Any] | None
+    infer: bool | None
+    deduplicate: bool | None
+    prompt: str | None  # "user" | "agent": which extraction prompt
+    attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
+
+
+class SearchOptions(TypedDict, total=False):
+    top_k: int | None
+    agent_id: str | None
+    run_id: str | None
+    filters: Mapping[str, Any] | None  # {"memory_bank": ..., "metadata": {...}}
+    threshold: float | None
+    as_of: datetime | None
+
+
+class UpdateOptions(TypedDict, total=False):
+    metadata: Mapping[str, Any] | None
+    importance: float | None
+    is_protected: bool | None
+    memory_bank: str | None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_plain(v) for v in value]
+    return value
+
+
+def add(messages: Messages, user_id: str, **options: Unpack[AddOptions]) -> Call[Task]:
+    body = _drop_none({"messages": messages_of(messages), "user_id": user_id, **_plain(dict(options))})
+    return Call("POST", "/v1/memories", Task.model_validate, body=body)
+
+
+def task(task_id: str) -> Call[Task]:
+    return Call("GET", f"/v1/tasks/{task_id}", Task.model_validate)
+
+
+def search(query: str, user_id: str, **options: Unpack[SearchOptions]) -> Call[SearchResults]:
+    body = _drop_none({"query": query, "user_id": user_id, **_plain(dict(options))})
+    return Call("POST", "/v1/memories/search", SearchResults.model_validate, body=body)
+
+
+def get(memory_id: str, include_source: bool = False) -> Call[Memory]:
+    params = {"include": "source"} if include_source else None
+    return Call("GET", f"/v1/memories/{memory_id}", Memory.model_validate, params=params)
+
+
+def page(user_id: str, limit: int = 100, cursor: str | None = None, **filters: Any) -> Call[Page]:
+    params = _drop_none({"user_id": user_id, "limit": limit, "cursor": cursor, **filters})
+    for key, value in params.items():
+        if isinstance(value, bool):
+            params[key] = "true" if value else "false"
+    return Call("GET", "/v1/memories", Page.model_validate, params=params)
+
+
+def update(memory_id: str, text: str | None = None, **options: Unpack[UpdateOptions]) -> Call[Memory]:
+    body = _drop_none({"text": text, **_plain(dict(options))})
+    return Call("PATCH", f"/v1/memories/{memory_id}", Memory.model_validate, body=body)
+
+
+def delete(memory_id: str) -> Call[Deleted]:
+    return Call("DELETE", f"/v1/memories/{memory_id}", Deleted.model_validate)
+
+
+def delete_all(user_id: str) -> Call[Deleted]:
+    """Answered 200 `{deleted, message}` now, or 202 `{task_id, status}` by servers that do it in the background."""
+    return Call("DELETE", "/v1/memories", Deleted.model_validate, params={"user_id": user_id})
+
+
+def history(memory_id: str) -> Call[list[HistoryEntry]]:
+    def parse(body: Any) -> list[HistoryEntry]:
+        return [HistoryEntry.model_validate(e) for e in body["results"]]
+
+    return Call("GET", f"/v1/memories/{memory_id}/history", parse)
+
+
+def create_attachment(
+    name: str, media_type: str, data: bytes | None, description: str | None = None
+) -> Call[AttachmentCreated]:
+    """Inline when `data` is small enough; otherwise (or without data) the answer holds an upload URL."""
+    inline = data is not None and len(data) <= INLINE_ATTACHMENT_BYTES
+    content = base64.b64encode(data).decode("ascii") if inline and data is not None else None
+    body = _drop_none({"name": name, "media_type": media_type, "description": description, "content_base64": content})
+    return Call("POST", "/v1/attachments", AttachmentCreated.model_validate, body=body)
+
+
+def attachment(attachment_id: str) -> Call[Attachment]:
+    return Call("GET", f"/v1/attachments/{attachment_id}", Attachment.model_validate)

@@ -1,0 +1,272 @@
+"""`engram` commands: add, search, list, show, history, forget, import, export, tail, mcp.
+
+The server and key come from --url / --api-key, ENGRAM_URL / ENGRAM_API_KEY, or the config file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from engram_client.cli.sources import SourceError, read_units
+from engram_client.cli.transfer import Importer, ImportState, export_user
+from engram_client.client import Engram
+from engram_client.config import resolve
+from engram_client.errors import EngramError
+from engram_client.events import event_stream
+from engram_client.models import Memory
+
+app = typer.Typer(
+    help="Engram: long-term memory for AI assistants.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+UserOption = Annotated[str, typer.Option("--user-id", "-u", help="whose memories")]
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+
+
+@app.callback()
+def connect(
+    ctx: typer.Context,
+    url: Annotated[str | None, typer.Option(envvar="ENGRAM_URL", help="server, e.g. http://127.0.0.1:3000")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="ENGRAM_API_KEY", help="API key")] = None,
+) -> None:
+    ctx.obj = {"url": url, "api_key": api_key}
+
+
+def client(ctx: typer.Context) -> Engram:
+    return Engram(ctx.obj["url"], ctx.obj["api_key"])
+
+
+def memory_table(memories: list[Memory], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("id", "memory", "bank", "updated"):
+        table.add_column(column)
+    if any(m.score is not None for m in memories):
+        table.add_column("score", justify="right")
+    for m in memories:
+        row = [m.id, m.memory, m.memory_bank, m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else ""]
+        table.add_row(*row, *([f"{m.score:.3f}"] if m.score is not None else []))
+    return table
+
+
+def emit(data: Any) -> None:
+    out.print_json(json.dumps(data, default=str))
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="what the user said")],
+    user_id: UserOption,
+    metadata: Annotated[str | None, typer.Option(help="JSON object stored with the memories")] = None,
+    infer: Annotated[bool, typer.Option(help="extract facts (--no-infer stores the text as given)")] = True,
+    wait: Annotated[bool, typer.Option(help="wait for extraction and show what changed")] = True,
+    as_json: JsonOption = False,
+) -> None:
+    """Remember what the user said."""
+    with client(ctx) as engram:
+        task = engram.add(
+            text, user_id=user_id, metadata=json.loads(metadata) if metadata else None, infer=infer, wait=wait
+        )
+    if as_json:
+        emit(task.model_dump(mode="json"))
+        return
+    out.print(f"task {task.task_id}: {task.status}")
+    for result in task.results:
+        out.print(f"  {result.event} {result.id}: {result.memory}")
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: str,
+    user_id: UserOption,
+    top_k: Annotated[int, typer.Option(help="how many")] = 10,
+    as_json: JsonOption = False,
+) -> None:
+    """Find the user's memories relevant to a query."""
+    with client(ctx) as engram:
+        found = engram.search(query, user_id=user_id, top_k=top_k)
+    if as_json:
+        emit(found.model_dump(mode="json"))
+    else:
+        out.print(memory_table(found.results, f"{len(found.results)} memories for {query!r}"))
+
+
+@app.command("list")
+def list_memories(
+    ctx: typer.Context,
+    user_id: UserOption,
+    limit: Annotated[int, typer.Option(help="at most this many")] = 100,
+    as_json: JsonOption = False,
+) -> None:
+    """List the user's current memories."""
+    with client(ctx) as engram:
+        memories = [m for _, m in zip(range(limit), engram.list(user_id, page_size=min(limit, 100)), strict=False)]
+    if as_json:
+        emit([m.model_dump(mode="json") for m in memories])
+    else:
+        out.print(memory_table(memories, f"{len(memories)} memories of {user_id}"))
+
+
+@app.command()
+def show(ctx: typer.Context, memory_id: str, as_json: JsonOption = False) -> None:
+    """Show one memory with every field."""
+    with client(ctx) as engram:
+        memory = engram.get(memory_id)
+    if as_json:
+        emit(memory.model_dump(mode="json"))
+        return
+    table = Table(show_header=False)
+    for key, value in memory.model_dump(mode="json", exclude_none=True).items():
+        table.add_row(key, value if isinstance(value, str) else json.dumps(value))
+    out.print(table)
+
+
+@app.command()
+def history(ctx: typer.Context, memory_id: str, as_json: JsonOption = False) -> None:
+    """How a memory changed: every event, oldest first."""
+    with client(ctx) as engram:
+        events = engram.history(memory_id)
+    if as_json:
+        emit([e.model_dump(mode="json") for e in events])
+        return
+    table = Table(title=f"history of {memory_id}")
+    for column in ("version", "event", "old", "new", "actor", "when", "note"):
+        table.add_column(column)
+    for e in events:
+        when = e.created_at.strftime("%Y-%m-%d %H:%M:%S") if e.created_at else ""
+        table.add_row(
+            str(e.version), e.event, e.old_memory or "", e.new_memory or "", e.actor or "", when, e.note or ""
+        )
+    out.print(table)
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    memory_id: Annotated[str | None, typer.Argument(help="the memory to forget")] = None,
+    user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="with --all: whose")] = None,
+    everything: Annotated[bool, typer.Option("--all", help="forget every memory of --user-id")] = False,
+) -> None:
+    """Forget one memory, or --all of a user's (their history stays as the audit trail)."""
+    if everything == (memory_id is not None) or (everything and not user_id):
+        raise typer.BadParameter("give a MEMORY_ID, or --all with --user-id")
+    with client(ctx) as engram:
+        if memory_id is not None:
+            engram.delete(memory_id)
+            out.print(f"forgot {memory_id}")
+        else:
+            assert user_id is not None
+            out.print(f"forgot {engram.delete_all(user_id).deleted} memories of {user_id}")
+
+
+@app.command("import")
+def import_file(
+    ctx: typer.Context,
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="export JSONL, messages JSONL or LoCoMo JSON")
+    ],
+    user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="store under this user")] = None,
+    batch: Annotated[int, typer.Option(min=1, max=500, help="messages per add call (messages JSONL)")] = 20,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="tasks in flight")] = 4,
+    infer: Annotated[bool, typer.Option(help="extract facts (--no-infer stores every message as given)")] = True,
+) -> None:
+    """Import a file; rerun it to resume after an interruption (done parts are skipped)."""
+    try:
+        units = read_units(file, user_id, batch)
+    except (SourceError, ValueError, KeyError) as error:
+        raise typer.BadParameter(str(error), param_hint="FILE") from error
+    state = ImportState.load(file)
+    columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with client(ctx) as engram, Progress(*columns, console=err) as progress:
+        bar = progress.add_task("import", total=len(units))
+        importer = Importer(engram, infer, concurrency, on_done=lambda: progress.advance(bar))
+        report = importer.run(units, state)
+    out.print(
+        f"imported {report.units - report.skipped - len(report.failed)} of {report.units} parts "
+        f"({report.skipped} done before): {report.memories} memories added"
+    )
+    for failure in report.failed:
+        err.print(f"[red]failed[/red] {failure}")
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@app.command("export")
+def export_memories(
+    ctx: typer.Context,
+    user_id: UserOption,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="file (default: standard output)")] = None,
+    content: Annotated[bool, typer.Option(help="include attachment bytes (base64)")] = True,
+) -> None:
+    """Write the user's memories, with history and attachments, as JSONL."""
+    with client(ctx) as engram:
+        if output is None:
+            count = export_user(engram, user_id, sys.stdout, content)
+        else:
+            with output.open("w", encoding="utf-8") as handle:
+                count = export_user(engram, user_id, handle, content)
+    err.print(f"exported {count} memories of {user_id}")
+
+
+@app.command()
+def tail(
+    ctx: typer.Context,
+    user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="only this user's tasks")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C."""
+    settings = resolve(ctx.obj["url"], ctx.obj["api_key"])
+    try:
+        with event_stream(settings.url, settings.api_key, user_id) as events:
+            err.print(f"following task events of {user_id or 'every user'} (Ctrl-C to stop)")
+            for event in events:
+                if as_json:
+                    out.print(json.dumps(event), soft_wrap=True, highlight=False)
+                    continue
+                detail = event.get("error") or (f"{event['facts_count']} facts" if "facts_count" in event else "")
+                out.print(
+                    f"{event.get('at', '')} {event.get('type', '?'):32} {event.get('user_id', '')} "
+                    f"{event.get('task_id', '')} {detail}",
+                    highlight=False,
+                )
+    except KeyboardInterrupt:
+        return
+
+
+@app.command()
+def mcp(
+    ctx: typer.Context,
+    user_id: Annotated[
+        str, typer.Option("--user-id", "-u", envvar="ENGRAM_USER_ID", help="whose memory the tools use")
+    ],
+    transport: Annotated[str, typer.Option(help="stdio, or streamable-http")] = "stdio",
+    host: Annotated[str, typer.Option(help="with streamable-http")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="with streamable-http")] = 8765,
+) -> None:
+    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp)."""
+    from engram_client.mcp_server import serve  # the mcp package loads only for this command
+
+    if transport not in ("stdio", "streamable-http"):
+        raise typer.BadParameter("stdio or streamable-http", param_hint="--transport")
+    serve(user_id, "stdio" if transport == "stdio" else "streamable-http", host, port, client(ctx))
+
+
+def main() -> None:
+    try:
+        app()
+    except EngramError as error:
+        err.print(f"[red]error:[/red] {error}")
+        sys.exit(1)

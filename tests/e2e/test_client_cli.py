@@ -1,0 +1,112 @@
+"""The `engram` command line (clients/python) against the real local stack, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from engram_client import Engram
+from tests.e2e.conftest import ACME_KEY
+from tests.e2e.stack_process import StackProcess
+
+pytestmark = pytest.mark.e2e
+ENGRAM = str(Path(sys.executable).with_name("engram"))
+
+
+def engram(stack: StackProcess, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY, "COLUMNS": "200"}
+    return subprocess.run([ENGRAM, *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_add_search_list_show_history_forget(stack: StackProcess) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    added = ok(engram(stack, "add", "--user-id", user, "I live in Berlin"))
+    assert "completed" in added and "ADD" in added and "Berlin" in added
+
+    found = json.loads(ok(engram(stack, "search", "--user-id", user, "where do I live", "--json")))
+    memory_id = found["results"][0]["id"]
+    assert "Berlin" in found["results"][0]["memory"]
+    assert "Berlin" in ok(engram(stack, "search", "--user-id", user, "where do I live"))
+
+    assert memory_id in ok(engram(stack, "list", "--user-id", user))
+    assert "Berlin" in ok(engram(stack, "show", memory_id))
+    assert "ADD" in ok(engram(stack, "history", memory_id))
+
+    ok(engram(stack, "forget", memory_id))
+    assert json.loads(ok(engram(stack, "list", "--user-id", user, "--json"))) == []
+
+    missing = engram(stack, "show", memory_id + "0")
+    assert missing.returncode == 1 and "404" in missing.stderr
+
+
+def test_import_of_500_turns_loses_nothing_and_resumes(stack: StackProcess, tmp_path: Path) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    turns = tmp_path / "turns.jsonl"
+    lines = [{"role": "user", "content": f"Turn {i}: the sample number is {i * 37 % 1009}"} for i in range(500)]
+    turns.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+
+    first = engram(stack, "import", str(turns), "--user-id", user, "--no-infer", "--batch", "25")
+    assert "imported 20 of 20 parts" in ok(first) and "500 memories added" in first.stdout
+    assert "20/20" in first.stderr  # the progress bar's final state
+    with Engram(stack.url, ACME_KEY) as client:
+        stored = sorted(m.memory for m in client.list(user, page_size=200))
+    assert stored == sorted(line["content"] for line in lines)
+
+    again = ok(engram(stack, "import", str(turns), "--user-id", user, "--no-infer", "--batch", "25"))
+    assert "(20 done before)" in again
+    with Engram(stack.url, ACME_KEY) as client:
+        assert len(list(client.list(user, page_size=200))) == 500
+
+
+def test_export_delete_all_import_restores_every_memory(stack: StackProcess, tmp_path: Path) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    with Engram(stack.url, ACME_KEY) as client:
+        lease = client.upload_attachment("lease.pdf", "application/pdf", b"%PDF lease of the Berlin flat")
+        client.add(
+            "I live in Berlin",
+            user_id=user,
+            metadata={"source": "chat", "n": 1},
+            attachments=[{"attachment_id": lease.attachment_id}],
+        )
+        client.add("I love pizza", user_id=user, metadata={"source": "form"})
+        first = client.add("My sister is called Anna", user_id=user).results[0].id
+        client.update(first, memory_bank="Relationships", is_protected=True)
+        before = {m.memory: m for m in client.list(user)}
+    assert len(before) == 3
+
+    exported = tmp_path / "alice.jsonl"
+    ok(engram(stack, "export", "--user-id", user, "-o", str(exported)))
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert records[0]["type"] == "engram-export" and len(records) == 4
+    assert all(r["history"] for r in records[1:])
+
+    ok(engram(stack, "forget", "--all", "--user-id", user))
+    ok(engram(stack, "import", str(exported)))
+
+    with Engram(stack.url, ACME_KEY) as client:
+        after = {m.memory: m for m in client.list(user)}
+        assert sorted(after) == sorted(before)
+        for text, old in before.items():
+            new = after[text]
+            assert new.metadata == old.metadata
+            assert (new.memory_bank, new.is_protected, new.importance) == (
+                old.memory_bank,
+                old.is_protected,
+                old.importance,
+            )
+            assert [(a.name, a.media_type) for a in new.attachments] == [
+                (a.name, a.media_type) for a in old.attachments
+            ]
+        berlin = next(m for m in after.values() if "Berlin" in m.memory)
+        assert client.download_attachment(berlin.attachments[0].id) == b"%PDF lease of the Berlin flat"
