@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 
@@ -43,9 +44,19 @@ def test_tail_follows_an_add(stack: StackProcess) -> None:
         pytest.skip("this stack offers no live events (GET /v1/events is not a WebSocket)")
     user = f"tail-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY}
-    tail = subprocess.Popen([ENGRAM, "tail", "--json", "--user-id", user], stdout=subprocess.PIPE, text=True, env=env)
+    tail = subprocess.Popen(
+        [ENGRAM, "tail", "--json", "--user-id", user],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    watchdog = threading.Timer(120, tail.kill)  # a missing event fails the test instead of hanging it
+    watchdog.start()
     try:
-        assert tail.stdout is not None
+        assert tail.stdout is not None and tail.stderr is not None
+        # Subscribed before the add: "following task events of ..." is printed once the socket is open.
+        assert "following task events" in tail.stderr.readline()
         with Engram(stack.url, ACME_KEY) as client:
             task = client.add("I live in Berlin", user_id=user, wait=False)
         seen = []
@@ -57,5 +68,6 @@ def test_tail_follows_an_add(stack: StackProcess) -> None:
                 break
         assert seen[-1] == "memory_extraction_completed"
     finally:
+        watchdog.cancel()
         tail.terminate()
         tail.wait(timeout=10)
