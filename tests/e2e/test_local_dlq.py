@@ -34,6 +34,9 @@ def failing_stack(tmp_path_factory: pytest.TempPathFactory, broken_llm: OpenAISt
         "ENGRAM_OPENAI_BASE_URL": broken_llm.base_url,
         "ENGRAM_SHORTCUTS": "false",  # no offline shortcut around the LLM
         "ENGRAM_LLM_MAX_RETRIES": "0",  # the queue does the retrying here; keeps the test quick
+        # With the LLM circuit breaker on, an LLM that always answers 500 is an outage: tasks would
+        # wait for it instead of failing. This file is about failures that end in the DLQ.
+        "ENGRAM_BREAKER_ENABLED": "false",
     }
     process = StackProcess(data_dir, "acme:key-acme-1", env).start()
     yield process
