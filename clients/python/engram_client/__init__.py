@@ -1,7 +1,8 @@
 """Engram's Python SDK: `Engram` (sync) and `AsyncEngram`, typed results and errors."""
 
+from typing import TYPE_CHECKING, Any
+
 from engram_client._retry import RetryPolicy
-from engram_client.async_client import AsyncEngram
 from engram_client.client import Engram
 from engram_client.errors import (
     APIError,
@@ -18,6 +19,19 @@ from engram_client.errors import (
     TaskFailedError,
 )
 from engram_client.models import Attachment, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+
+if TYPE_CHECKING:
+    from engram_client.async_client import AsyncEngram
+
+
+def __getattr__(name: str) -> Any:
+    """AsyncEngram loads on first use (asyncio and its module are not needed by sync programs)."""
+    if name == "AsyncEngram":
+        from engram_client.async_client import AsyncEngram
+
+        return AsyncEngram
+    raise AttributeError(f"module 'engram_client' has no attribute {name!r}")
+
 
 __all__ = [
     "APIError",

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,8 @@ def resolve(url: str | None = None, api_key: str | None = None) -> Settings:
     file: dict[str, object] = {}
     path = config_path()
     if path.is_file():
+        import tomllib  # only when there is a file to read
+
         with path.open("rb") as handle:
             file = tomllib.load(handle)
     chosen_url = url or os.environ.get("ENGRAM_URL") or str(file.get("url") or DEFAULT_URL)
