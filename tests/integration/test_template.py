@@ -381,7 +381,7 @@ def handler_routes() -> set[tuple[str, str]]:
     """Routes the API handler registers with the Powertools resolver (`<id>` becomes `{id}`), its
     own and those of the routers it includes."""
     found: set[tuple[str, str]] = set()
-    sources = [ROOT / "functions" / "api" / "app.py", ROOT / "shared" / "engram" / "http" / "graph_routes.py"]
+    sources = [ROOT / "functions" / "api" / "app.py", *(ROOT / "shared" / "engram" / "http").glob("*_routes.py")]
     nodes = [node for source in sources for node in ast.walk(ast.parse(source.read_text()))]
     for node in nodes:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):

@@ -8,7 +8,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from engram.bootstrap import container
+from engram import bootstrap
 from engram.domain.errors import NotFoundError
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.graph.service import GraphService
@@ -23,7 +23,7 @@ Cursor = Annotated[str | None, Query(max_length=4096)]
 
 
 def graph() -> GraphService:
-    service = container().graph
+    service = bootstrap.container().graph
     if service is None:
         raise NotFoundError("graph", "graph memory is off on this deployment")
     return service

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from engram.bootstrap import container
+from engram import bootstrap
 from engram.domain.models import QueueFigures
 from engram.http.authorization import tenant_of
 from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
@@ -25,19 +25,23 @@ _WINDOWS = {"hour": 3600, "day": 86400}
 
 @router.get("/v1/metrics/extraction-queue")
 def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
-    return container().queue_metrics.figures(tenant_of(router.current_event), _WINDOWS[window])
+    return bootstrap.container().queue_metrics.figures(tenant_of(router.current_event), _WINDOWS[window])
 
 
 # --- maintenance runs --------------------------------------------------------------------------
 @router.post("/v1/maintenance")
 def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
-    execution_id = container().maintenance_runs.start(tenant_of(router.current_event), body.actions, body.user_id)
+    execution_id = bootstrap.container().maintenance_runs.start(
+        tenant_of(router.current_event), body.actions, body.user_id
+    )
     return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
 
 
 @router.get("/v1/maintenance/<execution_id>")
 def get_maintenance(execution_id: str) -> MaintenanceRunView:
-    return MaintenanceRunView.of(container().maintenance_runs.get(tenant_of(router.current_event), execution_id))
+    return MaintenanceRunView.of(
+        bootstrap.container().maintenance_runs.get(tenant_of(router.current_event), execution_id)
+    )
 
 
 # --- the tenant's users, and the memory page's static files (no key: the page sends it on API calls)
@@ -45,7 +49,7 @@ def get_maintenance(execution_id: str) -> MaintenanceRunView:
 def list_users(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100, cursor: Annotated[str | None, Query(max_length=4096)] = None
 ) -> UsersResponse:
-    return UsersResponse.of(container().memories.list_users(tenant_of(router.current_event), limit, cursor))
+    return UsersResponse.of(bootstrap.container().memories.list_users(tenant_of(router.current_event), limit, cursor))
 
 
 @router.get("/ui")
