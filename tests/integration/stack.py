@@ -52,6 +52,7 @@ def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         container = Container(
             settings,
             index=MemoryIndex(),
+            entity_index=MemoryIndex(),  # not the data folder's file: tests share the working directory
             embedder=HashEmbedder(),
             extractor=LLMFactExtractor(llm),
             reconciler=LLMReconciler(llm),
