@@ -112,12 +112,17 @@ class Container:
 
     @cached_property
     def index(self) -> VectorIndex:
+        return self._vector_index(self.settings.opensearch_index, "index.sqlite3")
+
+    def _vector_index(self, opensearch_index: str, local_file: str) -> VectorIndex:
+        """An OpenSearch index, or the embedded one in the data folder (memories and entities each
+        have their own, so memory search never sees an entity)."""
         if self.settings.index_backend == "opensearch":
             from engram.adapters.opensearch_index import OpenSearchIndex, build_client
 
             index = OpenSearchIndex(
                 build_client(self.settings),
-                self.settings.opensearch_index,
+                opensearch_index,
                 self.embedder.dimensions,
                 engine=self.settings.opensearch_knn_engine,
             )
@@ -125,9 +130,8 @@ class Container:
             return index
         from engram.adapters.embedded_index import EmbeddedIndex
 
-        data_dir = self.settings.data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
-        return EmbeddedIndex(data_dir / "index.sqlite3", self.embedder.dimensions)
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return EmbeddedIndex(self.settings.data_dir / local_file, self.embedder.dimensions)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -310,21 +314,7 @@ class Container:
     @cached_property
     def entity_index(self) -> VectorIndex:
         """Entity names, in an index of their own so that memory search never sees them."""
-        if self.settings.index_backend == "opensearch":
-            from engram.adapters.opensearch_index import OpenSearchIndex, build_client
-
-            index = OpenSearchIndex(
-                build_client(self.settings),
-                self.settings.opensearch_entity_index,
-                self.embedder.dimensions,
-                engine=self.settings.opensearch_knn_engine,
-            )
-            index.ensure_index()
-            return index
-        from engram.adapters.embedded_index import EmbeddedIndex
-
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        return EmbeddedIndex(self.settings.data_dir / "entities.sqlite3", self.embedder.dimensions)
+        return self._vector_index(self.settings.opensearch_entity_index, "entities.sqlite3")
 
     @cached_property
     def graph(self) -> GraphService | None:

@@ -18,7 +18,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import ConflictError
 from engram.domain.models import Fact
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.maintenance.summarise import EMBED_BATCH, find_clusters
+from engram.maintenance.summarise import embed_in_batches, find_clusters
 from engram.pipeline.lifecycle import Lifecycle, next_version
 
 logger = Logger(child=True)
@@ -54,15 +54,9 @@ class DedupeService:
         for facts in scopes.values():
             if len(facts) < 2:
                 continue
-            vectors = self._embed([f.text for f in facts])
+            vectors = embed_in_batches(self.lifecycle.embedder, [f.text for f in facts])
             found += [[facts[i] for i in members] for members in find_clusters(vectors, self.similarity, 2, MAX_GROUP)]
         return found
-
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            vectors.extend(self.lifecycle.embedder.embed(texts[start : start + EMBED_BATCH]))
-        return vectors
 
     def _merge(self, keep: Fact, duplicates: Sequence[Fact]) -> tuple[int, int]:
         changes = self.lifecycle.changes(keep.tenant_id, keep.user_id)

@@ -26,7 +26,7 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.errors import ConflictError, LLMOutputError, NotFoundError
 from engram.domain.models import Fact, Usage, utcnow
-from engram.domain.ports import LLM
+from engram.domain.ports import LLM, Embedder
 from engram.maintenance.scanner import FactScanner, ScopeKey
 from engram.pipeline.lifecycle import Lifecycle
 from engram.reconcile.llm_json import ask_json
@@ -83,6 +83,14 @@ def summary_interpreter(originals: Sequence[str]) -> Callable[[Any], str]:
         return summary
 
     return interpret
+
+
+def embed_in_batches(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """Vectors for many texts, EMBED_BATCH at a time (a user may have thousands of memories)."""
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embedder.embed(texts[start : start + EMBED_BATCH]))
+    return vectors
 
 
 def find_clusters(
@@ -165,16 +173,10 @@ class SummariseService:
         for group in groups.values():
             if len(group) < self.min_cluster_size:
                 continue
-            vectors = self._embed([f.text for f in group])
+            vectors = embed_in_batches(self.lifecycle.embedder, [f.text for f in group])
             for members in find_clusters(vectors, self.similarity, self.min_cluster_size, self.max_cluster_size):
                 found.append([group[i] for i in members])
         return found
-
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            vectors.extend(self.lifecycle.embedder.embed(texts[start : start + EMBED_BATCH]))
-        return vectors
 
     def _ask(self, cluster: Sequence[Fact]) -> str | None:
         assert self.llm is not None
