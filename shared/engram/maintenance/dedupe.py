@@ -66,14 +66,7 @@ class DedupeService:
             changes.rewrite(keep, next_version(keep, attachment_ids=attachments), ACTOR, note=note)
         except ConflictError:
             return 0, 1  # the kept memory changed since it was read: the next run looks again
-        merged = conflicts = 0
-        for duplicate in duplicates:
-            try:
-                changes.close(duplicate, ACTOR, note=f"duplicate of {keep.id}")
-            except ConflictError:
-                conflicts += 1
-                continue
-            merged += 1
+        merged, conflicts = changes.close_each(duplicates, ACTOR, note=f"duplicate of {keep.id}")
         changes.commit()  # the kept memory holds the attachments before the duplicates let go of them
         logger.info("merged duplicates", extra={"memory_id": keep.id, "merged": merged})
         return merged, conflicts

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engram.domain.errors import ConflictError
 from engram.domain.models import utcnow
 from engram.maintenance.scanner import FactScanner, ScopeKey
 from engram.pipeline.lifecycle import Lifecycle
@@ -27,12 +26,8 @@ class ExpireService:
             if not due:
                 continue
             changes = self.lifecycle.changes(tenant_id, user_id)
-            for fact in due:
-                try:
-                    changes.close(fact, ACTOR, note="expired", when=fact.expires_at)
-                except ConflictError:
-                    counts["conflicts"] += 1  # changed since it was listed: the next run looks again
-                    continue
-                counts["expired"] += 1
+            expired, conflicts = changes.close_each(due, ACTOR, note="expired", at_expiry=True)
+            counts["expired"] += expired
+            counts["conflicts"] += conflicts
             changes.commit()
         return counts

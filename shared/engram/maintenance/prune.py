@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import ConflictError
 from engram.domain.models import Fact
 from engram.maintenance.scanner import FactScanner, ScopeKey
 from engram.pipeline.lifecycle import Lifecycle
@@ -63,15 +62,7 @@ class PruneService:
         excess = len(current) - self.cap
         victims = sorted((f for f in current if not f.is_protected), key=prune_order)[:excess]
         changes = self.lifecycle.changes(tenant_id, user_id)
-        closed = conflicts = 0
-        for fact in victims:
-            try:
-                changes.close(fact, ACTOR, note="pruned")
-            except ConflictError:
-                # Changed or deleted since it was listed; the next run looks at it again.
-                conflicts += 1
-                continue
-            closed += 1
+        closed, conflicts = changes.close_each(victims, ACTOR, note="pruned")
         changes.commit()
         if len(victims) < excess:
             logger.warning(

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import ConflictError, LLMOutputError, NotFoundError
+from engram.domain.errors import LLMOutputError, NotFoundError
 from engram.domain.models import Fact, Usage, utcnow
 from engram.domain.ports import LLM, Embedder
 from engram.maintenance.scanner import FactScanner, ScopeKey
@@ -216,15 +216,8 @@ class SummariseService:
         changes = self.lifecycle.changes(summary.tenant_id, summary.user_id)
         changes.add(earlier or summary, ACTOR, note=f"summary of {len(cluster)} memories")
         changes.commit()  # the summary holds the attachments before any original lets go of them
-        closed = conflicts = 0
-        for original in cluster:
-            try:
-                changes.close(original, ACTOR, note=f"summarised into {summary.id}")
-            except ConflictError:
-                # Changed since it was read: its newer version stays current beside the summary.
-                conflicts += 1
-                continue
-            closed += 1
+        # An original changed since it was read stays current beside the summary.
+        closed, conflicts = changes.close_each(cluster, ACTOR, note=f"summarised into {summary.id}")
         changes.commit()
         return closed, conflicts
 

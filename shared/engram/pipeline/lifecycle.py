@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engram.domain.errors import ConflictError
 from engram.domain.models import Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
 from engram.pipeline.holders import AttachmentHolders
@@ -159,9 +160,7 @@ class Changes:
         self._docs.pop(fact.id, None)
         self._closed.append(fact.id)
 
-    def close_many(
-        self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None
-    ) -> int:
+    def close_many(self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None) -> int:
         """close() for many memories in the store's bulk writes. A memory that changed or was closed
         since it was read is skipped; returns how many were closed."""
         when = utcnow()
@@ -176,6 +175,21 @@ class Changes:
             self._docs.pop(fact.id, None)
             self._closed.append(fact.id)
         return len(closed)
+
+    def close_each(
+        self, facts: Sequence[Fact], actor: str, note: str | None = None, at_expiry: bool = False
+    ) -> tuple[int, int]:
+        """close() each memory (valid until its expires_at with `at_expiry`, else until now); one that
+        changed or was closed since it was read is left for the next run. Returns (closed, conflicts)."""
+        closed = conflicts = 0
+        for fact in facts:
+            try:
+                self.close(fact, actor, note=note, when=fact.expires_at if at_expiry else None)
+            except ConflictError:
+                conflicts += 1
+                continue
+            closed += 1
+        return closed, conflicts
 
     def commit(self) -> list[bool]:
         """New memories, then the index (one upsert, one delete), then attachment holders (links
