@@ -50,7 +50,8 @@ def test_saying_the_same_thing_twice_changes_nothing() -> None:
     assert len(facts.list_current("local", "alice").items) == 1
 
 
-def test_shortcuts_skip_the_llm_for_statements_the_rules_understand() -> None:
+def with_shortcuts() -> tuple[IngestPipeline, MemoryFactStore, ScriptedLLM]:
+    """The pipeline as bootstrap wires it with an LLM: rules first, the LLM for what they miss."""
     llm = ScriptedLLM()
     facts = MemoryFactStore()
     pipeline = IngestPipeline(
@@ -60,6 +61,11 @@ def test_shortcuts_skip_the_llm_for_statements_the_rules_understand() -> None:
         ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(llm)),
         ShortcutReconciler(KeyReconciler(), LLMReconciler(llm)),
     )
+    return pipeline, facts, llm
+
+
+def test_shortcuts_skip_the_llm_for_statements_the_rules_understand() -> None:
+    pipeline, facts, llm = with_shortcuts()
     say(pipeline, "I love pizza", "t1")
     say(pipeline, "I don't like pizza anymore", "t2")
     assert llm.calls == []
@@ -73,15 +79,7 @@ def test_shortcuts_skip_the_llm_for_statements_the_rules_understand() -> None:
 
 def test_facts_an_llm_extracted_are_reconciled_by_the_llm_even_with_keys() -> None:
     """An LLM's keys are free-form: the key rules would add a paraphrase the LLM would call NONE."""
-    llm = ScriptedLLM()
-    facts = MemoryFactStore()
-    pipeline = IngestPipeline(
-        facts,
-        MemoryIndex(),
-        HashEmbedder(),
-        ShortcutExtractor(OfflineExtractor(), LLMFactExtractor(llm)),
-        ShortcutReconciler(KeyReconciler(), LLMReconciler(llm)),
-    )
+    pipeline, facts, llm = with_shortcuts()
     keyed = (
         '{"facts": [{"text": "%s", "fact_key": "hobby", "fact_value": "%s", '
         '"memory_bank": "Interests", "importance": 0.5}]}'
