@@ -15,7 +15,6 @@ from engram.domain.filters import matches
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     Attachment,
-    BreakerState,
     Fact,
     HistoryEvent,
     HistoryPage,
@@ -27,6 +26,7 @@ from engram.domain.models import (
     Task,
     Usage,
 )
+from engram.domain.operations import BreakerState
 
 
 def _matches(doc: Fact | IndexDoc, filters: SearchFilters | None) -> bool:
@@ -362,8 +362,11 @@ class MemoryGraphStore:
             self.relation_rows[(r.tenant_id, r.id)] = r
 
     def forget_user(self, tenant_id: str, user_id: str) -> int:
-        doomed = [k for k, v in [*self.entity_rows.items(), *self.relation_rows.items()]
-                  if k[0] == tenant_id and v.user_id == user_id]
+        doomed = [
+            k
+            for k, v in [*self.entity_rows.items(), *self.relation_rows.items()]
+            if k[0] == tenant_id and v.user_id == user_id
+        ]
         for key in doomed:
             self.entity_rows.pop(key, None)
             self.relation_rows.pop(key, None)
@@ -417,6 +420,8 @@ class MemoryGraphStore:
         elif not include_closed:
             page = [r for r in page if r.current]
         return RelationPage(relations=page, next_cursor=nxt)
+
+
 class MemoryBreakerStore:
     """BreakerStore in memory, with the same compare-on-version writes as the DynamoDB one."""
 

@@ -10,7 +10,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
-from engram.domain.models import EventConnection
+from engram.domain.operations import EventConnection
 from engram.http.authorization import authorize
 
 logger = Logger()

@@ -276,6 +276,7 @@ class Container:
             scratch_index=self.scratch_index,
             graph=self.graph,
             users=self.users,
+            lifecycle=self.lifecycle,
         )
 
     def scratch_index(self) -> VectorIndex:

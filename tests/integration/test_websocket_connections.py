@@ -14,7 +14,7 @@ from moto import mock_aws
 
 from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
 from engram.adapters.dynamo_connection_store import DynamoConnectionStore
-from engram.domain.models import EventConnection
+from engram.domain.operations import EventConnection
 from tests.integration.aws_tables import create_connections_table
 
 

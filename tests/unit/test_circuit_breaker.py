@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
-from engram.domain.models import BreakerStatus, LLMReply
+from engram.domain.models import LLMReply
+from engram.domain.operations import BreakerStatus
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
 from tests.fakes import Clock, MemoryBreakerStore
 

@@ -87,6 +87,7 @@ class AwsClients:
     def stepfunctions(self) -> SFNClient:
         client: SFNClient = self._get("stepfunctions", lambda: self._make("stepfunctions"))
         return client
+
     def session_client(self, service: str, endpoint_url: str) -> Any:
         """A client of `service` at a given endpoint (the WebSocket stage's Management API)."""
         return self._get(f"{service}@{endpoint_url}", lambda: self._make(service, endpoint_url))

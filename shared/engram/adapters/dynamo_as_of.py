@@ -1,4 +1,4 @@
-""""As of" reads of the memory table: the versions of one user's memories that were current at an
+""" "As of" reads of the memory table: the versions of one user's memories that were current at an
 instant, from the `by_user_time` index (every fact and version item, keyed by when it became valid).
 
 Whether a version was still current then (valid_to after the instant) and the listing filters are

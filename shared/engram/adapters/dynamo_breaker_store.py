@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws_clients import aws_errors, error_code, translate_client_error
-from engram.domain.models import BreakerState
+from engram.domain.operations import BreakerState
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from engram.adapters.aws_clients import aws_errors
-from engram.domain.models import EventConnection
+from engram.domain.operations import EventConnection
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from engram.adapters.aws_clients import aws_errors
 from engram.adapters.dynamo_batch import batch_get
-from engram.domain.models import QueueFigures, Task
+from engram.domain.models import Task
+from engram.domain.operations import QueueFigures
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

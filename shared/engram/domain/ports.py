@@ -10,10 +10,8 @@ from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     ApiKey,
     Attachment,
-    BreakerState,
     CandidateFact,
     Decision,
-    EventConnection,
     ExtractionPrompt,
     Fact,
     HistoryEvent,
@@ -22,7 +20,6 @@ from engram.domain.models import (
     LLMReply,
     Message,
     Page,
-    QueueFigures,
     ReconcileStrategy,
     Scope,
     ScoredId,
@@ -31,6 +28,7 @@ from engram.domain.models import (
     Usage,
     UserPage,
 )
+from engram.domain.operations import BreakerState, EventConnection, QueueFigures
 
 
 class FactStore(Protocol):
@@ -306,6 +304,8 @@ class GraphStore(Protocol):
         include_closed: bool = False,
         as_of: datetime | None = None,
     ) -> RelationPage: ...
+
+
 # --- live task events ---------------------------------------------------------------------------
 
 
@@ -335,6 +335,8 @@ class QueueMetrics(Protocol):
         ...
 
     def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...
+
+
 class UserDirectory(Protocol):
     """The users of each tenant, kept so a tenant can list its users without scanning memories."""
 

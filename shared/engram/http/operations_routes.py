@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from engram import bootstrap
-from engram.domain.models import QueueFigures
+from engram.domain.operations import QueueFigures
 from engram.http.authorization import tenant_of
 from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import UsersResponse

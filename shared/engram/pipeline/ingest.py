@@ -59,6 +59,9 @@ class IngestPipeline:
     keep_episodes: bool = False  # messages the extractor did not fully read are kept as given (settings: on)
     graph: GraphService | None = None  # the second pipeline, run after the facts'
 
+    def __post_init__(self) -> None:
+        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
+
     def run(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
     ) -> IngestOutcome:
@@ -115,7 +118,7 @@ class IngestPipeline:
         decisions = settle_attachments(decisions, candidates, existing)
         for decision in decisions:
             counts[decision.event.value] += 1
-        applier = Applier(Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs))
+        applier = Applier(self._lifecycle)
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, existing, sources)
         return IngestOutcome(results, usage, counts, candidates)
 

@@ -17,7 +17,8 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
-from engram.domain.models import BreakerState, BreakerStatus, LLMReply
+from engram.domain.models import LLMReply
+from engram.domain.operations import BreakerState, BreakerStatus
 from engram.domain.ports import LLM, BreakerStore
 
 logger = Logger(child=True)

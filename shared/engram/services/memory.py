@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
@@ -53,10 +52,19 @@ class MemoryService:
     max_as_of_versions: int = 1000
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing, touched when an add is accepted
+    lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
 
     def __post_init__(self) -> None:
         if self.searcher is None:
             self.searcher = HybridSearcher(self.index, self.embedder)
+        if self.lifecycle is None:
+            store = self.attachments.store if self.attachments else None
+            self.lifecycle = Lifecycle(self.facts, self.index, self.embedder, store, self.blobs)
+
+    @property
+    def _life(self) -> Lifecycle:
+        assert self.lifecycle is not None  # set in __post_init__
+        return self.lifecycle
 
     # --- adds are stored, then queued -------------------------------------------------------
     def submit(self, tenant_id: str, request: AddRequest) -> Task:
@@ -191,25 +199,20 @@ class MemoryService:
         return self.facts.history_page(tenant_id, memory_id, limit, cursor)
 
     # --- corrections --------------------------------------------------------------------------
-    @cached_property
-    def lifecycle(self) -> Lifecycle:
-        store = self.attachments.store if self.attachments else None
-        return Lifecycle(self.facts, self.index, self.embedder, store, self.blobs)
-
     def update(self, tenant_id: str, memory_id: str, patch: MemoryPatch) -> Fact:
         old = self.facts.get(tenant_id, memory_id)
         changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
         if patch.metadata is not None:
             changes["metadata"] = {**old.metadata, **patch.metadata}
         new = next_version(old, patch.text or old.text, **changes)
-        batch = self.lifecycle.changes(tenant_id, old.user_id)
+        batch = self._life.changes(tenant_id, old.user_id)
         batch.rewrite(old, new, actor="api")
         batch.commit()
         return new
 
     def delete(self, tenant_id: str, memory_id: str, actor: str = "api") -> Fact:
         fact = self.facts.get(tenant_id, memory_id)
-        batch = self.lifecycle.changes(tenant_id, fact.user_id)
+        batch = self._life.changes(tenant_id, fact.user_id)
         batch.close(fact, actor)
         batch.commit()
         return fact

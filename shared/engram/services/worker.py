@@ -12,17 +12,8 @@ from dataclasses import dataclass, field
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import CircuitOpenError, EngramError, TransientError
-from engram.domain.models import (
-    AddRequest,
-    BreakerStatus,
-    MemorySource,
-    Scope,
-    Task,
-    TaskKind,
-    TaskStatus,
-    Usage,
-    utcnow,
-)
+from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
+from engram.domain.operations import BreakerStatus
 from engram.domain.ports import BlobStore, TaskStore
 from engram.pipeline.ingest import IngestPipeline
 from engram.services.circuit_breaker import CircuitBreaker
