@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 
-.PHONY: install run test lint typecheck unit sam-check bench clean
+.PHONY: install run test lint typecheck unit soak sam-check bench clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ test: $(STAMP) $(SAM)
 
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit
+
+# The long fault runs (kill -9 of the local stack under a stream of adds); `make test` runs short ones.
+soak: $(STAMP)
+	$(PY) -m pytest -q -m soak
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all

@@ -16,6 +16,7 @@ import numpy as np
 
 from bench.engram_env import VectorCache
 from bench.locomo_data import Conversation, load
+from engram.services.search import named_candidates, without_names
 
 NOISE = 0.02
 
@@ -38,7 +39,10 @@ class Corpus:
         vectors = cache.embed(texts)
         self.base = np.asarray(vectors, dtype=np.float32)
         self.texts = texts
-        cache.embed(self.questions)  # query vectors for the runs "without the query embedding"
+        # Query vectors for the runs "without the query embedding": each question as asked and as the
+        # searcher embeds it when it names a speaker (the name left out, services/search.py).
+        speakers = {t.speaker for t in self.turns}
+        cache.embed(self.questions + [without_names(q, named_candidates(q) & speakers) for q in self.questions])
 
     def memories(self, total: int, users: int = 1, seed: int = 7) -> Iterator[Memory]:
         """`total` memories spread round-robin over `users` users ("bench-user-<n>")."""

@@ -288,6 +288,26 @@ def quality_sections(results: Results) -> list[tuple[str, list[str]]]:
     return quality(results)
 
 
+def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
+    bulk = results.get("bulk")
+    if not bulk or "runs" not in bulk.get("adds", {}):
+        return []
+    adds, forget = bulk["adds"], bulk["forget"]
+    rows = [
+        ["adds accepted/s", adds["accepts_per_s"], [r["accepts_per_s"] for r in adds["runs"]], ">= 50"],
+        ["adds processed/s", adds["processed_per_s"], [r["processed_per_s"] for r in adds["runs"]], ">= 20"],
+        [
+            f"{forget['memories']:,} memories forgotten, s",
+            forget["forget_s"],
+            [r["forget_s"] for r in forget["runs"]],
+            "<= 30",
+        ],
+    ]
+    table = _table(["figure", "median", "runs", "target"], [[a, b, ", ".join(map(str, c)), d] for a, b, c, d in rows])
+    note = f"Run {bulk.get('started', '?')} (bench.run_all --parts bulk), {bulk.get('load', '?')}."
+    return [("Bulk work through make run (HTTP, infer=false)", [*table, "", note])]
+
+
 def sections(results: Results) -> list[tuple[str, list[str]]]:
     return [
         *_recall_section(results),
@@ -295,5 +315,6 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_ingest_section(results),
         *_mem0_section(results),
         *_cold_section(results),
+        *_bulk_section(results),
         *quality_sections(results),
     ]

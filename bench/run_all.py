@@ -143,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import bulk
 
         with tempfile.TemporaryDirectory(prefix="engram-bulk-") as tmp:
-            timed("bulk", lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000))
+            timed(
+                "bulk",
+                lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000, runs=1 if args.quick else 3),
+            )
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()

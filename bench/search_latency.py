@@ -65,6 +65,7 @@ def index_docs(memories: Iterable[Memory], tenant: str = TENANT) -> tuple[list[I
                 vector=m.vector,
                 metadata=m.metadata,
                 created_at=fact.created_at,
+                fact=fact,  # as the lifecycle indexes it: searches answer from the index
             )
         )
     return docs, facts

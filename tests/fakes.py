@@ -277,6 +277,23 @@ class MemoryTaskStore:
         for task in tasks:
             self.save(task)
 
+    def user_tasks(
+        self, tenant_id: str, user_id: str, before: Task, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Task], str | None]:
+        order = sorted(
+            (t for t in self.tasks.values() if (t.tenant_id, t.user_id) == (tenant_id, user_id)),
+            key=lambda t: (t.created_at, t.task_id),
+        )
+        older = [t for t in order if (t.created_at, t.task_id) < (before.created_at, before.task_id)]
+        start = int(cursor or 0)
+        page = older[start : start + limit]
+        more = start + limit < len(older)
+        return [t.model_copy(deep=True) for t in page], str(start + limit) if more else None
+
+    def forget_inputs(self, tasks: Sequence[Task]) -> None:
+        for task in tasks:
+            self.save(task.model_copy(update={"request": None, "payload_key": None, "results": [], "retained": False}))
+
 
 class MemoryQueue:
     def __init__(self) -> None:
@@ -304,10 +321,10 @@ class MemoryBlobs:
     def delete(self, key: str) -> None:
         self.blobs.pop(key, None)
 
-    def presign_get(self, key: str, expires_in: int = 3600) -> str:
+    def presign_get(self, key: str, expires_in: int = 300) -> str:
         return f"memory://{key}?get"
 
-    def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str:
+    def presign_put(self, key: str, content_type: str, expires_in: int = 300) -> str:
         return f"memory://{key}?put"
 
 

@@ -21,6 +21,7 @@ from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
 from engram.http.authorization import tenant_of
+from engram.http.cors import cors_config
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
 from engram.http.graph_routes import router as graph_router
@@ -44,11 +45,10 @@ from engram.http.operations_routes import router as operations_router
 from engram.http.screen import screen
 
 logger = Logger()
-app = APIGatewayRestResolver(enable_validation=True)
-app.enable_swagger(path="/docs", title="Engram", version="1.0.0")
+app = APIGatewayRestResolver(enable_validation=True, cors=cors_config(container().settings.cors_origin_list))
 
 app.include_router(graph_router)  # /v1/graph routes
-app.include_router(operations_router)  # /v1/metrics, /v1/maintenance, /v1/users, /ui
+app.include_router(operations_router)  # /health, /v1/metrics, /v1/usage, /v1/maintenance, /v1/users, /ui
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
@@ -72,14 +72,16 @@ def invalid_request(error: RequestValidationError) -> Response[Any]:
     return Response(422, content_types.APPLICATION_JSON, validation_body(error.errors()))
 
 
-@app.get("/health")
-def health() -> dict[str, str]:
-    return {"status": "ok"}
-
-
 @app.get("/openapi.json")
 def openapi() -> Response[str]:
     return Response(200, content_types.APPLICATION_JSON, app.get_openapi_json_schema(title="Engram", version="1.0.0"))
+
+
+@app.get("/docs", include_in_schema=False)
+def docs() -> Response[str]:
+    from engram.http.docs import swagger_page  # the OpenAPI models load on first use, not at cold start
+
+    return swagger_page(app, "Engram", "1.0.0")
 
 
 @app.post("/v1/memories")
@@ -98,7 +100,8 @@ def get_task(task_id: str) -> TaskView:
 def search(body: SearchBody) -> SearchResponse:
     memories = container().memories
     query = body.to_query()
-    hits = memories.search(tenant(), query)
+    with container().accounting.search(tenant()):  # the tenant's usage, the latency metric
+        hits = memories.search(tenant(), query)
     details = memories.attachment_details(tenant(), [fact for fact, _ in hits])
     related = memories.related(tenant(), query, body.graph_hops) if body.graph else []
     return SearchResponse(
@@ -132,6 +135,7 @@ def list_memories(
 @app.delete("/v1/memories")
 def delete_all(user_id: UserId) -> Response[Accepted]:
     task = container().memories.delete_all(tenant(), user_id)
+    container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
@@ -177,11 +181,19 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
 
 
 @app.get("/v1/attachments/<attachment_id>")
-def get_attachment(attachment_id: str) -> AttachmentView:
-    attachment, url, holders = container().attachments.get(tenant(), attachment_id)
-    return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders)
+def get_attachment(
+    attachment_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+) -> AttachmentView:
+    attachment, url, holders, more = container().attachments.get(tenant(), attachment_id, limit, cursor)
+    return AttachmentView(**attachment.model_dump(), download_url=url, memory_ids=holders, next_cursor=more)
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+# log_event=False whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries the x-api-key header.
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, log_event=False)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return screen(event) or app.resolve(event, context)
+    try:
+        return screen(event) or app.resolve(event, context)
+    finally:
+        container().metrics.flush()  # one EMF line per invocation, when a metric was added

@@ -19,7 +19,7 @@ logger = Logger()
 container().settings.require("keys_table")
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(log_event=False)  # the event carries the API key or user content
 @event_source(data_class=APIGatewayAuthorizerRequestEvent)
 def lambda_handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> dict[str, Any]:
     arn = event.parsed_arn

@@ -4,16 +4,16 @@ Order within a message group (one tenant + user) is kept: after a failure the re
 is returned to the queue, other groups go on. Consecutive messages of one group in a batch are
 extracted together (one LLM run for all of them). Each message is processed at most once
 (Powertools idempotency on the message id); after the queue's last receive the task is marked
-failed and the message goes to the dead-letter queue. While the LLM circuit breaker is open, tasks
-wait instead: their message goes back to the queue, and on its last receive a fresh message replaces
-it, so an outage costs no task and fills no DLQ.
+failed and the message goes to the dead-letter queue. While the LLM circuit breaker is open or the
+search index is down, tasks wait instead: their message goes back to the queue, and on its last
+receive a fresh message replaces it, so an outage costs no task and fills no DLQ.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
@@ -24,11 +24,10 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
-from engram.domain.errors import CircuitOpenError
+from engram.domain.errors import OutageError
 from engram.queue_message import TaskMessage
 
 logger = Logger()
-tracer = Tracer()
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)
 # Report every failed record, even when all of them failed, instead of failing the invocation:
 # the outcome for the queue is the same and the response always says which records to retry.
@@ -75,7 +74,7 @@ def process_message(record: dict[str, Any]) -> dict[str, str]:
     final = receives >= container().settings.max_receives
     try:
         tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=final)
-    except CircuitOpenError:
+    except OutageError:  # the LLM breaker open or the index down: the task waits
         if not final:
             raise  # back to the queue, visible again after its visibility timeout
         # The last receive before the DLQ: a fresh message (receive count 0) takes over, so an
@@ -90,13 +89,17 @@ def record_handler(record: SQSRecord) -> dict[str, str]:
     return result
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
+# No Powertools Tracer (as in the API function): the X-Ray SDK it loads was a third of this
+# function's import time; Lambda's active tracing (template.yaml) still records each invocation.
+@logger.inject_lambda_context(log_event=False)  # the event carries the API key or user content
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     idempotency.register_lambda_context(context)
     _following.clear()
     _following.update(plan_runs(event.get("Records", [])))
-    response = process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    try:
+        response = process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+    finally:
+        container().metrics.flush()  # the batch's metrics: one EMF line per invocation
     return dict(response)

@@ -55,7 +55,7 @@ class MaintenanceEvent(BaseModel):
         return self
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(log_event=False)  # the event carries the API key or user content
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = MaintenanceEvent.model_validate(event)
     logger.append_keys(action=request.action, execution_id=request.execution_id)

@@ -40,7 +40,7 @@ def _subscribe(event: dict[str, Any], connection_id: str) -> dict[str, Any]:
     return {"statusCode": 200, "body": json.dumps({"type": "subscribed", "user_id": user_id or None})}
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(log_event=False)  # the event carries the API key or user content
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = event["requestContext"]
     connection_id = request["connectionId"]

@@ -15,40 +15,38 @@ from engram.domain.ports import (
     ApiKeyStore,
     AttachmentStore,
     BlobStore,
-    ConnectionStore,
     Embedder,
-    EventPublisher,
     FactExtractor,
     FactStore,
     GraphStore,
-    QueueMetrics,
     Reconciler,
     TaskQueue,
     TaskStore,
     UserDirectory,
     VectorIndex,
 )
-from engram.pipeline.duplicates import DuplicateRule
-from engram.pipeline.ingest import IngestPipeline
+from engram.live_wiring import LiveWiring
 from engram.pipeline.lifecycle import Lifecycle
 from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import Forgetter, UserForgetter
 from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
-from engram.services.task_events import NoEvents, TaskEvents
+from engram.services.task_events import TaskEvents
 from engram.services.touches import TouchBuffer
-from engram.services.worker import ExtractionWorker
 from engram.settings import Settings, get_settings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what only the extraction and maintenance functions build: imported when built
     from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
+    from engram.pipeline.duplicates import DuplicateRule
+    from engram.pipeline.ingest import IngestPipeline
     from engram.services.attachments import AttachmentService
     from engram.services.maintenance_runs import MaintenanceRuns
+    from engram.services.worker import ExtractionWorker
 
 
-class Container:
+class Container(LiveWiring):
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         self.settings = settings or get_settings()
         # A given override replaces the cached_property of the same name before first use.
@@ -94,7 +92,12 @@ class Container:
     def attachments(self) -> AttachmentService:
         from engram.services.attachments import AttachmentService
 
-        return AttachmentService(self.attachment_store, self.blobs, self.settings.max_attachment_inline_bytes)
+        return AttachmentService(
+            self.attachment_store,
+            self.blobs,
+            self.settings.max_attachment_inline_bytes,
+            self.settings.presign_expires_s,
+        )
 
     @cached_property
     def keys(self) -> ApiKeyStore:
@@ -135,6 +138,11 @@ class Container:
 
     @cached_property
     def embedder(self) -> Embedder:
+        from engram.adapters.recent_embeddings import RecentEmbeddings
+
+        return RecentEmbeddings(self._model_embedder())
+
+    def _model_embedder(self) -> Embedder:
         if self.settings.embedder == "openai":
             from engram.adapters.openai_embedder import OpenAIEmbedder
 
@@ -203,6 +211,8 @@ class Container:
 
     @cached_property
     def duplicate_rule(self) -> DuplicateRule:
+        from engram.pipeline.duplicates import DuplicateRule
+
         s = self.settings
         if s.duplicate_rule == "cosine_and_text":
             return DuplicateRule(s.duplicate_cosine_with_text, s.duplicate_text_threshold)
@@ -210,6 +220,8 @@ class Container:
 
     @cached_property
     def pipeline(self) -> IngestPipeline:
+        from engram.pipeline.ingest import IngestPipeline
+
         return IngestPipeline(
             self.facts,
             self.index,
@@ -236,6 +248,9 @@ class Container:
             self.index,
             self.embedder,
             semantic_weight=s.search_semantic_weight,
+            speaker_lift=s.search_speaker_lift,
+            vector_context=s.search_vector_context,
+            min_candidates=s.search_min_candidates,
             context_weight=s.search_context_weight,
             context_window_s=s.search_context_window_s,
         )
@@ -287,9 +302,12 @@ class Container:
 
     @cached_property
     def worker(self) -> ExtractionWorker:
+        from engram.services.worker import ExtractionWorker
+
         breaker = self.breaker if self.llm is not None else None
+        repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
         return ExtractionWorker(
-            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, forgetter=self.forgetter
+            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair
         )
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
@@ -302,7 +320,7 @@ class Container:
     @cached_property
     def forgetter(self) -> UserForgetter:
         return UserForgetter(
-            self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters
+            self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters, self.blobs
         )
 
     # --- graph memory ---------------------------------------------------------------------------
@@ -338,35 +356,11 @@ class Container:
             search_similarity=self.settings.graph_search_similarity,
         )
 
-    # --- live task events (the local stack replaces `events` with its WebSocket hub) ---------------
-
-    @cached_property
-    def events(self) -> EventPublisher:
-        s = self.settings
-        if not (s.connections_table and s.websocket_endpoint):
-            return NoEvents()
-        from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
-
-        management = self.aws.session_client("apigatewaymanagementapi", s.websocket_endpoint)
-        return ApiGatewayEventPublisher(self.connections, management)
-
-    @cached_property
-    def connections(self) -> ConnectionStore:
-        from engram.adapters.dynamo_connection_store import DynamoConnectionStore
-
-        if not self.settings.connections_table:
-            raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
-        return DynamoConnectionStore(self.aws.dynamodb, self.settings.connections_table)
-
-    @cached_property
-    def queue_metrics(self) -> QueueMetrics:
-        from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
-
-        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+    # --- live task events: `events` and `connections` are in live_wiring.py --------------------
 
     @cached_property
     def task_events(self) -> TaskEvents:
-        return TaskEvents(self.events, self.queue_metrics)
+        return TaskEvents(self.events, self.queue_metrics, self.accounting)
 
     @cached_property
     def breaker(self) -> CircuitBreaker | None:

@@ -81,8 +81,16 @@ class Settings(BaseSettings):
     connections_table: str | None = None
     websocket_endpoint: str | None = None
 
+    # Operations: CloudWatch metrics ("emf": Powertools EMF lines in the log, set on AWS by template.yaml;
+    # "off": none) and the bound on each dependency check of GET /health?deep=true
+    metrics: Literal["off", "emf"] = "off"
+    health_timeout_s: float = Field(default=5.0, gt=0, le=25)
+
     # Search ranking (services/search.py explains each weight)
-    search_semantic_weight: float = Field(default=0.6, ge=0.0, le=1.0)
+    search_semantic_weight: float = Field(default=0.75, ge=0.0, le=1.0)
+    search_speaker_lift: float = Field(default=0.2, ge=0.0, le=1.0)  # 0 turns the speaker step off
+    search_vector_context: float = Field(default=0.3, ge=0.0, le=1.0)  # 0: plain cosine
+    search_min_candidates: int = Field(default=100, ge=1, le=1000)  # per side; more: recall for latency
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
@@ -106,6 +114,14 @@ class Settings(BaseSettings):
     graph_search_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # query ~ entity name
     opensearch_entity_index: str = "engram-entities"
 
+    # Security: browser origins allowed to call the API (comma-separated; unset: no CORS headers at all),
+    # how long presigned attachment URLs work, and the local front's per-key throttling (on AWS the
+    # template's ThrottleRateLimit / ThrottleBurstLimit; unset here: the same template values)
+    cors_origins: str | None = None
+    presign_expires_s: int = Field(default=300, ge=1, le=900)
+    rate_limit_rps: float | None = Field(default=None, gt=0)
+    rate_limit_burst: int | None = Field(default=None, ge=1)
+
     # Local stack
     data_dir: Path = Path(".engram")
     local_api_keys: str | None = None  # "tenant:key,other:key2"
@@ -115,6 +131,10 @@ class Settings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
         return None if value == "" else value
+
+    @property
+    def cors_origin_list(self) -> tuple[str, ...]:
+        return tuple(o.strip() for o in (self.cors_origins or "").split(",") if o.strip())
 
     @property
     def llm_configured(self) -> bool:

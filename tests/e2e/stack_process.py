@@ -80,6 +80,13 @@ class StackProcess:
             process.wait()
             raise RuntimeError(f"the local stack ignored SIGTERM:\n{self.log_tail()}") from None
 
+    def kill(self) -> None:
+        """SIGKILL (kill -9): no signal handler, no final snapshot; what is on disk is all there is."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
     def restart(self) -> StackProcess:
         code = self.stop()
         if code not in (0, None):

@@ -1,5 +1,5 @@
-"""Delete-all through `make run`'s HTTP API: a task that leaves nothing of the user in the memory
-table's current facts, the embedded index or the bucket; history stays."""
+"""Delete-all through `make run`'s HTTP API: a task that leaves nothing of the user in any table, the
+embedded index or the bucket, but the audit trail (history events and closed versions)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,11 @@ def test_delete_all_leaves_nothing_of_the_user_but_history(acme: Api, stack: Sta
     assert acme.request("GET", f"/v1/attachments/{attachment_id}").json()["deleted"] is True
     assert [h["event"] for h in acme.history(lease["id"])] == ["ADD", "DELETE"]
     assert [m["memory"] for m in acme.memories(other)] == ["Lives in Oslo"]
+    # Her words are left only in the memory table's audit trail; in no other table, in no object.
+    for table in ("MemoryTable", "TasksTable", "IdempotencyTable", "ApiKeysTable"):
+        mentions = [i for i in _scan(stack, table) if "Remembered thing" in str(i) or "Signed the lease" in str(i)]
+        assert [i for i in mentions if not (table == "MemoryTable" and _is_audit(i))] == [], table
+    assert not [key for key in _keys(stack, "") if b"Remembered thing" in _body(stack, key)]
 
 
 def _client(stack: StackProcess, service: str) -> object:
@@ -69,3 +74,28 @@ def _current_facts(stack: StackProcess, user: str) -> list[object]:
         ExpressionAttributeValues={":u": {"S": user}, ":fact": {"S": "FACT"}},
     )["Items"]
     return list(items)
+
+
+def _scan(stack: StackProcess, table: str) -> list[dict[str, object]]:
+    db = _client(stack, "dynamodb")
+    items: list[dict[str, object]] = []
+    params: dict[str, object] = {"TableName": physical_name(table)}
+    while True:
+        resp = db.scan(**params)  # type: ignore[attr-defined]
+        items += resp["Items"]
+        if "LastEvaluatedKey" not in resp:
+            return items
+        params["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+
+def _is_audit(item: dict[str, object]) -> bool:
+    """History events and closed versions of a memory (what history and as_of read)."""
+    sk = str(item["sk"])
+    return any(mark in sk for mark in ("'H#", "'V#")) or (
+        "'FACT'" in sk and "valid_to" in item and "gsi1pk" not in item
+    )
+
+
+def _body(stack: StackProcess, key: str) -> bytes:
+    s3 = _client(stack, "s3")
+    return bytes(s3.get_object(Bucket=physical_name("BlobBucket"), Key=key)["Body"].read())  # type: ignore[attr-defined]

@@ -45,7 +45,13 @@ def create_tables(dynamodb_client: Any, settings: Settings | None = None) -> Set
         {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "gsi2pk": "S", "gsi2sk": "S"},
         [_gsi("by_user", "gsi1pk", "gsi1sk"), _gsi("by_user_time", "gsi2pk", "gsi2sk")],
     )
-    _table(dynamodb_client, s.tasks_table, [("pk", "HASH")], {"pk": "S"})
+    _table(
+        dynamodb_client,
+        s.tasks_table,
+        [("pk", "HASH")],
+        {"pk": "S", "user_key": "S", "user_sk": "S"},
+        [_gsi("by_user", "user_key", "user_sk") | {"Projection": {"ProjectionType": "KEYS_ONLY"}}],
+    )
     _table(
         dynamodb_client,
         s.keys_table,

@@ -73,3 +73,47 @@ def api_caller(api: Any) -> Any:
             return resp["statusCode"], text
 
     return _call
+
+
+def with_dlq(stack: Stack, max_receives: int) -> str:
+    """Give the task queue a dead-letter queue after `max_receives` receives, as template.yaml does; its URL."""
+    dlq_url = stack.sqs.create_queue(QueueName="engram-dlq.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    dlq_arn = stack.sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    policy = {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receives}
+    stack.sqs.set_queue_attributes(QueueUrl=stack.queue_url, Attributes={"RedrivePolicy": json.dumps(policy)})
+    return str(dlq_url)
+
+
+def dead_letters(stack: Stack, dlq_url: str) -> list[dict[str, Any]]:
+    return list(stack.sqs.receive_message(QueueUrl=dlq_url, MaxNumberOfMessages=10).get("Messages", []))
+
+
+def poll(stack: Stack, handler: Any, queue_url: str) -> int:
+    """One receive of the event source mapping: invoke, delete what succeeded, retry the rest now."""
+    resp = stack.sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])
+    messages = resp.get("Messages", [])
+    if not messages:
+        return 0
+    records = [
+        {
+            "messageId": m["MessageId"],
+            "receiptHandle": m["ReceiptHandle"],
+            "body": m["Body"],
+            "attributes": m["Attributes"],
+            "messageAttributes": {},
+            "md5OfBody": "",
+            "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:engram-tasks.fifo",
+            "awsRegion": "us-east-1",
+        }
+        for m in messages
+    ]
+    failed = {f["itemIdentifier"] for f in handler({"Records": records}, FakeContext())["batchItemFailures"]}
+    for record in records:
+        if record["messageId"] in failed:
+            stack.sqs.change_message_visibility(
+                QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"], VisibilityTimeout=0
+            )
+        else:
+            stack.sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"])
+    return len(records)

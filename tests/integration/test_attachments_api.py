@@ -126,3 +126,41 @@ def test_attachment_input_needs_an_id_or_content(call: Any) -> None:
         {"messages": [{"role": "user", "content": "hi"}], "user_id": "a", "attachments": [{"name": "x"}]},
     )
     assert status == 422 and "attachments" in json.dumps(body)
+
+
+def test_the_memories_holding_an_attachment_come_in_pages(call: Any, stack: Stack) -> None:
+    from engram.domain.models import AddRequest, AttachmentInput, Message, Scope
+
+    uploaded, other = upload(call), upload(call)
+    for user, count in (("alice", 5), ("bob", 2)):
+        request = AddRequest(
+            messages=[Message(role="user", content=f"{user} photo memory {i}") for i in range(count)],
+            user_id=user,
+            infer=False,
+            deduplicate=False,
+            attachments=[AttachmentInput(attachment_id=uploaded)],
+        )
+        stack.container.pipeline.run(Scope(tenant_id="acme", user_id=user), request, f"seed-{user}")
+
+    def pages(path: str, query: dict[str, str], field: str) -> list[list[Any]]:
+        seen, cursor = [], None
+        while True:
+            status, body = call("GET", path, query={**query, "limit": "3", **({"cursor": cursor} if cursor else {})})
+            assert status == 200 and len(body[field]) <= 3
+            seen.append(body[field])
+            if (cursor := body["next_cursor"]) is None:
+                return seen
+
+    holders = pages(f"/v1/attachments/{uploaded}", {}, "memory_ids")
+    assert [len(p) for p in holders] == [3, 3, 1]
+    ids = [i for p in holders for i in p]
+    assert len(set(ids)) == 7
+    alice = pages("/v1/memories", {"user_id": "alice", "attachment_id": uploaded}, "results")
+    assert sorted(m["memory"] for p in alice for m in p) == [f"alice photo memory {i}" for i in range(5)]
+    assert {m["id"] for p in alice for m in p} < set(ids)
+    # A cursor is only good for the listing that gave it.
+    cursor = call("GET", f"/v1/attachments/{uploaded}", query={"limit": "3"})[1]["next_cursor"]
+    for bad in (cursor, "bm90LWEtY3Vyc29y"):
+        status, body = call("GET", f"/v1/attachments/{other}", query={"cursor": bad})
+        assert status == 400 and "cursor" in json.dumps(body)
+    assert call("GET", f"/v1/attachments/{uploaded}", query={"limit": "0"})[0] == 422

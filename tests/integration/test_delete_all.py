@@ -152,3 +152,74 @@ def test_history_is_paged(call: Any, stack: Stack) -> None:
     assert seen == ["Lives in Berlin", "Lives in Munich", "Lives in Hamburg", "Lives in Cologne"]
     bad = call("GET", f"/v1/memories/{memory['id']}/history", query={"cursor": "bm90LWEtY3Vyc29y"})
     assert bad[0] == 400 and "cursor" in json.dumps(bad[1])
+
+
+def scan_all(stack: Stack, table: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"TableName": table}
+    while True:
+        resp = stack.dynamodb.scan(**params)
+        items += resp["Items"]
+        if "LastEvaluatedKey" not in resp:
+            return items
+        params["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+
+def test_delete_all_erases_what_the_user_sent_and_keeps_only_the_audit_trail(
+    call: Any, stack: Stack, extraction: Any
+) -> None:
+    # Inputs over 400 bytes wait in the bucket (payloads/, then sources/ once memories come from them).
+    stack.container.memories.max_inline_payload_bytes = 400
+
+    def add(user: str, text: str) -> str:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": user, "infer": False}
+        status, accepted = call("POST", "/v1/memories", {**body, "deduplicate": False})
+        assert status == 202
+        return str(accepted["task_id"])
+
+    alice = [add("alice", "Diary kept in the blue drawer " * 20), add("alice", "Diary password is swordfish")]
+    bob = add("bob", "Bob keeps a diary too " * 20)
+    stack.container.worker.process_many("acme", alice)  # as the queue would, then the queue is emptied
+    stack.container.worker.process("acme", bob)
+    stack.sqs.purge_queue(QueueUrl=stack.queue_url)
+    s3, bucket = stack.container.aws.s3, stack.container.settings.bucket
+    before = {o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])}
+    assert any(key.startswith("sources/") for key in before)  # alice's large input, kept as a source
+
+    accepted = call("DELETE", "/v1/memories", query={"user_id": "alice"})[1]
+    run_queued(stack, extraction)
+    assert call("GET", f"/v1/tasks/{accepted['task_id']}")[1]["counts"]["deleted"] == 2
+
+    # Nothing alice sent is left in the bucket; bob's kept source is.
+    left = {o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])}
+    assert not [key for key in left if any(t in key for t in alice)]
+    assert [key for key in left if bob in key]
+    # Her add tasks keep their status and counts, not what she sent or what became of it.
+    for task_id in alice:
+        status, task = call("GET", f"/v1/tasks/{task_id}")
+        assert status == 200 and task["status"] == "completed" and task["results"] == []
+    assert call("GET", f"/v1/tasks/{bob}")[1]["results"]
+    # In every table, the only items that still hold her words are the memory table's audit trail:
+    # history events and closed versions (read by history and as_of).
+    settings = stack.container.settings
+    for table in (settings.memory_table, settings.tasks_table, settings.idempotency_table, settings.keys_table):
+        mentions = [i for i in scan_all(stack, table) if "Diary" in json.dumps(i) or "swordfish" in json.dumps(i)]
+        audit = [i for i in mentions if table == settings.memory_table and _is_audit(i)]
+        assert mentions == audit, (table, mentions)
+    assert call("GET", "/v1/users")[1]["results"] == [{"user_id": "bob", **_any_time()}]
+
+
+def _is_audit(item: dict[str, Any]) -> bool:
+    sk = item["sk"]["S"]
+    return sk.startswith(("H#", "V#")) or (sk == "FACT" and "valid_to" in item and "gsi1pk" not in item)
+
+
+def _any_time() -> dict[str, Any]:
+    class AnyTime(str):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str)
+
+        def __hash__(self) -> int:
+            return 0
+
+    return {"last_active_at": AnyTime()}

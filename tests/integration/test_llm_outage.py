@@ -4,7 +4,6 @@ once, and the LLM is called no more than threshold + one trial times during the 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -18,8 +17,8 @@ from engram.reconcile.llm import LLMReconciler
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
 from engram.services.worker import ExtractionWorker
 from tests.fakes import Clock, facts_json
-from tests.integration.stack import Stack
-from tests.support.handlers import FakeContext, load_function
+from tests.integration.stack import Stack, poll, with_dlq
+from tests.support.handlers import load_function
 
 OUTAGE_S = 600
 STEP_S = 30  # simulated time between two polls of the queue
@@ -46,37 +45,6 @@ class OutageLLM:
         return LLMReply(content=facts_json(f"Name is {name}"), usage=Usage(llm_calls=1))
 
 
-def poll(stack: Stack, handler: Any, queue_url: str) -> int:
-    """One receive of the event source mapping: invoke, delete what succeeded, retry the rest now."""
-    resp = stack.sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])
-    messages = resp.get("Messages", [])
-    if not messages:
-        return 0
-    records = [
-        {
-            "messageId": m["MessageId"],
-            "receiptHandle": m["ReceiptHandle"],
-            "body": m["Body"],
-            "attributes": m["Attributes"],
-            "messageAttributes": {},
-            "md5OfBody": "",
-            "eventSource": "aws:sqs",
-            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:engram-tasks.fifo",
-            "awsRegion": "us-east-1",
-        }
-        for m in messages
-    ]
-    failed = {f["itemIdentifier"] for f in handler({"Records": records}, FakeContext())["batchItemFailures"]}
-    for record in records:
-        if record["messageId"] in failed:
-            stack.sqs.change_message_visibility(
-                QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"], VisibilityTimeout=0
-            )
-        else:
-            stack.sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"])
-    return len(records)
-
-
 @pytest.mark.parametrize("adds", [100])
 def test_an_llm_outage_loses_no_task_and_fills_no_dlq(stack: Stack, adds: int) -> None:
     clock = Clock()
@@ -87,10 +55,7 @@ def test_an_llm_outage_loses_no_task_and_fills_no_dlq(stack: Stack, adds: int) -
     c.pipeline.extractor = LLMFactExtractor(guarded)
     c.pipeline.reconciler = LLMReconciler(guarded)
     c.worker = ExtractionWorker(c.tasks, c.pipeline, c.blobs, c.task_events, breaker)
-    dlq_url = stack.sqs.create_queue(QueueName="engram-dlq.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
-    dlq_arn = stack.sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    policy = {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": MAX_RECEIVES}
-    stack.sqs.set_queue_attributes(QueueUrl=stack.queue_url, Attributes={"RedrivePolicy": json.dumps(policy)})
+    dlq_url = with_dlq(stack, MAX_RECEIVES)
     handler = load_function("extraction").lambda_handler
 
     task_ids = []

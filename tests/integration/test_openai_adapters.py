@@ -258,3 +258,15 @@ def test_client_honours_key_timeout_and_retries(stub: OpenAIStub) -> None:
 def test_unconfigured_client_is_a_clear_error() -> None:
     with pytest.raises(EngramError, match="ENGRAM_OPENAI_API_KEY"):
         build_openai_client(Settings())
+
+
+def test_ping_lists_models_and_costs_no_completion(stub: OpenAIStub) -> None:
+    OpenAILLM(client_for(stub), "gpt-4o-mini").ping()
+    assert [r.path for r in stub.requests] == ["/v1/models"] and not stub.chat_requests
+
+
+def test_ping_reports_a_server_that_is_down(stub: OpenAIStub) -> None:
+    stub.fail_next(1, status=503)
+    with pytest.raises(TransientError):
+        OpenAILLM(client_for(stub, max_retries=2), "gpt-4o-mini").ping()
+    assert len(stub.requests) == 1  # no retries: health wants an answer now

@@ -12,7 +12,7 @@ from opensearchpy import Connection, OpenSearch, RequestsAWSV4SignerAuth
 from opensearchpy import exceptions as os_errors
 
 from engram.adapters.opensearch_index import OpenSearchIndex, build_client
-from engram.domain.errors import EngramError, TransientError, ValidationError
+from engram.domain.errors import EngramError, IndexUnavailableError, TransientError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
 from engram.settings import Settings
 
@@ -222,14 +222,14 @@ def bulk_failure(op: str, status: int, kind: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("status", "kind", "expected"),
-    [(400, "mapper_parsing_exception", EngramError), (429, "es_rejected_execution_exception", TransientError)],
+    [(400, "mapper_parsing_exception", EngramError), (429, "es_rejected_execution_exception", IndexUnavailableError)],
 )
 def test_upsert_raises_on_failed_items(script: Script, status: int, kind: str, expected: type[Exception]) -> None:
     script.responses = [(200, bulk_failure("index", status, kind))]
     doc = IndexDoc(id="bad", tenant_id="t", user_id="u", text="x", vector=[1, 0, 0])
     with pytest.raises(expected, match=rf"bad \({status}\): {kind} happened") as raised:
         make_index(script).upsert([doc])
-    assert type(raised.value) is expected  # a rejected document is not worth a retry; throttling is
+    assert type(raised.value) is expected  # a rejected document is not worth a retry; throttling is an outage
 
 
 def test_wrong_dimensions_never_reach_opensearch(script: Script) -> None:
@@ -372,7 +372,7 @@ def test_neighbours_of_nothing_sends_nothing(script: Script) -> None:
     assert script.requests == []
 
 
-@pytest.mark.parametrize(("status", "expected"), [(429, TransientError), (400, EngramError)])
+@pytest.mark.parametrize(("status", "expected"), [(429, IndexUnavailableError), (400, EngramError)])
 def test_a_failed_neighbour_search_is_translated(script: Script, status: int, expected: type[Exception]) -> None:
     times = {"hits": {"hits": [{"_id": "m2", "_source": {"created_at": "2024-05-01T12:00:00+00:00"}}]}}
     failed = {"status": status, **error_body("some_exception", "went wrong")}
@@ -402,11 +402,11 @@ def test_ids_pages_with_search_after(script: Script) -> None:
 @pytest.mark.parametrize(
     ("response", "expected"),
     [
-        ((503, error_body("unavailable", "node down")), TransientError),
-        ((500, error_body("internal", "boom")), TransientError),
-        ((429, error_body("too_many_requests", "slow down")), TransientError),
-        (os_errors.ConnectionError("N/A", "refused", OSError("refused")), TransientError),
-        (os_errors.ConnectionTimeout("TIMEOUT", "timed out", TimeoutError("slow")), TransientError),
+        ((503, error_body("unavailable", "node down")), IndexUnavailableError),
+        ((500, error_body("internal", "boom")), IndexUnavailableError),
+        ((429, error_body("too_many_requests", "slow down")), IndexUnavailableError),
+        (os_errors.ConnectionError("N/A", "refused", OSError("refused")), IndexUnavailableError),
+        (os_errors.ConnectionTimeout("TIMEOUT", "timed out", TimeoutError("slow")), IndexUnavailableError),
         ((400, error_body("query_shard_exception", "bad field")), EngramError),
         ((403, error_body("security_exception", "no permissions")), EngramError),
         ((404, error_body("index_not_found_exception", "no such index")), EngramError),

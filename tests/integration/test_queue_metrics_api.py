@@ -68,3 +68,16 @@ def test_a_retry_goes_back_to_pending(call: Any, stack: Stack) -> None:
 def test_an_unknown_window_is_a_4xx_naming_it(call: Any) -> None:
     status, body = call("GET", "/v1/metrics/extraction-queue", query={"window": "year"})
     assert status == 422 and "window" in str(body)
+
+
+def test_a_delete_all_task_is_counted_from_queued_to_completed(call: Any, stack: Stack) -> None:
+    status, accepted = call("DELETE", "/v1/memories", query={"user_id": "alice"})
+    assert status == 202
+    status, queued = call("GET", "/v1/metrics/extraction-queue")
+    assert (queued["pending"], queued["processing"]) == (1, 0)
+
+    stack.container.worker.process("acme", accepted["task_id"])
+
+    status, figures = call("GET", "/v1/metrics/extraction-queue")
+    assert status == 200
+    assert (figures["pending"], figures["processing"], figures["completed"]) == (0, 0, 1)

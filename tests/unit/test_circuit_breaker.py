@@ -9,7 +9,7 @@ import pytest
 
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.models import LLMReply
-from engram.domain.operations import BreakerStatus
+from engram.domain.operations import BreakerState, BreakerStatus
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
 from tests.fakes import Clock, MemoryBreakerStore
 
@@ -107,3 +107,45 @@ def test_settings_change_threshold_and_cooldown() -> None:
     llm.error = None
     call(guard)
     assert llm.calls == 3
+
+
+def test_the_health_ping_is_down_while_the_breaker_is_open() -> None:
+    guard, llm, _, _ = guarded()
+    pings: list[int] = []
+    llm.ping = lambda: pings.append(1)  # type: ignore[attr-defined]
+    guard.ping()
+    assert pings == [1]
+    fail(guard, 5)
+    with pytest.raises(CircuitOpenError, match="circuit breaker open"):
+        guard.ping()
+    assert pings == [1]  # refused without bothering the LLM
+
+
+class CountingBreakerStore(MemoryBreakerStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    def load(self, name: str) -> BreakerState:
+        self.loads += 1
+        return super().load(name)
+
+
+def test_calls_through_a_closed_breaker_read_its_state_once_not_twice_per_call() -> None:
+    store, llm = CountingBreakerStore(), FlakyLLM()
+    llm.error = None
+    guard = GuardedLLM(llm, CircuitBreaker(store))
+    for _ in range(10):
+        call(guard)
+    assert llm.calls == 10 and store.loads == 1
+
+
+def test_another_workers_opening_is_seen_once_the_known_state_is_stale() -> None:
+    clock, store, llm = Clock(), MemoryBreakerStore(), FlakyLLM()
+    llm.error = None
+    ours = GuardedLLM(llm, CircuitBreaker(store, clock=clock, fresh_s=0.0))
+    call(ours)
+    theirs = GuardedLLM(FlakyLLM(), CircuitBreaker(store, clock=clock))
+    fail(theirs, 5)
+    with pytest.raises(CircuitOpenError):
+        call(ours)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from engram.adapters.embedded_index import EmbeddedIndex
+from engram.domain.index_ports import Timeline
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.domain.ports import Timeline
 from engram.services.search import HybridSearcher, keyword_query
 
 DIMS = 8
@@ -50,10 +50,15 @@ def doc(doc_id: str, text: str, vector: list[float], minutes: float, **fields: o
 @pytest.mark.parametrize(
     ("question", "keywords"),
     [
-        ("When did Caroline go to the LGBTQ support group?", "Caroline go to the LGBTQ support group"),
+        # a "when" question also looks for turns that say when
+        (
+            "When did Caroline go to the LGBTQ support group?",
+            "Caroline go to the LGBTQ support group yesterday last ago week weekend month year",
+        ),
         ("What's Melanie's favourite book?", "Melanie's favourite book"),
         ("Where has Melanie camped?", "Melanie camped"),
-        ("What did you do in May?", "you in May"),  # "may" is a month as often as a verb
+        ("What did you do in May?", "in May"),  # "may" is a month as often as a verb; "you" is filler
+        ("What kind of car does she drive?", "of car drive"),  # "of": a stop word the tokenizer drops
         ("What is it?", "it"),
         ("How?", "How?"),  # nothing but question words: searched as asked
     ],
@@ -103,7 +108,9 @@ def test_the_turn_next_to_a_strong_hit_is_pulled_up() -> None:
     )
     embedder = TableEmbedder({"What did Caroline paint?": axis(0, 1.0, 0.15)})
 
-    plain = HybridSearcher(index, embedder, context_weight=0.0).search("t", "u", "What did Caroline paint?", 4)
+    plain = HybridSearcher(index, embedder, context_weight=0.0, vector_context=0.0).search(
+        "t", "u", "What did Caroline paint?", 4
+    )
     context = HybridSearcher(index, embedder).search("t", "u", "What did Caroline paint?", 4)
 
     plain_ids, context_ids = [h.id for h in plain], [h.id for h in context]
@@ -191,3 +198,51 @@ def test_threshold_and_top_k() -> None:
     assert len(searcher.search("t", "u", "note 3", 5)) == 5
     assert [h.id for h in searcher.search("t", "u", "note 3", 5, threshold=0.9)] == ["m3"]
     assert searcher.search("t", "u", "note 3", 0) == []
+
+
+def _turns_of_two_speakers() -> EmbeddedIndex:
+    index = EmbeddedIndex(None, DIMS)
+    # Evan's turn answers "What car does Evan drive?"; the turn of the person talking to him names him
+    # and sits a little closer to the question.
+    sam, evan = [0.0] * DIMS, [0.0] * DIMS
+    sam[0], sam[1] = 0.72, (1 - 0.72**2) ** 0.5
+    evan[0], evan[2] = 0.68, (1 - 0.68**2) ** 0.5
+    index.upsert(
+        [
+            doc("sam", "Sam: Hey Evan, what car do you drive?", sam, 0, metadata={"speaker": "Sam"}),
+            doc("evan", "Evan: my car is a Prius, I drive it daily", evan, 600, metadata={"speaker": "Evan"}),
+            doc("other", "Evan: lovely weather for a walk", axis(3), 1200, metadata={"speaker": "Evan"}),
+        ]
+    )
+    return index
+
+
+def test_a_question_naming_a_speaker_ranks_what_that_speaker_said_first() -> None:
+    index = _turns_of_two_speakers()
+    # The embedding reads the question without the name (the table has no entry for it with the name).
+    embedder = TableEmbedder({"What kind of car does drive?": axis(0)})
+    searcher = HybridSearcher(index, embedder, context_weight=0.0)
+    hits = searcher.search("t", "u", "What kind of car does Evan drive?", 2)
+    assert [h.id for h in hits] == ["evan", "sam"]
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+
+    # The speaker step off: the question is embedded as asked, and the closer turn wins.
+    embedder.table["What kind of car does Evan drive?"] = axis(0)
+    without = HybridSearcher(index, embedder, context_weight=0.0, speaker_lift=0.0)
+    assert [h.id for h in without.search("t", "u", "What kind of car does Evan drive?", 2)] == ["sam", "evan"]
+
+
+def test_speakers_are_known_per_user() -> None:
+    index = _turns_of_two_speakers()
+    assert index.speakers_among("t", "u", {"Evan", "evan", "Sam", "Drive"}) == {"Evan", "Sam"}
+    assert index.speakers_among("t", "someone-else", {"Evan"}) == set()
+    assert index.spoken_by("t", "u", ["sam", "evan", "other", "missing"], {"Evan"}) == {"evan", "other"}
+    index.delete("t", "u", ["sam"])
+    assert index.speakers_among("t", "u", {"Sam", "Evan"}) == {"Evan"}
+
+
+def test_a_name_that_is_no_speaker_stays_in_the_embedded_question() -> None:
+    index = _turns_of_two_speakers()
+    embedder = TableEmbedder({"What car does Maria drive?": axis(0)})
+    hits = HybridSearcher(index, embedder, context_weight=0.0).search("t", "u", "What car does Maria drive?", 1)
+    assert [h.id for h in hits] == ["sam"]

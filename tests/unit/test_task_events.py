@@ -9,6 +9,8 @@ import pytest
 
 from engram.domain.models import AddRequest, Event, Message, Task, TaskResult, TaskStatus, Usage
 from engram.pipeline.ingest import IngestOutcome
+from engram.services.accounting import Accounting
+from engram.services.metrics import RecordedMetrics
 from engram.services.task_events import TaskEvents
 from engram.services.worker import ExtractionWorker
 from tests.fakes import MemoryTaskStore
@@ -97,3 +99,22 @@ def test_a_broken_publisher_does_not_fail_the_task() -> None:
     worker(tasks, Pipeline(), Broken()).process("acme", task.task_id)
 
     assert tasks.get("acme", task.task_id).status is TaskStatus.COMPLETED
+
+
+class BrokenUsage:
+    def add(self, tenant_id: str, day: str, counts: Any) -> None:
+        raise ConnectionError("table down")
+
+    def days(self, tenant_id: str, days: Any) -> list[Any]:
+        return []
+
+
+def test_broken_usage_counters_never_fail_the_task_nor_its_events() -> None:
+    tasks, recorder, metrics = MemoryTaskStore(), Recorder(), RecordedMetrics()
+    task = queued_task(tasks)
+    events = TaskEvents(recorder, accounting=Accounting(metrics, BrokenUsage()))  # type: ignore[arg-type]
+    ExtractionWorker(tasks, Pipeline(), events=events).process("acme", task.task_id)  # type: ignore[arg-type]
+
+    assert tasks.get("acme", task.task_id).status is TaskStatus.COMPLETED
+    assert recorder.sent[-1][2]["type"] == "memory_extraction_completed"
+    assert metrics.total("TasksCompleted") == 1  # metrics come before the counters that failed

@@ -28,7 +28,7 @@ class RetryPolicy:
                 return min(self.max_delay, max(0.0, float(retry_after)))
             except ValueError:
                 pass  # an HTTP date: fall back to backoff
-        return random.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        return random.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))  # noqa: S311 - jitter
 
     def retries_status(self, method: str, status: int) -> bool:
         return status in ALWAYS_RETRIED or (status >= 500 and method in IDEMPOTENT)

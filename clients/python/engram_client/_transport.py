@@ -43,7 +43,7 @@ def settle(
             return Step(retry_in=policy.delay(attempt))
         kind = EngramTimeoutError if isinstance(error, httpx.TimeoutException) else EngramConnectionError
         return Step(error=kind(f"{call.method} {call.path}: {type(error).__name__}: {error}"))
-    assert response is not None
+    assert response is not None  # noqa: S101 - type narrowing: no error means a response
     if response.is_success:
         return Step(value=call.parse(body_of(response)))
     if can_retry and policy.retries_status(call.method, response.status_code):

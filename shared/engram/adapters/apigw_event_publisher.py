@@ -10,7 +10,7 @@ from aws_lambda_powertools import Logger
 from botocore.exceptions import BotoCoreError, ClientError
 
 from engram.adapters.aws_clients import error_code
-from engram.domain.ports import ConnectionStore
+from engram.domain.operations_ports import ConnectionStore
 
 logger = Logger(child=True)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engram.adapters.aws_clients import aws_errors
@@ -35,37 +35,48 @@ class DynamoQueueMetrics:
         self._table = table_name
         self._clock = clock
 
-    def moved(self, task: Task, source: str | None, target: str) -> None:
+    def moved(self, tasks: Sequence[Task], source: str | None, target: str) -> None:
+        by_tenant: dict[str, list[Task]] = {}
+        for task in tasks:
+            by_tenant.setdefault(task.tenant_id, []).append(task)
+        for tenant_id, group in by_tenant.items():
+            self._moved(tenant_id, group, source, target)
+
+    def _moved(self, tenant_id: str, tasks: list[Task], source: str | None, target: str) -> None:
+        n = len(tasks)
         adds: dict[str, int] = {}
         if source in _GAUGES:
-            adds[str(source)] = -1
+            adds[str(source)] = -n
         if target in _GAUGES:
-            adds[target] = adds.get(target, 0) + 1
-        stamp = {"NS": [_stamp(task)]}
+            adds[target] = adds.get(target, 0) + n
+        adds = {k: v for k, v in adds.items() if v}
+        stamps = {"NS": [_stamp(task) for task in tasks]}
         parts = [f"#{k} :{k}" for k in adds]
         values: dict[str, Any] = {f":{k}": {"N": str(v)} for k, v in adds.items()}
         names = {f"#{k}": k for k in adds}
         update = ""
         if target == "pending":
             parts.append("pending_at :stamp")
-            values[":stamp"] = stamp
+            values[":stamp"] = stamps
         if parts:
             update = "ADD " + ", ".join(parts)
         if source == "pending" and target != "pending":
             update += " DELETE pending_at :stamp"
-            values[":stamp"] = stamp
+            values[":stamp"] = stamps
         if update:
-            self._update(f"!queue#{task.tenant_id}", update, names, values)
+            self._update(f"!queue#{tenant_id}", update.strip(), names, values)
         if target in ("completed", "failed"):
-            started = task.started_at or task.created_at
-            finished = task.finished_at or task.updated_at
-            duration_ms = max(0, int((finished - started).total_seconds() * 1000))
+            total_ms = 0
+            for task in tasks:
+                started = task.started_at or task.created_at
+                finished = task.finished_at or task.updated_at
+                total_ms += max(0, int((finished - started).total_seconds() * 1000))
             bucket = int(self._clock()) // BUCKET_S * BUCKET_S
             self._update(
-                f"!queue#{task.tenant_id}#{bucket}",
+                f"!queue#{tenant_id}#{bucket}",
                 "ADD #n :one, duration_ms :d",
                 {"#n": target},
-                {":one": {"N": "1"}, ":d": {"N": str(duration_ms if target == "completed" else 0)}},
+                {":one": {"N": str(n)}, ":d": {"N": str(total_ms if target == "completed" else 0)}},
             )
 
     def figures(self, tenant_id: str, window_s: int) -> QueueFigures:

@@ -1,4 +1,7 @@
-"""TaskStore on DynamoDB: one item per task, key `{tenant_id}#{task_id}`, the Task as JSON in `doc`."""
+"""TaskStore on DynamoDB: one item per task, key `{tenant_id}#{task_id}`, the Task as JSON in `doc`.
+
+The index `by_user` (user_key=T#{tenant}#U#{user}, user_sk={created_at}#{task_id}, keys only) finds a
+user's tasks in creation order, for delete-all."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from botocore.exceptions import ClientError
 
 from engram.adapters.aws_clients import aws_errors, error_code
 from engram.adapters.dynamo_batch import batch_get, batch_put
+from engram.adapters.dynamo_cursor import decode_cursor, encode_cursor
+from engram.adapters.dynamo_fact_store import iso, user_gsi_pk
 from engram.domain.errors import (
     ConflictError,
     EngramError,
@@ -28,6 +33,8 @@ TASK_TTL = timedelta(days=30)
 # DynamoDB items stop at 400 KB; a task whose JSON nears that (a large request plus many results)
 # keeps its JSON in the blob store and only a pointer in the item.
 MAX_INLINE_DOC_BYTES = 350_000
+USER_INDEX = "by_user"
+_USER_CURSOR_KEYS = ("pk", "user_key", "user_sk")
 
 
 def task_pk(tenant_id: str, task_id: str) -> str:
@@ -82,6 +89,40 @@ class DynamoTaskStore:
             raise NotFoundError("task", missing[0])
         return [self._task(found[t]) for t in task_ids]
 
+    def user_tasks(
+        self, tenant_id: str, user_id: str, before: Task, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Task], str | None]:
+        """The user's tasks created before `before`, oldest first, a page at a time."""
+        partition = user_gsi_pk(tenant_id, user_id)
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": USER_INDEX,
+            "KeyConditionExpression": "user_key = :u AND user_sk < :before",
+            "ExpressionAttributeValues": {":u": {"S": partition}, ":before": {"S": _user_sk(before)}},
+            "Limit": limit,
+        }
+        if cursor:
+            params["ExclusiveStartKey"] = decode_cursor(cursor, _USER_CURSOR_KEYS, "user_key", partition)
+        with aws_errors(self._table):
+            resp = self._db.query(**params)
+        keys = [{"pk": item["pk"]} for item in resp.get("Items", [])]
+        items = batch_get(self._db, self._table, keys) if keys else []
+        tasks = [self._task(i) for i in items if i.get("tenant_id", {}).get("S") == tenant_id]
+        tasks.sort(key=lambda t: (t.created_at, t.task_id))
+        last = resp.get("LastEvaluatedKey")
+        return tasks, encode_cursor(last, _USER_CURSOR_KEYS) if last else None
+
+    def forget_inputs(self, tasks: Sequence[Task]) -> None:
+        """Rewrites the tasks without what the user sent or what became of it (request, payload
+        reference, results), no longer retained, and drops a task JSON kept in the blob store."""
+        forgotten = [
+            t.model_copy(update={"request": None, "payload_key": None, "results": [], "retained": False}) for t in tasks
+        ]
+        self.save_many(forgotten)
+        if self._blobs is not None:
+            for task in tasks:
+                self._blobs.delete(task_doc_key(task.tenant_id, task.task_id))
+
     def _task(self, item: dict[str, Any]) -> Task:
         if "doc" in item:
             doc = item["doc"].get("S", "")
@@ -114,6 +155,8 @@ class DynamoTaskStore:
             "status": {"S": task.status.value},
             "created_at": {"S": task.created_at.isoformat()},
             "updated_at": {"S": task.updated_at.isoformat()},
+            "user_key": {"S": user_gsi_pk(task.tenant_id, task.user_id)},
+            "user_sk": {"S": _user_sk(task)},
         }
         if not task.retained:  # a task that is the source of memories outlives the usual expiry
             item["expires_at"] = {"N": str(int((task.created_at + TASK_TTL).timestamp()))}
@@ -129,3 +172,7 @@ class DynamoTaskStore:
             self._blobs.put(key, encoded, "application/json")
             item["doc_key"] = {"S": key}
         return item
+
+
+def _user_sk(task: Task) -> str:
+    return f"{iso(task.created_at)}#{task.task_id}"

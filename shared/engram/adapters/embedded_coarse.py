@@ -59,7 +59,7 @@ class CoarseVectors:
 
     def candidates(self, query: FloatArray, n: int, rows: npt.NDArray[np.intp] | None, k: int) -> npt.NDArray[np.intp]:
         """Rows (all, or among `rows`) whose coarse score is among the best RESCORE_FACTOR x k."""
-        assert self.projection is not None
+        assert self.projection is not None  # noqa: S101 - type narrowing: fit() set it before any search
         q = query @ self.projection
         scores = np.einsum("ij,j->i", self.rows[:n] if rows is None else self.rows[rows], q)
         m = scores.shape[0]

@@ -12,7 +12,7 @@ import math
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -20,11 +20,14 @@ import numpy as np
 import numpy.typing as npt
 
 from engram.adapters.embedded_coarse import CoarseVectors
-from engram.adapters.embedded_sqlite import DELETE, LOAD, SCHEMA, UPSERT, db_row, sqlite_errors
+from engram.adapters.embedded_context import blend_norms, in_context
+from engram.adapters.embedded_keys import FilterKey, doc_keys, unit_vector, wanted_keys
+from engram.adapters.embedded_sqlite import DELETE, LOAD, UPSERT, create_schema, db_row, sqlite_errors
+from engram.adapters.embedded_views import FactViewsOf, ViewStore
 from engram.adapters.recording_order import RecordingOrder
-from engram.domain.errors import EngramError, ValidationError
+from engram.domain.errors import EngramError
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.textproc import filter_value, term_counts, tokenize
+from engram.textproc import term_counts, tokenize
 
 K1 = 1.2
 # Less length normalisation than Lucene's 0.75: a memory that says more about a topic is not one to
@@ -32,47 +35,12 @@ K1 = 1.2
 # similarity settings to rank alike.
 B = 0.4
 _MIN_CAPACITY = 64
+SPEAKER = "metadata.speaker"  # the filter key of who said a memory (index_ports.Speakers)
 
 FloatArray = npt.NDArray[np.float32]
+Context = tuple[tuple[float, ...], float]  # (neighbour weights by distance, seconds), embedded_context
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
-FilterKey = tuple[str, str]  # (field, canonical value), e.g. ("metadata.color", "red")
-
-
-def _flatten(metadata: dict[str, object], prefix: str = "") -> Iterator[tuple[str, object]]:
-    """Dotted paths to scalar values, lists expanded (how OpenSearch flat_object sees them)."""
-    for key, value in metadata.items():
-        path = f"{prefix}{key}"
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, dict):
-                yield from _flatten(item, path + ".")
-            else:
-                yield path, item
-
-
-def _doc_keys(
-    agent_id: str | None, run_id: str | None, memory_bank: str, metadata: dict[str, object]
-) -> list[FilterKey]:
-    keys: list[FilterKey] = [("memory_bank", memory_bank)]
-    if agent_id is not None:
-        keys.append(("agent_id", agent_id))
-    if run_id is not None:
-        keys.append(("run_id", run_id))
-    keys.extend((f"metadata.{path}", filter_value(value)) for path, value in _flatten(metadata))
-    return list(dict.fromkeys(keys))
-
-
-def _wanted_keys(filters: SearchFilters | None) -> list[FilterKey]:
-    if filters is None:
-        return []
-    keys: list[FilterKey] = []
-    for field in ("agent_id", "run_id", "memory_bank"):
-        value = getattr(filters, field)
-        if value is not None:
-            keys.append((field, value))
-    keys.extend((f"metadata.{name}", filter_value(value)) for name, value in filters.metadata.items())
-    return keys
 
 
 class _UserIndex:
@@ -92,6 +60,7 @@ class _UserIndex:
         self.filter_rows: dict[FilterKey, set[int]] = {}
         self.total_length = 0.0
         self._masks: dict[FilterKey, BoolArray] = {}  # per-filter row masks, dropped on any write
+        self._blends: dict[Context, FloatArray] = {}  # embedded_context norms, dropped on any write
         # A queried term's posting as arrays (rows, tf), dropped when that term's posting changes:
         # rebuilding them from the dict was half the BM25 time for common terms.
         self._arrays: dict[str, tuple[IntArray, FloatArray]] = {}
@@ -152,6 +121,7 @@ class _UserIndex:
 
     def _link(self, row: int, terms: dict[str, int], keys: list[FilterKey]) -> None:
         self._masks.clear()
+        self._blends.clear()
         self.terms[row] = terms
         self.keys[row] = keys
         length = float(sum(terms.values()))
@@ -165,6 +135,7 @@ class _UserIndex:
 
     def _unlink(self, row: int) -> None:
         self._masks.clear()
+        self._blends.clear()
         for term in self.terms[row]:
             self._arrays.pop(term, None)
             posting = self.postings[term]
@@ -180,7 +151,7 @@ class _UserIndex:
 
     def mask(self, filters: SearchFilters | None) -> BoolArray | None:
         """Rows matching every filter, or None when there is no filter."""
-        wanted = _wanted_keys(filters)
+        wanted = wanted_keys(filters)
         if not wanted:
             return None
         n = len(self.ids)
@@ -203,7 +174,13 @@ class _UserIndex:
             if doc_id in self.rows
         }
 
-    def knn(self, query: FloatArray, k: int, filters: SearchFilters | None) -> list[ScoredId]:
+    def spoken_by(self, doc_ids: Sequence[str], speakers: Collection[str]) -> set[str]:
+        said = [rows for s in speakers if (rows := self.filter_rows.get((SPEAKER, s)))]
+        return {d for d in doc_ids if (row := self.rows.get(d)) is not None and any(row in r for r in said)}
+
+    def knn(
+        self, query: FloatArray, k: int, filters: SearchFilters | None, context: Context | None = None
+    ) -> list[ScoredId]:
         n = len(self.ids)
         if n == 0:
             return []
@@ -214,8 +191,16 @@ class _UserIndex:
         # einsum is a single-threaded SIMD loop: as fast as BLAS on one core, and it does not stall
         # (10x slower medians measured) when OpenBLAS threads compete with the embedder for cores.
         if candidates is None:
-            return self._top(np.einsum("ij,j->i", self.vectors[:n], query), None, k)
+            scores = np.einsum("ij,j->i", self.vectors[:n], query)
+            return self._top(self._in_context(scores, context) if context else scores, None, k)
         return self._top(np.einsum("ij,j->i", self.vectors[candidates], query), candidates, k)
+
+    def _in_context(self, cosines: FloatArray, context: Context) -> FloatArray:
+        order, created = self.recorded.ordered()
+        norms = self._blends.get(context)
+        if norms is None:
+            norms = self._blends[context] = blend_norms(self.vectors, order, created, *context)
+        return in_context(cosines, order, created, norms, *context)
 
     def text_search(self, query_terms: list[str], k: int, filters: SearchFilters | None) -> list[ScoredId]:
         n = len(self.ids)
@@ -268,19 +253,8 @@ class _UserIndex:
         return [ScoredId(id=self.ids[row], score=score) for score, row in ranked[:k]]
 
 
-def _unit(vector: Sequence[float], dimensions: int, field: str = "vector") -> FloatArray:
-    array = np.asarray(vector, dtype=np.float32)
-    if array.shape != (dimensions,):
-        raise ValidationError(field, f"expected {dimensions} dimensions, got {array.size}")
-    norm = float(np.linalg.norm(array))
-    if not math.isfinite(norm) or norm == 0.0:
-        raise ValidationError(field, "vector must be finite and non-zero")
-    unit: FloatArray = array / np.float32(norm)
-    return unit
-
-
-class EmbeddedIndex:
-    """VectorIndex for one process. Thread-safe; every write is committed before it returns."""
+class EmbeddedIndex(FactViewsOf):
+    """VectorIndex (and FactViews) for one process. Thread-safe; every write is committed before it returns."""
 
     def __init__(self, path: Path | None, dimensions: int) -> None:
         self.dimensions = dimensions
@@ -294,8 +268,8 @@ class EmbeddedIndex:
                 # One connection shared by the HTTP and poller threads, always used under the lock.
                 self._db = sqlite3.connect(str(path), check_same_thread=False)
                 self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute(SCHEMA)
-                self._db.commit()
+                create_schema(self._db)
+        self._views = ViewStore(self._db)
 
     def close(self) -> None:
         with self._lock:
@@ -305,7 +279,7 @@ class EmbeddedIndex:
 
     def upsert(self, docs: Sequence[IndexDoc]) -> None:
         # Validate and tokenise everything first, so a bad doc changes nothing.
-        prepared = [(doc, _unit(doc.vector, self.dimensions), term_counts(doc.text)) for doc in docs]
+        prepared = [(doc, unit_vector(doc.vector, self.dimensions), term_counts(doc.text)) for doc in docs]
         with self._lock:
             users = {key: self._user(*key) for key in {(d.tenant_id, d.user_id) for d in docs}}
             db = self._connection()
@@ -314,8 +288,9 @@ class EmbeddedIndex:
                 with sqlite_errors(), db:
                     db.executemany(UPSERT, rows)
             for doc, unit, terms in prepared:
-                keys = _doc_keys(doc.agent_id, doc.run_id, doc.memory_bank, doc.metadata)
+                keys = doc_keys(doc.agent_id, doc.run_id, doc.memory_bank, doc.metadata)
                 users[(doc.tenant_id, doc.user_id)].put(doc.id, unit, terms, keys, doc.created_at.timestamp())
+            self._views.put(docs)
 
     def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
         with self._lock:
@@ -326,6 +301,7 @@ class EmbeddedIndex:
                     db.executemany(DELETE, [(tenant_id, user_id, mid) for mid in memory_ids])
             for memory_id in memory_ids:
                 user.remove(memory_id)
+            self._views.remove(tenant_id, user_id, memory_ids)
 
     def knn(
         self,
@@ -335,9 +311,25 @@ class EmbeddedIndex:
         k: int,
         filters: SearchFilters | None = None,
     ) -> list[ScoredId]:
-        query = _unit(vector, self.dimensions)
+        query = unit_vector(vector, self.dimensions)
         with self._lock:
             return self._user(tenant_id, user_id).knn(query, k, filters)
+
+    def knn_in_context(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        weights: Sequence[float],
+        within_seconds: float = 1800.0,
+        filters: SearchFilters | None = None,
+    ) -> list[ScoredId]:
+        """index_ports.ContextVectors: k-NN against each memory blended with its recording neighbours;
+        plain k-NN under filters or for a user large enough for the coarse pass."""
+        query = unit_vector(vector, self.dimensions)
+        with self._lock:
+            return self._user(tenant_id, user_id).knn(query, k, filters, (tuple(weights), within_seconds))
 
     def text_search(
         self,
@@ -360,9 +352,19 @@ class EmbeddedIndex:
         within_seconds: float = 1800.0,
     ) -> dict[str, list[str]]:
         """For each id, the memories (matching `filters`) recorded just before and just after it,
-        at most `within_seconds` apart: the conversation context of ports.Timeline."""
+        at most `within_seconds` apart: the conversation context of index_ports.Timeline."""
         with self._lock:
             return self._user(tenant_id, user_id).neighbours(memory_ids, filters, within_seconds)
+
+    def speakers_among(self, tenant_id: str, user_id: str, names: Collection[str]) -> set[str]:
+        """index_ports.Speakers: which of these names said something to this user's memories."""
+        with self._lock:
+            known = self._user(tenant_id, user_id).filter_rows
+            return {name for name in names if (SPEAKER, name) in known}
+
+    def spoken_by(self, tenant_id: str, user_id: str, memory_ids: Sequence[str], speakers: Collection[str]) -> set[str]:
+        with self._lock:
+            return self._user(tenant_id, user_id).spoken_by(memory_ids, speakers)
 
     def ids(self, tenant_id: str, user_id: str) -> set[str]:
         with self._lock:
@@ -382,7 +384,7 @@ class EmbeddedIndex:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
                     if vector.shape != (self.dimensions,):
                         raise EngramError(f"index file holds {vector.size}-dim vectors, expected {self.dimensions}")
-                    keys = _doc_keys(agent_id, run_id, bank, json.loads(metadata))
+                    keys = doc_keys(agent_id, run_id, bank, json.loads(metadata))
                     created = datetime.fromisoformat(created_at).timestamp()
                     user.put(doc_id, vector, term_counts(text), keys, created)
             self._users[key] = user

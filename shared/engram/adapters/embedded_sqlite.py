@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 import numpy.typing as npt
 
-from engram.domain.errors import EngramError, TransientError
+from engram.domain.errors import EngramError, IndexUnavailableError
 from engram.domain.models import IndexDoc
 
 SCHEMA = """
@@ -25,18 +25,28 @@ CREATE TABLE IF NOT EXISTS index_docs (
     text TEXT NOT NULL,
     created_at TEXT NOT NULL,
     vector BLOB NOT NULL,
+    fact TEXT,
     PRIMARY KEY (tenant_id, user_id, id)
 )
 """
 UPSERT = (
     "INSERT OR REPLACE INTO index_docs (tenant_id, user_id, id, agent_id, run_id, memory_bank, "
-    "metadata, text, created_at, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "metadata, text, created_at, vector, fact) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 LOAD = (
     "SELECT id, agent_id, run_id, memory_bank, metadata, text, vector, created_at FROM index_docs "
     "WHERE tenant_id = ? AND user_id = ? ORDER BY created_at"
 )
 DELETE = "DELETE FROM index_docs WHERE tenant_id = ? AND user_id = ? AND id = ?"
+
+
+def create_schema(db: sqlite3.Connection) -> None:
+    db.execute(SCHEMA)
+    # Files written before the index kept memories get the column; their rows stay NULL (those hits
+    # are read from the fact store until the memory next changes).
+    if "fact" not in {row[1] for row in db.execute("PRAGMA table_info(index_docs)")}:
+        db.execute("ALTER TABLE index_docs ADD COLUMN fact TEXT")
+    db.commit()
 
 
 @contextmanager
@@ -46,7 +56,7 @@ def sqlite_errors() -> Iterator[None]:
         yield
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            raise TransientError(f"embedded index busy: {exc}") from exc
+            raise IndexUnavailableError(f"embedded index busy: {exc}") from exc
         raise EngramError(f"embedded index storage failed: {exc}") from exc
     except sqlite3.Error as exc:
         raise EngramError(f"embedded index storage failed: {exc}") from exc
@@ -65,4 +75,5 @@ def db_row(doc: IndexDoc, unit: npt.NDArray[np.float32]) -> tuple[object, ...]:
         doc.text,
         doc.created_at.isoformat(),
         unit.astype("<f4").tobytes(),
+        doc.fact.model_dump_json() if doc.fact is not None else None,  # embedded_views reads it
     )

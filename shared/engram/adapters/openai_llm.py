@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
     from openai.types.chat.completion_create_params import ResponseFormat
 
+PING_TIMEOUT_S = 4.0
+
 
 class OpenAILLM:
     """Chat completion constrained by a JSON schema (strict structured output), temperature 0.
@@ -27,6 +29,12 @@ class OpenAILLM:
         self._client = client
         self._model = model
         self._json_schema_supported = True
+
+    def ping(self) -> None:
+        # Listing models costs no tokens and proves the server answers and takes the key; short
+        # timeout and no retries: the deep health check wants an answer, not perseverance.
+        client = self._client.with_options(timeout=PING_TIMEOUT_S, max_retries=0)
+        call_openai(lambda: client.models.list(), "list models")
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
         if self._json_schema_supported:

@@ -14,9 +14,15 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from engram.domain.errors import EngramError, TransientError, ValidationError
+from engram.adapters.opensearch_queries import (
+    RecordingTimes,
+    filter_clauses,
+    knn_body,
+    raise_item_error,
+    text_body,
+)
+from engram.domain.errors import EngramError, IndexUnavailableError, ValidationError
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.textproc import filter_value
 
 if TYPE_CHECKING:
     from engram.settings import Settings
@@ -83,7 +89,8 @@ def _reason(exc: Any) -> str:
 
 @contextmanager
 def _translated(action: str) -> Iterator[None]:
-    """opensearch-py errors -> domain errors: unreachable, throttled or 5xx is worth a retry."""
+    """opensearch-py errors -> domain errors: unreachable, throttled or 5xx is an index outage (adds
+    wait for it, a search answers 503)."""
     from opensearchpy import exceptions as os_errors
 
     try:
@@ -91,11 +98,11 @@ def _translated(action: str) -> Iterator[None]:
     except os_errors.SSLError as exc:  # a certificate problem is configuration, not bad luck
         raise EngramError(f"OpenSearch {action}: TLS failed: {exc}") from exc
     except os_errors.ConnectionError as exc:  # includes ConnectionTimeout
-        raise TransientError(f"OpenSearch {action}: {exc}") from exc
+        raise IndexUnavailableError(f"OpenSearch {action}: {exc}") from exc
     except os_errors.TransportError as exc:
         status = exc.status_code
         if isinstance(status, int) and (status == 429 or status >= 500):
-            raise TransientError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
+            raise IndexUnavailableError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
         raise EngramError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
     except os_errors.OpenSearchException as exc:
         raise EngramError(f"OpenSearch {action} failed: {exc}") from exc
@@ -119,31 +126,8 @@ def _check_bulk(response: dict[str, Any], action: str, missing_ok: bool) -> None
     status, doc_id, reason = failures[0]
     message = f"OpenSearch bulk {action}: {len(failures)} item(s) failed, first {doc_id} ({status}): {reason}"
     if any(s == 429 or s >= 500 for s, _, _ in failures):
-        raise TransientError(message)
+        raise IndexUnavailableError(message)
     raise EngramError(message)
-
-
-def _raise_item_error(item: dict[str, Any], action: str) -> None:
-    """One failed search of an msearch, translated like a failed request."""
-    status = item.get("status")
-    error = item["error"]
-    reason = error.get("reason", error) if isinstance(error, dict) else error
-    if isinstance(status, int) and (status == 429 or status >= 500):
-        raise TransientError(f"OpenSearch {action} failed ({status}): {reason}")
-    raise EngramError(f"OpenSearch {action} failed ({status}): {reason}")
-
-
-def _filter_clauses(tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[dict[str, Any]]:
-    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
-    if filters is not None:
-        for field in ("agent_id", "run_id", "memory_bank"):
-            value = getattr(filters, field)
-            if value is not None:
-                clauses.append({"term": {field: value}})
-        for name, value in filters.metadata.items():
-            # flat_object holds every leaf as a string; the embedded index compares the same form.
-            clauses.append({"term": {f"metadata.{name}": filter_value(value)}})
-    return clauses
 
 
 class OpenSearchIndex:
@@ -154,6 +138,7 @@ class OpenSearchIndex:
         self.index_name = index_name
         self.dimensions = dimensions
         self.engine = engine
+        self._times = RecordingTimes()
 
     def index_body(self) -> dict[str, Any]:
         """Settings and mappings for a new index (cosine HNSW; faiss needs OpenSearch >= 2.19)."""
@@ -246,13 +231,7 @@ class OpenSearchIndex:
         self._check_vector(vector)
         if k <= 0:
             return []
-        clause = {
-            "vector": [float(x) for x in vector],
-            "k": k,
-            # Efficient filtering: the filter runs inside the k-NN search, so k matches come back.
-            "filter": {"bool": {"filter": _filter_clauses(tenant_id, user_id, filters)}},
-        }
-        body = {"size": k, "_source": False, "query": {"knn": {"vector": clause}}}
+        body = knn_body(tenant_id, user_id, vector, k, filters)
         hits = self._search(body, "knn search")
         # cosinesimil scores are (1 + cos) / 2; hand the domain plain cosine like the embedded index.
         return [ScoredId(id=hit["_id"], score=2.0 * float(hit["_score"]) - 1.0) for hit in hits]
@@ -267,25 +246,48 @@ class OpenSearchIndex:
     ) -> list[ScoredId]:
         if k <= 0 or not query.strip():
             return []
-        body = {
-            "size": k,
-            "_source": False,
-            "query": {
-                "bool": {
-                    "must": [{"match": {"text": {"query": query}}}],
-                    "filter": _filter_clauses(tenant_id, user_id, filters),
-                }
-            },
-        }
+        body = text_body(tenant_id, user_id, query, k, filters)
         hits = self._search(body, "text search")
         return [ScoredId(id=hit["_id"], score=float(hit["_score"])) for hit in hits]
+
+    def hybrid(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: Sequence[float],
+        query: str,
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> tuple[list[ScoredId], list[ScoredId]]:
+        """knn() and text_search() in one _msearch (index_ports.HybridCandidates); the hits' recording
+        times are kept for neighbours()."""
+        self._check_vector(vector)
+        if k <= 0:
+            return [], []
+        times = ["created_at"]
+        lines = [{"index": self.index_name}, knn_body(tenant_id, user_id, vector, k, filters, times)]
+        if query.strip():
+            lines += [{"index": self.index_name}, text_body(tenant_id, user_id, query, k, filters, times)]
+        with _translated("candidate search"):
+            answers: list[dict[str, Any]] = self._client.msearch(body=lines)["responses"]
+        for answer in answers:
+            if "error" in answer:
+                raise_item_error(answer, "candidate search")
+            self._times.remember(tenant_id, user_id, answer["hits"]["hits"])
+        semantic = [ScoredId(id=h["_id"], score=2.0 * float(h["_score"]) - 1.0) for h in answers[0]["hits"]["hits"]]
+        lexical = (
+            [ScoredId(id=h["_id"], score=float(h["_score"])) for h in answers[1]["hits"]["hits"]]
+            if query.strip()
+            else []
+        )
+        return semantic, lexical
 
     def ids(self, tenant_id: str, user_id: str) -> set[str]:
         # search_after on a keyword copy of the id: works on AOSS (no scroll) and needs no _id fielddata.
         body: dict[str, Any] = {
             "size": IDS_PAGE_SIZE,
             "_source": False,
-            "query": {"bool": {"filter": _filter_clauses(tenant_id, user_id, None)}},
+            "query": {"bool": {"filter": filter_clauses(tenant_id, user_id, None)}},
             "sort": [{"memory_id": "asc"}],
         }
         found: set[str] = set()
@@ -305,25 +307,26 @@ class OpenSearchIndex:
         within_seconds: float = 1800.0,
     ) -> dict[str, list[str]]:
         """For each id, the memories matching `filters` recorded just before and just after it, at
-        most `within_seconds` apart (ports.Timeline). Two round trips: the sources' times, then
-        one msearch with a size-1 search either side of each."""
+        most `within_seconds` apart (index_ports.Timeline). One msearch with a size-1 search either side of
+        each, after a request for the sources' times unless hybrid() has just seen them all."""
         if not memory_ids:
             return {}
-        scope = _filter_clauses(tenant_id, user_id, None)
-        found = self._search(
-            {
-                "size": len(memory_ids),
+        created = self._times.known(tenant_id, user_id, memory_ids)
+        unknown = [mid for mid in memory_ids if mid not in created]
+        if unknown:
+            scope = filter_clauses(tenant_id, user_id, None)
+            body = {
+                "size": len(unknown),
                 "_source": ["created_at"],
-                "query": {"bool": {"filter": [*scope, {"ids": {"values": list(memory_ids)}}]}},
-            },
-            "neighbour times",
-        )
-        created = {hit["_id"]: datetime.fromisoformat(hit["_source"]["created_at"]) for hit in found}
+                "query": {"bool": {"filter": [*scope, {"ids": {"values": unknown}}]}},
+            }
+            found = self._search(body, "neighbour times")
+            created |= {hit["_id"]: datetime.fromisoformat(hit["_source"]["created_at"]) for hit in found}
         sources = [mid for mid in memory_ids if mid in created]
         if not sources:
             return {}
         window = timedelta(seconds=within_seconds)
-        clauses = _filter_clauses(tenant_id, user_id, filters)
+        clauses = filter_clauses(tenant_id, user_id, filters)
         lines: list[dict[str, Any]] = []
         for mid in sources:
             at = created[mid]
@@ -352,7 +355,7 @@ class OpenSearchIndex:
             around: list[str] = []
             for answer in answers[2 * i : 2 * i + 2]:
                 if "error" in answer:
-                    _raise_item_error(answer, "neighbour search")
+                    raise_item_error(answer, "neighbour search")
                 around += [hit["_id"] for hit in answer["hits"]["hits"] if hit["_id"] not in around]
             result[mid] = around
         return result

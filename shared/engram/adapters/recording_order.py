@@ -87,6 +87,11 @@ class RecordingOrder:
                 at += step
         return found
 
+    def ordered(self) -> tuple[IntArray, TimeArray]:
+        """Rows in recording order and their times in that order."""
+        order, _ = self._ordering()
+        return order, self.created[order]
+
     def _ordering(self) -> tuple[IntArray, IntArray]:
         if self._order is None or self._position is None:
             n = self._size

@@ -40,13 +40,13 @@ class S3BlobStore:
         with aws_errors(f"s3://{self._bucket}"):
             self._s3.delete_object(Bucket=self._bucket, Key=key)
 
-    def presign_get(self, key: str, expires_in: int = 3600) -> str:
+    def presign_get(self, key: str, expires_in: int = 300) -> str:
         with aws_errors(f"s3://{self._bucket}"):
             return self._s3.generate_presigned_url(
                 "get_object", Params={"Bucket": self._bucket, "Key": key}, ExpiresIn=expires_in
             )
 
-    def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str:
+    def presign_put(self, key: str, content_type: str, expires_in: int = 300) -> str:
         # ContentType is signed: the uploader must send the same Content-Type header.
         with aws_errors(f"s3://{self._bucket}"):
             return self._s3.generate_presigned_url(

@@ -44,6 +44,13 @@ class SqsTaskQueue:
         # A new deduplication id, or SQS would drop it as a copy of the first message.
         self._send(task, f"{task.task_id}.{uuid.uuid4().hex[:12]}")
 
+    def pending(self) -> int:
+        with aws_errors(self._queue_url):
+            attributes = self._sqs.get_queue_attributes(
+                QueueUrl=self._queue_url, AttributeNames=["ApproximateNumberOfMessages"]
+            )["Attributes"]
+        return int(attributes.get("ApproximateNumberOfMessages", "0"))
+
     def _send(self, task: Task, dedup_id: str) -> None:
         body = {"tenant_id": task.tenant_id, "task_id": task.task_id, "user_id": task.user_id}
         with aws_errors(self._queue_url):

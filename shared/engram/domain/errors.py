@@ -49,9 +49,21 @@ class ConfigurationError(EngramError):
     """The deployment is missing a setting it needs; raised at start, before any request is served."""
 
 
-class CircuitOpenError(TransientError):
-    """The LLM circuit breaker is open: work that needs the LLM waits instead of failing."""
+class OutageError(TransientError):
+    """A dependency is down for a while, through no fault of the work: tasks wait for it (their
+    tries do not count and they are never dead-lettered) instead of failing."""
 
     def __init__(self, reason: str, retry_after_s: float) -> None:
         super().__init__(reason)
         self.retry_after_s = retry_after_s
+
+
+class CircuitOpenError(OutageError):
+    """The LLM circuit breaker is open: work that needs the LLM waits instead of failing."""
+
+
+class IndexUnavailableError(OutageError):
+    """The search index cannot be reached or is overloaded (HTTP 503 for a search; adds wait)."""
+
+    def __init__(self, reason: str, retry_after_s: float = 30.0) -> None:
+        super().__init__(f"search index unavailable: {reason}", retry_after_s)

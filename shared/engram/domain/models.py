@@ -300,6 +300,9 @@ class IndexDoc(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     memory_bank: str = MemoryBank.GENERAL.value
     created_at: datetime = Field(default_factory=utcnow)
+    # The memory as a search answers it, so a search needs no fact-store read (indexes that keep it
+    # implement index_ports.FactViews); None for documents written without it.
+    fact: Fact | None = None
 
 
 class SearchFilters(BaseModel):

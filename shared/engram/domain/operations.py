@@ -42,3 +42,42 @@ class EventConnection(BaseModel):
     connection_id: str
     tenant_id: str
     user_id: str | None = None
+
+
+class UsageDay(BaseModel):
+    """What one tenant used on one UTC day. `memories_stored` is net: memories added minus deleted
+    by extraction (it can be negative on a day that mostly corrected); `failed_adds` ran out of tries."""
+
+    date: str  # YYYY-MM-DD
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    adds: int = 0
+    failed_adds: int = 0
+    searches: int = 0
+    memories_stored: int = 0
+
+
+USAGE_FIELDS = tuple(n for n in UsageDay.model_fields if n != "date")
+
+
+class UsageReport(BaseModel):
+    from_: str = Field(serialization_alias="from")
+    to: str
+    days: list[UsageDay]  # every day of the range, oldest first (zeros included)
+    totals: UsageDay  # the sums; its date is the range "from..to"
+
+
+class CheckResult(BaseModel):
+    ok: bool
+    latency_ms: float
+    error: str | None = None
+    detail: str | None = None  # e.g. "not configured" for an LLM the deployment does not use
+
+
+class HealthReport(BaseModel):
+    """`/health`: {"status": "ok"}; with deep=true one result per dependency and which are down."""
+
+    status: str  # "ok" | "down"
+    checks: dict[str, CheckResult] | None = None
+    down: list[str] | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
@@ -28,7 +28,6 @@ from engram.domain.models import (
     Usage,
     UserPage,
 )
-from engram.domain.operations import BreakerState, EventConnection, QueueFigures
 
 
 class FactStore(Protocol):
@@ -136,23 +135,6 @@ class VectorIndex(Protocol):
         ...
 
 
-@runtime_checkable
-class Timeline(Protocol):
-    """An index that knows the order in which a user's memories were recorded (both of ours do)."""
-
-    def neighbours(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_ids: Sequence[str],
-        filters: SearchFilters | None = None,
-        within_seconds: float = 1800.0,
-    ) -> dict[str, list[str]]:
-        """For each id, the memories matching `filters` recorded just before and just after it,
-        if no more than `within_seconds` apart."""
-        ...
-
-
 class Embedder(Protocol):
     model_id: str
     dimensions: int
@@ -163,6 +145,10 @@ class Embedder(Protocol):
 
 
 class LLM(Protocol):
+    def ping(self) -> None:
+        """Raises when the LLM cannot be reached or refuses the key (costs no tokens)."""
+        ...
+
     def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
         """Chat completion constrained to a JSON schema; content is the raw JSON text."""
         ...
@@ -207,6 +193,16 @@ class TaskStore(Protocol):
         """Overwrites tasks the caller has just read, in as few writes as the store allows."""
         ...
 
+    def user_tasks(
+        self, tenant_id: str, user_id: str, before: Task, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Task], str | None]:
+        """The user's tasks created before `before`, oldest first, a page at a time (and the next cursor)."""
+        ...
+
+    def forget_inputs(self, tasks: Sequence[Task]) -> None:
+        """Rewrites the tasks without their request, payload reference and results (delete-all)."""
+        ...
+
 
 class TaskQueue(Protocol):
     def enqueue(self, task: Task) -> None:
@@ -217,6 +213,11 @@ class TaskQueue(Protocol):
         """A fresh message for a task that waits out an outage (its receive count starts again)."""
         ...
 
+    def pending(self) -> int:
+        """Messages waiting in the queue (approximate, all tenants): the worker's log line and the
+        deep health check (which only needs it to answer)."""
+        ...
+
 
 class BlobStore(Protocol):
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None: ...
@@ -225,9 +226,9 @@ class BlobStore(Protocol):
 
     def delete(self, key: str) -> None: ...
 
-    def presign_get(self, key: str, expires_in: int = 3600) -> str: ...
+    def presign_get(self, key: str, expires_in: int = 300) -> str: ...
 
-    def presign_put(self, key: str, content_type: str, expires_in: int = 3600) -> str: ...
+    def presign_put(self, key: str, content_type: str, expires_in: int = 300) -> str: ...
 
 
 class ApiKeyStore(Protocol):
@@ -306,37 +307,6 @@ class GraphStore(Protocol):
     ) -> RelationPage: ...
 
 
-# --- live task events ---------------------------------------------------------------------------
-
-
-class EventPublisher(Protocol):
-    def publish(self, tenant_id: str, user_id: str, event: dict[str, Any]) -> None:
-        """Deliver one task event to the tenant's subscribers (those narrowed to another user excluded).
-        Best-effort: a gone subscriber is dropped, never an error for the caller."""
-        ...
-
-
-class BreakerStore(Protocol):
-    """The circuit breaker's state, shared by every worker; writes are conditional on the version read."""
-
-    def load(self, name: str) -> BreakerState: ...
-
-    def save(self, state: BreakerState, expected_version: int) -> bool:
-        """False when another writer saved first (the caller reloads and decides again)."""
-        ...
-
-
-class QueueMetrics(Protocol):
-    """Per-tenant queue counters, kept by atomic increments as tasks move (never by scanning tasks)."""
-
-    def moved(self, task: Task, source: str | None, target: str) -> None:
-        """`task` left `source` ("pending" | "processing" | None when new) for `target` ("pending" |
-        "processing" | "completed" | "failed")."""
-        ...
-
-    def figures(self, tenant_id: str, window_s: int) -> QueueFigures: ...
-
-
 class UserDirectory(Protocol):
     """The users of each tenant, kept so a tenant can list its users without scanning memories."""
 
@@ -351,15 +321,3 @@ class UserDirectory(Protocol):
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
         ...
-
-
-class ConnectionStore(Protocol):
-    """Open WebSocket connections per tenant (on AWS; the local stack keeps them in memory)."""
-
-    def add(self, connection: EventConnection) -> None: ...
-
-    def subscribe(self, connection_id: str, user_id: str | None) -> None: ...
-
-    def remove(self, connection_id: str) -> None: ...
-
-    def for_tenant(self, tenant_id: str) -> list[EventConnection]: ...

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engram.domain.errors import NotFoundError
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
 from engram.domain.models import CandidateFact, Message, Scope, Usage, utcnow
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
-from engram.graph.apply import GraphApplier, GraphChanges
 from engram.graph.resolve import EntityResolver, index_entities
 from engram.graph.search import GraphSearcher
-from engram.offline.relations import offline_triples
+
+if TYPE_CHECKING:  # the worker's side; the API (search, corrections) never loads the offline rules
+    from engram.graph.apply import GraphChanges
 
 
 class GraphExtractorPort(Protocol):
@@ -40,6 +41,9 @@ class GraphService:
         self, scope: Scope, messages: Sequence[Message], facts: Sequence[CandidateFact], task_id: str
     ) -> tuple[GraphChanges, Usage]:
         """Extract relations from one run's messages (at most one LLM call) and apply them."""
+        from engram.graph.apply import GraphApplier, GraphChanges
+        from engram.offline.relations import offline_triples
+
         resolver = EntityResolver(
             self.store, self.index, self.embedder, scope.tenant_id, scope.user_id, self.resolve_threshold
         )

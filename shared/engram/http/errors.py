@@ -8,6 +8,7 @@ from typing import Any
 from engram.domain.errors import (
     ConflictError,
     EngramError,
+    IndexUnavailableError,
     LLMOutputError,
     NotFoundError,
     PayloadTooLargeError,
@@ -22,6 +23,8 @@ _STATUS: list[tuple[type[EngramError], int]] = [
     (NotFoundError, 404),
     (UnauthorizedError, 401),
     (ConflictError, 409),
+    # Search needs the index; while it is down a search answers 503 saying so (adds still queue and wait).
+    (IndexUnavailableError, 503),
     (TransientError, 503),
     (LLMOutputError, 502),
 ]

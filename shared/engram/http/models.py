@@ -243,7 +243,8 @@ class AttachmentView(BaseModel):
     deleted: bool
     created_at: datetime
     download_url: str | None
-    memory_ids: list[str]
+    memory_ids: list[str]  # a page of the memories holding it (`limit`, `cursor`)
+    next_cursor: str | None = None
 
 
 # --- the tenant's users (GET /v1/users) ---------------------------------------------------------

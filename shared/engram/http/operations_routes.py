@@ -1,8 +1,9 @@
-"""The operations routes of the API function (a Powertools Router the handler includes): queue figures,
-maintenance runs, the tenant's users and the memory page's static files. HTTP glue only."""
+"""The operations routes of the API function (a Powertools Router the handler includes): health, queue
+figures, usage, maintenance runs, the tenant's users and the memory page's static files. HTTP glue only."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -10,13 +11,40 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from engram import bootstrap
-from engram.domain.operations import QueueFigures
-from engram.http.authorization import tenant_of
+from engram.domain.errors import UnauthorizedError
+from engram.domain.operations import HealthReport, QueueFigures, UsageReport
+from engram.http.authorization import authorize, tenant_of
 from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import UsersResponse
 from engram.ui import static_file
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
+
+
+_JSON = content_types.APPLICATION_JSON
+
+
+# --- health: cheap and open; deep=true checks every dependency, for a caller with a key ----------
+@router.get(
+    "/health",
+    responses={
+        200: {"description": "up (deep: every dependency answered)", "content": {_JSON: {"model": HealthReport}}},
+        503: {
+            "description": "deep: a dependency is down (see down)",
+            "content": {_JSON: {"model": HealthReport}},
+        },
+    },
+)
+def health(deep: Annotated[bool, Query()] = False) -> Response[str]:
+    report = HealthReport(status="ok")
+    if deep:
+        # /health has no authorizer on the gateway (it must answer without a key), so deep checks here.
+        container = bootstrap.container()
+        if not authorize(container.keys, router.current_event.headers.get("x-api-key")).allowed:
+            raise UnauthorizedError("deep health needs a valid x-api-key")
+        report = container.health.run()
+    status = 200 if report.status == "ok" else 503
+    return Response(status, content_types.APPLICATION_JSON, report.model_dump_json(exclude_none=True))
 
 
 # --- live: queue figures --------------------------------------------------------------------------
@@ -26,6 +54,14 @@ _WINDOWS = {"hour": 3600, "day": 86400}
 @router.get("/v1/metrics/extraction-queue")
 def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
     return bootstrap.container().queue_metrics.figures(tenant_of(router.current_event), _WINDOWS[window])
+
+
+# --- usage per day, from counters kept as tasks finish and searches answer ---------------------------
+@router.get("/v1/usage")
+def usage(
+    from_: Annotated[date | None, Query(alias="from")] = None, to: Annotated[date | None, Query()] = None
+) -> UsageReport:
+    return bootstrap.container().usage.report(tenant_of(router.current_event), from_, to)
 
 
 # --- maintenance runs --------------------------------------------------------------------------

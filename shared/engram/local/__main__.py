@@ -4,6 +4,7 @@
 --data-dir / ENGRAM_DATA_DIR   where state is kept across restarts (.engram)
 ENGRAM_MOTO_PORT               moto's port (any free one)
 ENGRAM_LOCAL_API_KEYS          "tenant:key,other:key2"; else one key for tenant `local`
+ENGRAM_LOCAL_SAVE_BEFORE_ANSWER  true (default): a write is saved before its answer; false: within 1 s
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from engram.local.keys import LocalKey
 from engram.local.stack import LocalStack, StackConfig, Started
 
 log = logging.getLogger("engram.local")
+_OFF = ("0", "false", "no", "off")
 
 
 def _parse(argv: list[str] | None) -> StackConfig:
@@ -37,22 +40,28 @@ def _parse(argv: list[str] | None) -> StackConfig:
         moto_port=int(os.environ.get("ENGRAM_MOTO_PORT", "0")),
         template_path=args.template,
         region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        save_before_answer=os.environ.get("ENGRAM_LOCAL_SAVE_BEFORE_ANSWER", "true").lower() not in _OFF,
     )
 
 
-def _banner(started: Started) -> str:
+def _banner(started: Started, configured: bool) -> str:
     key = next((k for k in started.keys if k.tenant_id == "local"), started.keys[0])
-    header = f'-H "x-api-key: {key.plaintext}" -H "content-type: application/json"'
+
+    def shown(k: LocalKey) -> str:
+        # Configured keys are known to their owner already; the banner (often kept in a log) hides them.
+        return "the one set in ENGRAM_LOCAL_API_KEYS" if configured else k.plaintext
+
+    header = f'-H "x-api-key: {"$KEY" if configured else key.plaintext}" -H "content-type: application/json"'
     add = shlex.quote(
         '{"user_id": "alice", "messages": [{"role": "user", '
         '"content": "Hi, I am Alice. I live in Berlin and I love pizza."}]}'
     )
     search = shlex.quote('{"user_id": "alice", "query": "where does Alice live?"}')
     restored = ", ".join(f"{name} {n}" for name, n in started.restored.items() if n) or "nothing (fresh data folder)"
-    others = "".join(f"\n  tenant {k.tenant_id}: {k.plaintext}" for k in started.keys if k is not key)
+    others = "".join(f"\n  tenant {k.tenant_id}: {shown(k)}" for k in started.keys if k is not key)
     return f"""
 Engram is running at {started.url}   (started in {started.seconds:.1f} s; restored: {restored})
-  API key (tenant {key.tenant_id}): {key.plaintext}{others}
+  API key (tenant {key.tenant_id}): {shown(key)}{others}
   moto endpoint: {started.moto_endpoint}
   API docs: {started.url}/docs
   Memory page: {started.url}/ui   (enter the API key above)
@@ -93,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     stack = LocalStack(config)
     try:
         started = stack.start()
-        print(_banner(started), flush=True)
+        print(_banner(started, bool(os.environ.get("ENGRAM_LOCAL_API_KEYS", "").strip())), flush=True)
         while not stop.wait(0.5):
             pass
     except (OSError, ValueError) as err:  # a taken port, a bad ENGRAM_LOCAL_API_KEYS or template

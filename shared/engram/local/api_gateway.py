@@ -5,6 +5,11 @@ as in API Gateway), then the method. Routes with an authorizer run the REQUEST a
 in-process: 401 without the identity header, 403 when the policy does not allow the method ARN,
 else its context goes into requestContext.authorizer. Policies are cached per identity for the
 authorizer's ReauthorizeEvery, and evaluated against each request's method ARN, as on AWS.
+
+Throttling: one token bucket per API key (the template's stage throttling, or ENGRAM_RATE_LIMIT_RPS /
+ENGRAM_RATE_LIMIT_BURST), answered 429 before the authorizer runs. CORS preflight (OPTIONS) is
+answered here, as API Gateway's mock integration does for the template's `Cors`; the allowed
+origins (ENGRAM_CORS_ORIGINS) are the only ones ever named in Access-Control-Allow-Origin.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,11 +30,13 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from engram.local.lambda_runtime import LocalFunction
 from engram.local.names import ACCOUNT_ID, API_ID, method_arn
 from engram.local.template import Api, Authorizer, Route
+from engram.local.throttle import TokenBuckets
 
 log = logging.getLogger("engram.local")
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 _HOP_BY_HOP = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclass
@@ -99,8 +107,20 @@ def _policy_allows(policy: dict[str, Any], arn: str) -> bool:
 
 
 class ApiGateway:
-    def __init__(self, api: Api, functions: dict[str, LocalFunction], region: str) -> None:
+    def __init__(
+        self,
+        api: Api,
+        functions: dict[str, LocalFunction],
+        region: str,
+        cors_origins: tuple[str, ...] = (),
+        durable: Callable[[], None] | None = None,
+    ) -> None:
         self._api = api
+        self._throttle = TokenBuckets(api.throttle_rate, api.throttle_burst)
+        self._cors_origins = cors_origins
+        # Called before answering a request that may have changed state: it returns once that is
+        # saved, so a 2xx from `make run` survives a crash (kill -9) right after it.
+        self._durable = durable
         self._functions = functions
         self._region = region
         self._resources: dict[str, dict[str, Route]] = {}
@@ -117,7 +137,9 @@ class ApiGateway:
         resource, params = min(fits, key=lambda fit: _specificity(fit[0]))
         methods = self._resources[resource]
         route = methods.get(method) or methods.get("ANY")
-        return (route, params) if route else sorted(methods)
+        if route:
+            return route, params
+        return sorted({*methods, "OPTIONS"} if self._api.cors_preflight else methods)
 
     def handle(self, request: Request) -> Reply:
         url = urlsplit(request.target)
@@ -126,15 +148,23 @@ class ApiGateway:
         if found is None:
             return Reply.json(404, {"message": f"no route for {request.method} {path}"})
         if isinstance(found, list):
+            if request.method == "OPTIONS" and self._api.cors_preflight:
+                return self._preflight(request)
             message = f"{request.method} is not allowed on {path}"
             return Reply.json(405, {"message": message}, [("Allow", ", ".join(found))])
         route, params = found
         event = self._event(request, route, path, url.query, params)
         if route.authorizer is not None:
+            throttled = self._throttled(route.authorizer, event)
+            if throttled is not None:
+                return throttled
             denied = self._authorize(route.authorizer, event)
             if denied is not None:
                 return denied
-        return self._invoke(route, event)
+        reply = self._invoke(route, event)
+        if self._durable is not None and request.method not in _READS and reply.status < 500:
+            self._durable()
+        return reply
 
     # --- events --------------------------------------------------------------------------------
 
@@ -200,6 +230,28 @@ class ApiGateway:
             except UnicodeDecodeError:
                 binary = True  # not text whatever it claims: pass it on intact
         return base64.b64encode(raw).decode("ascii"), True
+
+    # --- throttling and CORS preflight ----------------------------------------------------------
+
+    def _throttled(self, authorizer: Authorizer, event: dict[str, Any]) -> Reply | None:
+        lowered = {k.lower(): v for k, v in (event["headers"] or {}).items()}
+        identity = "\n".join(lowered.get(h, "") for h in authorizer.identity_headers)
+        if not identity.strip() or self._throttle.take(identity):
+            return None  # no key: the authorizer answers 401
+        rate, burst = self._throttle.rate, self._throttle.burst
+        message = (
+            f"Too Many Requests: this API key is over {rate:g} requests a second (burst {burst}); "
+            "limit ENGRAM_RATE_LIMIT_RPS / ENGRAM_RATE_LIMIT_BURST (ThrottleRateLimit / ThrottleBurstLimit on AWS)"
+        )
+        return Reply.json(429, {"message": message}, [("Retry-After", "1")])
+
+    def _preflight(self, request: Request) -> Reply:
+        """What the template's Cors mock integration answers: 200, and an allowed origin only if configured."""
+        headers = [(f"Access-Control-{name}", value) for name, value in self._api.cors_preflight.items()]
+        origin = next((v for k, v in request.headers if k.lower() == "origin"), None)
+        if origin is not None and origin in self._cors_origins:
+            headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        return Reply.json(200, {}, headers)
 
     # --- authorizer ----------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +14,15 @@ from engram.local import websocket
 from engram.local.api_gateway import MAX_BODY_BYTES, ApiGateway, Reply, Request
 
 log = logging.getLogger("engram.local")
+
+
+# Query parameters that may carry a credential (the events socket accepts ?api_key=): never logged.
+_SECRET_PARAM = re.compile(r"(?i)((?:^|[?&])(?:api_key|x-api-key|apikey|key|token)=)[^&]*")
+
+
+def redacted(target: str) -> str:
+    """The request target as logged: credentials in the query replaced by ***."""
+    return _SECRET_PARAM.sub(r"\1***", target)
 
 
 class _BodyTooLarge(Exception):
@@ -29,6 +39,10 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive for clients that reuse connections
+    # TCP_NODELAY: the headers and the body are two writes; with Nagle the body waited for the
+    # client's delayed ACK of the headers, ~40 ms on every keep-alive request (GET /health p50
+    # 52 ms before, 7 ms after, on the loaded 2-core bench machine).
+    disable_nagle_algorithm = True
     server: _Server
 
     def do_GET(self) -> None:
@@ -63,7 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (e.g. timed out while the stack started)
             return
-        log.info("%s %s %d %.0f ms", self.command, self.path, reply.status, (time.monotonic() - started) * 1000)
+        elapsed_ms = (time.monotonic() - started) * 1000
+        log.info("%s %s %d %.0f ms", self.command, redacted(self.path), reply.status, elapsed_ms)
 
     def _upgraded(self) -> bool:
         """Hands a WebSocket upgrade on the events path to the hub, which keeps the connection."""

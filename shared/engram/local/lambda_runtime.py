@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram.local import resolver_threads
 from engram.local.names import function_arn, physical_name
 from engram.local.template import Function
 
@@ -132,6 +133,7 @@ class LocalFunction:
             raise ImportError(f"cannot load {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # as an import would: pydantic resolves annotations through it
+        resolver_threads.install()  # its instances resolve on threads of this one process
         with _LOADING:
             saved = {k: os.environ.get(k) for k in self.spec.environment}
             os.environ.update(self.spec.environment)

@@ -7,6 +7,7 @@ changed them (our handlers, the poller, or a user's `aws --endpoint-url ...`).
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import threading
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
-from engram.local import moto_transactions
+from engram.local import moto_dynamo, moto_sqs, moto_transactions
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -49,6 +50,16 @@ class _Observed:
             self._observer(dict(environ), body)
 
 
+def _list_moto_modules_once() -> None:
+    """moto's dispatcher lists its package folder on disk for every request, under its one lock, to
+    route it: the list never changes while running, so it is read once."""
+    from moto import backends
+
+    if not hasattr(backends.list_of_moto_modules, "cache_info"):
+        modules = tuple(backends.list_of_moto_modules())
+        backends.list_of_moto_modules = functools.lru_cache(maxsize=1)(lambda: modules)
+
+
 class MotoServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, observer: RequestObserver | None = None) -> None:
         self._host = host
@@ -64,7 +75,10 @@ class MotoServer:
         return f"http://{self._host}:{self._server.server_port}"
 
     def start(self) -> None:
+        _list_moto_modules_once()
         moto_transactions.install()
+        moto_sqs.install()
+        moto_dynamo.install()
         app: Any = DomainDispatcherApplication(create_backend_app)
         if self._observer is not None:
             app = _Observed(app, self._observer)

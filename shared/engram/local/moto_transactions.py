@@ -47,7 +47,14 @@ def _snapshot(backend: DynamoDBBackend, transact_item: dict[str, Any]) -> Saved 
         item = backend.get_item(op["TableName"], key)
     except (KeyError, StopIteration, AttributeError, JsonRESTError):
         return None
-    return op["TableName"], key, copy.deepcopy(item.to_json()["Attributes"]) if item is not None else None
+    if item is None:
+        return op["TableName"], key, None
+    # to_json() builds new dicts (nested maps and lists copied); only set values are shared lists.
+    saved = {
+        name: {kind: list(v) if isinstance(v, list) else v for kind, v in value.items()}
+        for name, value in item.to_json()["Attributes"].items()
+    }
+    return op["TableName"], key, saved
 
 
 def _restore(backend: DynamoDBBackend, saved: Saved) -> None:

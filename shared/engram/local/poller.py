@@ -77,6 +77,7 @@ class QueuePoller:
         function: LocalFunction,
         region: str,
         retry_delay_s: int = 1,
+        receive_lock: threading.Lock | None = None,
     ) -> None:
         self._sqs = sqs
         self._source = source
@@ -85,6 +86,11 @@ class QueuePoller:
         self._function = function
         self._region = region
         self._retry_delay_s = retry_delay_s
+        # Shared by the pollers of one queue. moto hands out a message group's messages while a
+        # batch of that group is in flight when two receives overlap (its in-flight check reads the
+        # groups once, before a long poll's wait): two batches of one user would then run at once,
+        # which SQS FIFO never does, and both would add the same fact. One receive at a time holds.
+        self._receive_lock = receive_lock or threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -128,13 +134,16 @@ class QueuePoller:
         deadline = time.monotonic() + self._source.window_s
         messages: list[dict[str, Any]] = []
         while len(messages) < wanted and not self._stop.is_set():
-            resp = self._sqs.receive_message(
-                QueueUrl=self._url,
-                MaxNumberOfMessages=min(MAX_PER_RECEIVE, wanted - len(messages)),
-                WaitTimeSeconds=1,
-                AttributeNames=["All"],
-                MessageAttributeNames=["All"],
-            )
+            with self._receive_lock:
+                if self._stop.is_set():
+                    break
+                resp = self._sqs.receive_message(
+                    QueueUrl=self._url,
+                    MaxNumberOfMessages=min(MAX_PER_RECEIVE, wanted - len(messages)),
+                    WaitTimeSeconds=1,
+                    AttributeNames=["All"],
+                    MessageAttributeNames=["All"],
+                )
             received: list[Any] = resp.get("Messages", [])
             messages.extend(received)
             if time.monotonic() >= deadline:  # no window (the default): one receive per batch

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,13 +21,12 @@ from engram.local.api_gateway import ApiGateway
 from engram.local.http_front import HttpFront
 from engram.local.keys import LocalKey, WithLocalKeys, local_keys
 from engram.local.lambda_runtime import LocalFunction
-from engram.local.moto_server import MotoServer, MotoState
+from engram.local.moto_process import MotoProcess, SnapshotPlan
 from engram.local.names import ACCOUNT_ID
-from engram.local.persistence import ChangeTracker, Snapshotter
 from engram.local.poller import QueuePoller
 from engram.local.provision import Provisioned, provision
 from engram.local.scheduler import Scheduler
-from engram.local.template import Template, load_template
+from engram.local.template import Api, Template, load_template
 from engram.local.websocket import EventHub
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
     from engram.domain.ports import ApiKeyStore
+    from engram.settings import Settings
 
 log = logging.getLogger("engram.local")
 
@@ -56,6 +57,9 @@ class StackConfig:
     template_path: Path = Path("template.yaml")
     region: str = "us-east-1"
     instances: int = 4  # concurrent instances per function, as Lambda scales out under load
+    # Save state before answering a write, so a 202 survives kill -9 (costs about a third of the
+    # accepted adds per second on a busy 2-core machine); off: saved within a second instead.
+    save_before_answer: bool = True
 
 
 @dataclass
@@ -67,15 +71,23 @@ class Started:
     seconds: float
 
 
+def served_api(api: Api, settings: Settings) -> Api:
+    """The template's API with this machine's throttling settings, when set, in place of the stage's."""
+    return replace(
+        api,
+        throttle_rate=settings.rate_limit_rps or api.throttle_rate,
+        throttle_burst=settings.rate_limit_burst or api.throttle_burst,
+    )
+
+
 class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
-        self._tracker = ChangeTracker()
-        self._moto = MotoServer(config.host, config.moto_port, observer=self._tracker.observe)
+        # moto, and the snapshots that read its memory, in a process of their own (moto_process.py).
+        self._moto = MotoProcess(config.host, config.moto_port)
         self._front: HttpFront | None = None
         self._pollers: list[QueuePoller] = []
         self._scheduler: Scheduler | None = None
-        self._snapshotter: Snapshotter | None = None
         self._events: EventHub | None = None
 
     def start(self) -> Started:
@@ -93,16 +105,17 @@ class LocalStack:
         self._set_environment(template, provisioned)
 
         queue_names = {url.rsplit("/", 1)[1]: url for url in provisioned.queue_urls.values()}
-        self._snapshotter = Snapshotter(
+        # The tasks table is saved right after the queues (persistence.py says why).
+        tables = sorted(provisioned.tables.items(), key=lambda item: item[0] != "TasksTable")
+        plan = SnapshotPlan(
             config.data_dir,
-            list(provisioned.tables.values()),
+            [name for _, name in tables],
             list(provisioned.buckets.values()),
             queue_names,
-            (s3, sqs),
-            MotoState(config.region, ACCOUNT_ID),
-            self._tracker,
+            config.region,
+            ACCOUNT_ID,
         )
-        restored = self._snapshotter.restore()
+        restored = self._moto.restore(plan)  # and from now on, changes are saved
         from engram.settings import get_settings
 
         keys = local_keys(get_settings().local_api_keys, config.data_dir)
@@ -112,6 +125,7 @@ class LocalStack:
         # As Lambda's SQS event source scales out: several concurrent pollers per queue. FIFO order
         # holds, since SQS hands no consumer a message of a group that has one in flight.
         for source in template.queue_sources:
+            receive_lock = threading.Lock()  # one receive at a time per queue (see QueuePoller)
             for _ in range(config.instances):
                 poller = QueuePoller(
                     sqs,
@@ -120,14 +134,18 @@ class LocalStack:
                     provisioned.queue_arns[source.queue],
                     functions[source.function],
                     config.region,
+                    receive_lock=receive_lock,
                 )
                 poller.start()
                 self._pollers.append(poller)
         self._scheduler = Scheduler(template, functions, config.data_dir, config.region)
         self._scheduler.start()
         self._serve_maintenance_runs(template, self._scheduler)
-        self._snapshotter.start()
-        self._front.start(ApiGateway(template.api, functions, config.region), self._events)
+        settings = get_settings()
+        durable = self._moto.flush if config.save_before_answer else None
+        api = served_api(template.api, settings)
+        gateway = ApiGateway(api, functions, config.region, settings.cors_origin_list, durable)
+        self._front.start(gateway, self._events)
         return Started(self._front.url, self._moto.endpoint, keys, restored, time.monotonic() - started)
 
     def stop(self) -> None:
@@ -138,10 +156,8 @@ class LocalStack:
             self._scheduler.stop()
         for poller in self._pollers:
             poller.stop()
-        if self._snapshotter is not None:
-            self._snapshotter.stop()
-            log.info("state saved in %s", self.config.data_dir)
-        self._moto.stop()
+        self._moto.stop()  # after a last snapshot
+        log.info("state saved in %s", self.config.data_dir)
 
     def _clients(self) -> tuple[DynamoDBClient, SQSClient, S3Client]:
         session = boto3.session.Session(region_name=self.config.region)

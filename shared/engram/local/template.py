@@ -96,6 +96,10 @@ class Api:
     stage: str
     binary_media_types: tuple[str, ...]
     routes: tuple[Route, ...]
+    throttle_rate: float = 10_000.0  # requests per second (API Gateway's account default)
+    throttle_burst: int = 5_000
+    # The preflight headers of the API's `Cors` (Allow-Methods, Allow-Headers, Max-Age); empty: no Cors
+    cors_preflight: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,7 @@ def _functions(doc: dict[str, Any], root: Path) -> dict[str, Function]:
     return functions
 
 
-def _authorizers(api_props: dict[str, Any]) -> tuple[Authorizer | None, dict[str, Authorizer]]:
+def _authorizers(api_props: dict[str, Any], params: dict[str, Any]) -> tuple[Authorizer | None, dict[str, Authorizer]]:
     auth = api_props.get("Auth", {})
     named: dict[str, Authorizer] = {}
     for name, spec in auth.get("Authorizers", {}).items():
@@ -215,7 +219,7 @@ def _authorizers(api_props: dict[str, Any]) -> tuple[Authorizer | None, dict[str
             function=function,
             payload_type=str(spec.get("FunctionPayloadType", "TOKEN")),
             identity_headers=tuple(h.lower() for h in identity.get("Headers", ["Authorization"])),
-            ttl_s=int(identity.get("ReauthorizeEvery", 300)),
+            ttl_s=int(_scalar(identity.get("ReauthorizeEvery", 300), params)),
         )
     default = auth.get("DefaultAuthorizer")
     return (named[default] if default else None), named
@@ -227,7 +231,9 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         raise ValueError(f"the local stack serves exactly one AWS::Serverless::Api, found {len(apis)}")
     logical_id, res = next(iter(apis.items()))
     props = res.get("Properties", {})
-    default, named = _authorizers(props)
+    default, named = _authorizers(props, params)
+    # Stage-wide throttling (the "/*" "*" method setting), served by the local front per API key.
+    stage_wide: dict[str, Any] = next((m for m in props.get("MethodSettings", []) if m.get("ResourcePath") == "/*"), {})
     routes = []
     for function_id, fn in _resources(doc, "AWS::Serverless::Function").items():
         for event in fn.get("Properties", {}).get("Events", {}).values():
@@ -246,7 +252,18 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         # "~1" is how API Gateway escapes "/" in binary media types.
         binary_media_types=tuple(str(t).replace("~1", "/") for t in props.get("BinaryMediaTypes", [])),
         routes=tuple(routes),
+        throttle_rate=float(_scalar(stage_wide.get("ThrottlingRateLimit", 10_000), params)),
+        throttle_burst=int(_scalar(stage_wide.get("ThrottlingBurstLimit", 5_000), params)),
+        cors_preflight=_cors_preflight(props.get("Cors")),
     )
+
+
+def _cors_preflight(cors: Any) -> dict[str, str]:
+    """The literal preflight headers of `Cors` (its values are quoted, as API Gateway mappings are)."""
+    if not isinstance(cors, dict):
+        return {}
+    names = {"AllowMethods": "Allow-Methods", "AllowHeaders": "Allow-Headers", "MaxAge": "Max-Age"}
+    return {header: str(cors[key]).strip("'") for key, header in names.items() if isinstance(cors.get(key), str)}
 
 
 def _queue_sources(doc: dict[str, Any]) -> tuple[QueueSource, ...]:

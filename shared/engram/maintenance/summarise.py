@@ -179,7 +179,7 @@ class SummariseService:
         return found
 
     def _ask(self, cluster: Sequence[Fact]) -> str | None:
-        assert self.llm is not None
+        assert self.llm is not None  # noqa: S101 - type narrowing: only called when an LLM is configured
         listing = [{"date": f.valid_from.date().isoformat(), "memory": f.text} for f in cluster]
         user = "Memories:\n" + json.dumps(listing, ensure_ascii=False, indent=2)
         try:

@@ -38,7 +38,7 @@ class AttachmentHolders:
         self._unlinks.clear()
 
     def _forget_bytes(self, attachment_id: str) -> None:
-        assert self.store is not None
+        assert self.store is not None  # noqa: S101 - type narrowing: only queued when a store is set
         try:
             attachment = self.store.get(self.tenant_id, attachment_id)
         except NotFoundError:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engram.domain.errors import ConflictError
+from engram.domain.index_ports import FactViews
 from engram.domain.models import Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
 from engram.pipeline.holders import AttachmentHolders
@@ -34,6 +35,7 @@ def index_doc(fact: Fact, vector: Sequence[float]) -> IndexDoc:
         metadata=fact.metadata,
         memory_bank=fact.memory_bank.value,
         created_at=fact.created_at,
+        fact=fact,
     )
 
 
@@ -99,6 +101,7 @@ class Changes:
     _new: list[tuple[Fact, HistoryEvent]] = field(default_factory=list)
     _docs: dict[str, tuple[Fact, Sequence[float] | None]] = field(default_factory=dict)
     _closed: list[str] = field(default_factory=list)
+    _views: dict[str, Fact] = field(default_factory=dict)  # rewritten, indexed fields unchanged
     _holders: AttachmentHolders | None = None
 
     def __post_init__(self) -> None:
@@ -106,7 +109,7 @@ class Changes:
 
     @property
     def holders(self) -> AttachmentHolders:
-        assert self._holders is not None
+        assert self._holders is not None  # noqa: S101 - type narrowing: set in __init__ when attachments exist
         return self._holders
 
     def add(
@@ -141,6 +144,11 @@ class Changes:
         self.holders.changed(new.id, old.attachment_ids, new.attachment_ids)
         if vector is not None or any(getattr(old, f) != getattr(new, f) for f in _INDEXED):
             self._docs[new.id] = (new, vector)
+            self._views.pop(new.id, None)
+        elif new.id in self._docs:
+            self._docs[new.id] = (new, self._docs[new.id][1])
+        else:  # the index keeps the memory a search shows: same commit, no new embedding
+            self._views[new.id] = new
         return new
 
     def close(
@@ -158,6 +166,7 @@ class Changes:
         self.life.facts.close(fact, when or utcnow(), event)
         self.holders.changed(fact.id, fact.attachment_ids, ())
         self._docs.pop(fact.id, None)
+        self._views.pop(fact.id, None)
         self._closed.append(fact.id)
 
     def close_many(self, facts: Sequence[Fact], actor: str, task_id: str | None = None, note: str | None = None) -> int:
@@ -173,6 +182,7 @@ class Changes:
         for fact in closed:
             self.holders.changed(fact.id, fact.attachment_ids, ())
             self._docs.pop(fact.id, None)
+            self._views.pop(fact.id, None)
             self._closed.append(fact.id)
         return len(closed)
 
@@ -197,16 +207,31 @@ class Changes:
         added memory, whether it was new."""
         written = self.life.facts.add_many(self._new) if self._new else []
         life = self.life
+        replayed = [fact.id for (fact, _), new in zip(self._new, written, strict=True) if not new]
+        if replayed:
+            self._index_as_stored(replayed)
         missing = [f.text for f, v in self._docs.values() if v is None]
         vectors = dict(zip(missing, life.embedder.embed(missing), strict=True)) if missing else {}
         docs = [index_doc(f, v if v is not None else vectors[f.text]) for f, v in self._docs.values()]
         if docs:
             life.index.upsert(docs)
+        if self._views and isinstance(life.index, FactViews):
+            life.index.update_views(list(self._views.values()))
         if self._closed:
             life.index.delete(self.tenant_id, self.user_id, self._closed)
         self.holders.flush()
-        self._new, self._docs, self._closed = [], {}, []
+        self._new, self._docs, self._closed, self._views = [], {}, [], {}
         return written
+
+    def _index_as_stored(self, memory_ids: list[str]) -> None:
+        """A replayed task's memories exist already: index them as stored now (a later change may
+        have rewritten or closed them), since the index serves searches the memory it holds."""
+        current = {f.id: f for f in self.life.facts.get_many(self.tenant_id, memory_ids)}
+        for memory_id in memory_ids:
+            replayed = self._docs.pop(memory_id, None)
+            stored = current.get(memory_id)
+            if replayed is not None and stored is not None:
+                self._docs[memory_id] = (stored, replayed[1] if replayed[0].text == stored.text else None)
 
     def _check(self, fact: Fact) -> None:
         if (fact.tenant_id, fact.user_id) != (self.tenant_id, self.user_id):

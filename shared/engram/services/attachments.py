@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from engram.domain.errors import PayloadTooLargeError, ValidationError
 from engram.domain.models import Attachment, AttachmentInput, Fact
 from engram.domain.ports import AttachmentStore, BlobStore
+from engram.services.paging import page_after
 
 
 @dataclass
@@ -18,6 +19,7 @@ class AttachmentService:
     store: AttachmentStore
     blobs: BlobStore
     max_inline_bytes: int = 5 * 1024 * 1024
+    url_expires_s: int = 300  # presigned upload and download URLs work this long (ENGRAM_PRESIGN_EXPIRES_S)
 
     def create(
         self,
@@ -33,6 +35,7 @@ class AttachmentService:
         attachment = Attachment(
             tenant_id=tenant_id, user_id=user_id, name=name, media_type=media_type, description=description, blob_key=""
         )
+        # Under the tenant's own prefix: a presigned URL names this one key and nothing else.
         attachment.blob_key = f"attachments/{tenant_id}/{attachment.id}"
         upload_url = None
         if content_base64 is not None:
@@ -40,14 +43,19 @@ class AttachmentService:
             self.blobs.put(attachment.blob_key, data, media_type)
             attachment.size, attachment.checksum, attachment.stored = len(data), hashlib.sha256(data).hexdigest(), True
         else:
-            upload_url = self.blobs.presign_put(attachment.blob_key, media_type)
+            upload_url = self.blobs.presign_put(attachment.blob_key, media_type, self.url_expires_s)
         self.store.create(attachment)
         return attachment, upload_url
 
-    def get(self, tenant_id: str, attachment_id: str) -> tuple[Attachment, str | None, list[str]]:
+    def get(
+        self, tenant_id: str, attachment_id: str, limit: int = 100, cursor: str | None = None
+    ) -> tuple[Attachment, str | None, list[str], str | None]:
+        """The attachment, its download URL, a page of the memories holding it and the next cursor."""
         attachment = self.store.get(tenant_id, attachment_id)
-        url = None if attachment.deleted else self.blobs.presign_get(attachment.blob_key)
-        return attachment, url, self.store.holders(tenant_id, attachment_id)
+        url = None if attachment.deleted else self.blobs.presign_get(attachment.blob_key, self.url_expires_s)
+        holders = self.store.holders(tenant_id, attachment_id)
+        page, next_cursor = page_after(holders, limit, cursor, f"holders:{attachment_id}")
+        return attachment, url, page, next_cursor
 
     def resolve(self, tenant_id: str, user_id: str, inputs: Sequence[AttachmentInput]) -> list[AttachmentInput]:
         """Every attachment of an add call as an id of this tenant; inline content is stored first."""
@@ -57,7 +65,7 @@ class AttachmentService:
                 self.store.get(tenant_id, item.attachment_id)  # another tenant's id: NotFoundError (404)
                 resolved.append(AttachmentInput(attachment_id=item.attachment_id))
                 continue
-            assert item.name and item.media_type  # the model's validator guarantees both
+            assert item.name and item.media_type  # noqa: S101 - type narrowing: the model's validator guarantees both
             attachment, _ = self.create(
                 tenant_id,
                 item.name,

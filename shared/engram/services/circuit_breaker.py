@@ -19,7 +19,8 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.models import LLMReply
 from engram.domain.operations import BreakerState, BreakerStatus
-from engram.domain.ports import LLM, BreakerStore
+from engram.domain.operations_ports import BreakerStore
+from engram.domain.ports import LLM
 
 logger = Logger(child=True)
 
@@ -34,11 +35,19 @@ class CircuitBreaker:
     window_s: float = 600.0
     cooldown_s: float = 300.0
     clock: Callable[[], float] = field(default=time.time)
+    # A closed state this instance read or wrote within `fresh_s` (real time) is trusted without a
+    # read: two DynamoDB reads per LLM call were most of a live add's AWS calls. Another worker's
+    # opening is seen that much later; failures are always recorded on a fresh read.
+    fresh_s: float = 5.0
+    _known: tuple[float, BreakerState] | None = field(default=None, repr=False)
 
     def before_call(self) -> None:
         """Returns when a call may go ahead; raises CircuitOpenError while the breaker is open."""
+        known = self._fresh()
+        if known is not None and known.status is BreakerStatus.CLOSED:
+            return
         for _ in range(_CONFLICT_RETRIES):
-            state, now = self.store.load(self.name), self.clock()
+            state, now = self._load(), self.clock()
             if state.status is BreakerStatus.CLOSED:
                 return
             reopen_at = max(state.opened_at, state.trial_at) + self.cooldown_s
@@ -51,11 +60,14 @@ class CircuitBreaker:
         raise CircuitOpenError("LLM circuit breaker busy: another worker is deciding", self.cooldown_s)
 
     def state(self) -> BreakerState:
-        return self.store.load(self.name)
+        return self._load()
 
     def record_success(self) -> None:
+        known = self._fresh()
+        if known is not None and known.status is BreakerStatus.CLOSED and not known.failures:
+            return  # nothing to reset
         for _ in range(_CONFLICT_RETRIES):
-            state = self.store.load(self.name)
+            state = self._load()
             if state.status is BreakerStatus.CLOSED and not state.failures:
                 return
             closing = state.status is not BreakerStatus.CLOSED
@@ -74,7 +86,7 @@ class CircuitBreaker:
 
     def record_failure(self, reason: str) -> None:
         for _ in range(_CONFLICT_RETRIES):
-            state, now = self.store.load(self.name), self.clock()
+            state, now = self._load(), self.clock()
             if state.status is BreakerStatus.OPEN:
                 return  # a call that started before it opened
             recent = [t for t in state.failures if t > now - self.window_s] + [now]
@@ -93,8 +105,22 @@ class CircuitBreaker:
                     logger.warning("circuit breaker open", extra={"breaker": self.name, "reason": reason})
                 return
 
+    def _load(self) -> BreakerState:
+        state = self.store.load(self.name)
+        self._known = (time.monotonic(), state)
+        return state
+
+    def _fresh(self) -> BreakerState | None:
+        known = self._known
+        return known[1] if known is not None and time.monotonic() - known[0] < self.fresh_s else None
+
     def _save(self, new: BreakerState, read: BreakerState) -> bool:
-        return self.store.save(new.model_copy(update={"version": read.version + 1}), read.version)
+        saved = new.model_copy(update={"version": read.version + 1})
+        if self.store.save(saved, read.version):
+            self._known = (time.monotonic(), saved)
+            return True
+        self._known = None  # another writer was first: read again next time
+        return False
 
 
 @dataclass
@@ -103,6 +129,13 @@ class GuardedLLM:
 
     llm: LLM
     breaker: CircuitBreaker
+
+    def ping(self) -> None:
+        """Down while the breaker is open (calls are refused), else the LLM's own answer."""
+        state = self.breaker.state()
+        if state.status is BreakerStatus.OPEN:
+            raise CircuitOpenError(f"LLM circuit breaker open: {state.reason}", self.breaker.cooldown_s)
+        self.llm.ping()
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
         self.breaker.before_call()

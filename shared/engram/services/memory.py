@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
 from engram.domain.graph import ScoredRelation
+from engram.domain.index_ports import FactViews
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -25,13 +27,16 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
-from engram.graph.service import GraphService
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
+from engram.services.paging import page_after
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import load_request
 from engram.services.touches import TouchBuffer
+
+if TYPE_CHECKING:
+    from engram.graph.service import GraphService
 
 RERANK_POOL = 10
 
@@ -63,7 +68,7 @@ class MemoryService:
 
     @property
     def _life(self) -> Lifecycle:
-        assert self.lifecycle is not None  # set in __post_init__
+        assert self.lifecycle is not None  # noqa: S101 - type narrowing: set in __post_init__
         return self.lifecycle
 
     # --- adds are stored, then queued -------------------------------------------------------
@@ -98,11 +103,11 @@ class MemoryService:
     def search(self, tenant_id: str, q: SearchQuery) -> list[tuple[Fact, float]]:
         if q.as_of is not None:
             return self._search_as_of(tenant_id, q, q.as_of)
-        assert self.searcher is not None
+        assert self.searcher is not None  # noqa: S101 - type narrowing: the container always sets it
         # A few more hits than asked for, so a fact of the kind the question wants can move up.
         pool = max(q.top_k, RERANK_POOL)
         hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
-        facts = {f.id: f for f in self.facts.get_many(tenant_id, [h.id for h in hits])}
+        facts = self._hit_facts(tenant_id, q.user_id, [h.id for h in hits])
         now = utcnow()
         found = [
             (facts[h.id], h.score)
@@ -113,6 +118,15 @@ class MemoryService:
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
+
+    def _hit_facts(self, tenant_id: str, user_id: str, ids: list[str]) -> dict[str, Fact]:
+        """The memories of the hits: from the index when it keeps them (one DynamoDB read fewer per
+        search), the fact store for the rest (documents indexed before the index kept them)."""
+        found = self.index.views(tenant_id, user_id, ids) if isinstance(self.index, FactViews) else {}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            found.update((f.id, f) for f in self.facts.get_many(tenant_id, missing))
+        return found
 
     def related(self, tenant_id: str, q: SearchQuery, hops: int = 1) -> list[ScoredRelation]:
         """The current relations around the entities the query names or resembles."""
@@ -165,9 +179,12 @@ class MemoryService:
             return page.model_copy(update={"items": [f for f in page.items if not f.expired(now)]})
         if self.attachments is None:
             raise ValidationError("attachment_id", "attachments are not configured on this deployment")
+        # Bounded: a page reads `limit` holders; those of other users or filtered out are dropped, so
+        # a page may be short while next_cursor says there is more.
         holders = self.attachments.store.holders(tenant_id, attachment_id)
-        facts = [f for f in self.facts.get_many(tenant_id, holders) if f.user_id == user_id and matches(f, filters)]
-        return Page(items=facts[:limit])
+        window, next_cursor = page_after(holders, limit, cursor, f"memories:{attachment_id}")
+        facts = [f for f in self.facts.get_many(tenant_id, window) if f.user_id == user_id and matches(f, filters)]
+        return Page(items=facts, next_cursor=next_cursor)
 
     def source_messages(self, tenant_id: str, fact: Fact) -> list[Message] | None:
         """The messages a memory came from, while its add task is retained (None after that)."""

@@ -8,13 +8,17 @@ or holds up the task it reports on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import Task, utcnow
-from engram.domain.ports import EventPublisher, QueueMetrics
+from engram.domain.operations_ports import EventPublisher, QueueMetrics
+
+if TYPE_CHECKING:
+    from engram.services.accounting import Accounting
 
 logger = Logger(child=True)
 
@@ -48,38 +52,58 @@ class NoEvents:
 
 @dataclass
 class TaskEvents:
-    """Each status change of a task, told to live subscribers and to the queue counters."""
+    """Each status change of a task, told to live subscribers, the queue counters and (finished
+    tasks) the accounting: metrics, usage counters, the worker's log line."""
 
     publisher: EventPublisher
     metrics: QueueMetrics | None = None
+    accounting: Accounting | None = None
 
     def queued(self, task: Task) -> None:
         self._count(task, None, "pending")
         self._send(task, task_event("queued", task))
 
-    def processing(self, task: Task) -> None:
-        self._count(task, "pending", "processing")
-        self._send(task, task_event("processing", task))
+    def processing(self, tasks: Sequence[Task]) -> None:
+        """A batch started together (the counters move in one write)."""
+        self._count_all(tasks, "pending", "processing")
+        for task in tasks:
+            self._send(task, task_event("processing", task))
 
-    def completed(self, task: Task) -> None:
-        self._count(task, "processing", "completed")
-        self._send(task, task_event("completed", task))
+    def completed(self, tasks: Sequence[Task]) -> None:
+        self._count_all(tasks, "processing", "completed")
+        for task in tasks:
+            if self.accounting is not None:
+                self._safely(task, "task not accounted", self.accounting.completed, task)
+            self._send(task, task_event("completed", task))
 
     def failed(self, task: Task, will_retry: bool, was: str = "processing") -> None:
         self._count(task, was, "pending" if will_retry else "failed")
+        if self.accounting is not None:
+            self._safely(task, "task not accounted", self.accounting.failed, task, will_retry)
         self._send(task, task_event("failed", task, will_retry=will_retry))
 
     def waiting(self, task: Task) -> None:
-        """Back in the queue until the LLM breaker closes (no event: the task's status says it)."""
+        """Back in the queue until the outage ends (LLM breaker, index); no event: the status says it."""
         self._count(task, "processing", "pending")
 
     def _count(self, task: Task, source: str | None, target: str) -> None:
-        if self.metrics is None:
+        self._count_all([task], source, target)
+
+    def _count_all(self, tasks: Sequence[Task], source: str | None, target: str) -> None:
+        if self.metrics is None or not tasks:
             return
         try:
-            self.metrics.moved(task, source, target)
+            self.metrics.moved(tasks, source, target)
         except Exception:
-            logger.exception("queue counters not updated", extra={"task_id": task.task_id, "to": target})
+            ids = [t.task_id for t in tasks]
+            logger.exception("queue counters not updated", extra={"task_ids": ids, "to": target})
+
+    def _safely(self, task: Task, what: str, call: Callable[..., None], *args: Any) -> None:
+        """Best-effort, like the events: a broken counter or metric never fails the task."""
+        try:
+            call(*args)
+        except Exception:
+            logger.exception(what, extra={"task_id": task.task_id})
 
     def _send(self, task: Task, event: dict[str, Any]) -> None:
         try:

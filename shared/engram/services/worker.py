@@ -6,12 +6,12 @@ and one reconciliation for all their messages, so a chatty user costs fewer LLM 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.errors import CircuitOpenError, EngramError, TransientError
+from engram.domain.errors import CircuitOpenError, EngramError, OutageError, TransientError
 from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
 from engram.domain.operations import BreakerStatus
 from engram.domain.ports import BlobStore, TaskStore
@@ -61,6 +61,10 @@ class ExtractionWorker:
     events: TaskEvents = field(default_factory=lambda: TaskEvents(NoEvents()))
     breaker: CircuitBreaker | None = None  # the LLM's, when there is an LLM
     forgetter: UserForgetter | None = None  # runs delete-all tasks
+    # Makes the index hold exactly a user's current memories (maintenance repair of one scope). Run
+    # before a task is tried again: an earlier try may have died between its DynamoDB writes and
+    # its index writes, and reconciliation must see those memories, or it would add them twice.
+    repair: Callable[[str, str], object] | None = None
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -68,7 +72,9 @@ class ExtractionWorker:
     def process_many(self, tenant_id: str, task_ids: Sequence[str], final_attempt: bool = False) -> list[Task]:
         """Process tasks of one user in order. Raises on failure so the queue retries; on the final
         attempt the failed tasks are marked failed with the reason before their messages go to the DLQ."""
-        tasks = self.tasks.get_many(tenant_id, task_ids)
+        # A task sent in two messages of one batch is one task: processed twice over, its messages
+        # would be extracted twice in one run and stored twice.
+        tasks = self.tasks.get_many(tenant_id, list(dict.fromkeys(task_ids)))
         pending = [t for t in tasks if t.status not in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
         if len(pending) < len(tasks):
             logger.info("finished tasks redelivered; ignored", extra={"tasks": [t.task_id for t in tasks]})
@@ -115,10 +121,10 @@ class ExtractionWorker:
             task.started_at = task.started_at or now
             task.updated_at = now
         self.tasks.save_many(tasks)
-        for task in tasks:
-            self.events.processing(task)
+        self.events.processing(tasks)
 
     def _run(self, tenant_id: str, group: list[tuple[Task, AddRequest]], final_attempt: bool) -> None:
+        tried_before = any(task.started_at is not None for task, _ in group)
         self._start([task for task, _ in group])
         request = _merge([r for _, r in group])
         leader = group[0][0]
@@ -126,6 +132,8 @@ class ExtractionWorker:
         # Where each message of the merged request came from, for the memories made of it.
         sources = [MemorySource(task_id=t.task_id, message_index=i) for t, r in group for i in range(len(r.messages))]
         try:
+            if tried_before and self.repair is not None:
+                self.repair(tenant_id, request.user_id)
             outcome = self.pipeline.run(scope, request, leader.task_id, sources)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
             outage = self._outage(err)
@@ -147,8 +155,7 @@ class ExtractionWorker:
             task.finished_at = task.updated_at = done
             retain_if_source(task, self.blobs)
         self.tasks.save_many([task for task, _ in group])
-        for task, _ in group:
-            self.events.completed(task)
+        self.events.completed([task for task, _ in group])
 
     def _forget(self, task: Task, final_attempt: bool) -> None:
         if self.forgetter is None:
@@ -163,13 +170,15 @@ class ExtractionWorker:
         task.error = None
         task.finished_at = task.updated_at = utcnow()
         self.tasks.save(task)
+        self.events.completed([task])
 
     def _request(self, task: Task) -> AddRequest:
         return load_request(task, self.blobs)
 
-    def _outage(self, err: Exception) -> CircuitOpenError | None:
-        """The error as a wait for the LLM breaker, when it is one (or a transient error while it is open)."""
-        if isinstance(err, CircuitOpenError):
+    def _outage(self, err: Exception) -> OutageError | None:
+        """The error as a wait, when it is an outage (the index down, the LLM breaker open, or a
+        transient error while the breaker is open)."""
+        if isinstance(err, OutageError):
             return err
         if not isinstance(err, TransientError) or self.breaker is None:
             return None
@@ -178,7 +187,7 @@ class ExtractionWorker:
             return None
         return CircuitOpenError(f"LLM circuit breaker open: {state.reason}", self.breaker.cooldown_s)
 
-    def _record_waiting(self, tasks: list[Task], err: CircuitOpenError) -> None:
+    def _record_waiting(self, tasks: list[Task], err: OutageError) -> None:
         now = utcnow()
         for task in tasks:
             task.status = TaskStatus.WAITING

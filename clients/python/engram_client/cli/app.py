@@ -168,7 +168,7 @@ def forget(
             engram.delete(memory_id)
             out.print(f"forgot {memory_id}")
         else:
-            assert user_id is not None
+            assert user_id is not None  # noqa: S101 - type narrowing: the options check made it required
             out.print(f"forgot {engram.delete_all(user_id).deleted} memories of {user_id}")
 
 

@@ -1,0 +1,164 @@
+"""A fast loop for ranking experiments on LoCoMo raw turns (seconds instead of the recall part's minutes).
+
+The turns and questions are embedded once with the product's embedder and cached in
+bench/.cache/ (gitignored); every turn then goes straight into an EmbeddedIndex, one user per
+conversation, recorded one second apart in conversation order (the real ingestion records them in
+that order within minutes, so the context step sees the same neighbours), and each question is
+ranked by HybridSearcher, the ranking MemoryService.search uses for memories without a key.
+Scores are recall@k over categories 1-4, as in bench/locomo_recall.py.
+
+    .venv/bin/python -m bench.recall_lab                        # the default searcher
+    .venv/bin/python -m bench.recall_lab semantic_weight=0.5    # HybridSearcher fields as key=value
+    .venv/bin/python -m bench.recall_lab --latency              # 10k memories of one user, A/B p50
+
+--latency: the search latency part's one-user 10,000-memory collection (bench/corpus.py), searched
+by this searcher and by the round-1 ranking (semantic 0.6, no speaker step, no vectors in context),
+interleaved per query; p50 and p95 with the query embedding ("rank+embed") and without ("rank").
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import Corpus
+from bench.engram_env import VectorCache, shared_embedder
+from bench.locomo_data import CATEGORIES, Conversation, load
+from bench.search_latency import cases_for, index_docs
+from bench.stats import percentile, recall_at
+from engram.adapters.embedded_index import EmbeddedIndex
+from engram.domain.models import IndexDoc
+from engram.services.search import HybridSearcher
+
+CACHE = Path(__file__).resolve().parent / ".cache" / "locomo_vectors.json"
+TENANT = "lab"
+K = 10
+
+
+def cached_vectors() -> VectorCache:
+    """Every turn's memory text and every question, embedded once per machine."""
+    vectors: dict[str, list[float]] = json.loads(CACHE.read_text()) if CACHE.is_file() else {}
+    cache = VectorCache(vectors)
+    convs = load()
+    texts = [t.memory_text() for c in convs for t in c.turns] + [q.question for c in convs for q in c.questions]
+    if any(t not in vectors for t in texts):
+        cache.embed(texts)
+        CACHE.parent.mkdir(exist_ok=True)
+        CACHE.write_text(json.dumps(cache.vectors))
+    return cache
+
+
+@dataclass
+class Lab:
+    convs: list[Conversation]
+    cache: VectorCache
+    index: EmbeddedIndex
+    by_id: dict[str, str]  # memory id -> dia_id
+
+    @classmethod
+    def build(cls, convs: list[Conversation] | None = None) -> Lab:
+        convs = convs if convs is not None else load()
+        cache = cached_vectors()
+        index = EmbeddedIndex(None, 384)
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        by_id: dict[str, str] = {}
+        for conv in convs:
+            docs = []
+            for i, turn in enumerate(conv.turns):
+                memory_id = f"{conv.sample_id}/{turn.dia_id}"
+                by_id[memory_id] = turn.dia_id
+                text = turn.memory_text()
+                docs.append(
+                    IndexDoc(
+                        id=memory_id,
+                        tenant_id=TENANT,
+                        user_id=conv.user_id,
+                        text=text,
+                        vector=cache.vectors[text],
+                        metadata=turn.metadata(),
+                        created_at=start + timedelta(seconds=i),
+                    )
+                )
+            index.upsert(docs)
+        return cls(convs, cache, index, by_id)
+
+    def evaluate(self, rank: Callable[[str, str], Sequence[str]], k: int = K) -> dict[str, float]:
+        """recall@k overall and per category; `rank(user_id, question)` returns memory ids."""
+        rows: list[tuple[int, float]] = []
+        for conv in self.convs:
+            for q in conv.questions:
+                if not q.evidence:
+                    continue
+                ranked = [self.by_id[i] for i in rank(conv.user_id, q.question)]
+                rows.append((q.category, recall_at(ranked, q.evidence, k)))
+        out = {"overall": round(statistics.fmean(r for _, r in rows), 4)}
+        for category in CATEGORIES:
+            out[str(category)] = round(statistics.fmean(r for c, r in rows if c == category), 4)
+        return out
+
+    def searcher(self, **fields: Any) -> HybridSearcher:
+        return HybridSearcher(self.index, self.cache, **fields)
+
+    def evaluate_searcher(self, searcher: HybridSearcher, k: int = K) -> dict[str, float]:
+        # top_k=20 as the recall part asks (the context step looks at 2 x top_k sources), read to k.
+        return self.evaluate(lambda user, question: [h.id for h in searcher.search(TENANT, user, question, 20)], k)
+
+
+ROUND_1 = {"semantic_weight": 0.6, "speaker_lift": 0.0, "vector_context": 0.0}
+
+
+def latency(size: int = 10_000, queries: int = 300, repeats: int = 2) -> dict[str, dict[str, float]]:
+    """p50/p95 (ms) of this searcher and the round-1 ranking, interleaved per query so that both meet
+    the same machine load."""
+    cache = cached_vectors()
+    corpus = Corpus(cache)
+    index = EmbeddedIndex(None, 384)
+    index.upsert(index_docs(corpus.memories(size, 1))[0])
+    cases = cases_for(corpus, 1, queries)
+    out: dict[str, dict[str, float]] = {}
+    for level, embedder in {"rank": cache, "rank+embed": shared_embedder()}.items():
+        searchers = {
+            name: HybridSearcher(index, embedder, **fields)  # type: ignore[arg-type]
+            for name, fields in {"round 2": {}, "round 1": ROUND_1}.items()
+        }
+        samples: dict[str, list[float]] = {name: [] for name in searchers}
+        for user, query in cases[:20]:  # warm-up
+            for searcher in searchers.values():
+                searcher.search("bench", user, query, 10)
+        for _ in range(repeats):
+            for user, query in cases:
+                for name, searcher in searchers.items():
+                    began = time.perf_counter()
+                    searcher.search("bench", user, query, 10)
+                    samples[name].append((time.perf_counter() - began) * 1000)
+        for name, ms in samples.items():
+            out[f"{name} {level}"] = {"p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2)}
+    return out
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--latency"]:
+        for key, row in latency().items():
+            print(key, row)
+        return
+    lab = Lab.build()
+    fields = {key: _value(value) for key, _, value in (arg.partition("=") for arg in argv)}
+    print(fields or "default", lab.evaluate_searcher(lab.searcher(**fields)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

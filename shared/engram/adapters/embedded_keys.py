@@ -1,0 +1,65 @@
+"""What the embedded index makes of its inputs: the exact-match filter keys (what a document can be
+filtered on, and what a query's filters ask for, both as (field, canonical value) pairs) and unit
+vectors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from engram.domain.errors import ValidationError
+from engram.domain.models import SearchFilters
+from engram.textproc import filter_value
+
+FilterKey = tuple[str, str]  # (field, canonical value), e.g. ("metadata.color", "red")
+
+
+def _flatten(metadata: dict[str, object], prefix: str = "") -> Iterator[tuple[str, object]]:
+    """Dotted paths to scalar values, lists expanded (how OpenSearch flat_object sees them)."""
+    for key, value in metadata.items():
+        path = f"{prefix}{key}"
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict):
+                yield from _flatten(item, path + ".")
+            else:
+                yield path, item
+
+
+def doc_keys(
+    agent_id: str | None, run_id: str | None, memory_bank: str, metadata: dict[str, object]
+) -> list[FilterKey]:
+    keys: list[FilterKey] = [("memory_bank", memory_bank)]
+    if agent_id is not None:
+        keys.append(("agent_id", agent_id))
+    if run_id is not None:
+        keys.append(("run_id", run_id))
+    keys.extend((f"metadata.{path}", filter_value(value)) for path, value in _flatten(metadata))
+    return list(dict.fromkeys(keys))
+
+
+def wanted_keys(filters: SearchFilters | None) -> list[FilterKey]:
+    if filters is None:
+        return []
+    keys: list[FilterKey] = []
+    for field in ("agent_id", "run_id", "memory_bank"):
+        value = getattr(filters, field)
+        if value is not None:
+            keys.append((field, value))
+    keys.extend((f"metadata.{name}", filter_value(value)) for name, value in filters.metadata.items())
+    return keys
+
+
+def unit_vector(vector: Sequence[float], dimensions: int, field: str = "vector") -> npt.NDArray[np.float32]:
+    array = np.asarray(vector, dtype=np.float32)
+    if array.shape != (dimensions,):
+        raise ValidationError(field, f"expected {dimensions} dimensions, got {array.size}")
+    norm = float(np.linalg.norm(array))
+    if not math.isfinite(norm) or norm == 0.0:
+        raise ValidationError(field, "vector must be finite and non-zero")
+    unit: npt.NDArray[np.float32] = array / np.float32(norm)
+    return unit

@@ -1,0 +1,94 @@
+"""The search bodies of the OpenSearch index, and what lets one search cost two round trips.
+
+HybridSearcher asks for k-NN and BM25 candidates, then the neighbours of the best ones
+(ports.Timeline). Sent one by one that was four requests per search: knn, match, the sources'
+recording times, the neighbours. `OpenSearchIndex.hybrid` sends knn and match as one _msearch whose
+hits carry created_at; a memory keeps its created_at for life, so `RecordingTimes` can answer the
+neighbour step's first question without asking OpenSearch again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from engram.domain.errors import EngramError, IndexUnavailableError
+from engram.domain.models import SearchFilters
+from engram.textproc import filter_value
+
+TIMES_KEPT = 20_000  # recording times remembered per process (~3 MB)
+
+
+def filter_clauses(tenant_id: str, user_id: str, filters: SearchFilters | None) -> list[dict[str, Any]]:
+    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
+    if filters is not None:
+        for field in ("agent_id", "run_id", "memory_bank"):
+            value = getattr(filters, field)
+            if value is not None:
+                clauses.append({"term": {field: value}})
+        for name, value in filters.metadata.items():
+            # flat_object holds every leaf as a string; the embedded index compares the same form.
+            clauses.append({"term": {f"metadata.{name}": filter_value(value)}})
+    return clauses
+
+
+def knn_body(
+    tenant_id: str, user_id: str, vector: Sequence[float], k: int, filters: SearchFilters | None, source: Any = False
+) -> dict[str, Any]:
+    clause = {
+        "vector": [float(x) for x in vector],
+        "k": k,
+        # Efficient filtering: the filter runs inside the k-NN search, so k matches come back.
+        "filter": {"bool": {"filter": filter_clauses(tenant_id, user_id, filters)}},
+    }
+    return {"size": k, "_source": source, "query": {"knn": {"vector": clause}}}
+
+
+def text_body(
+    tenant_id: str, user_id: str, query: str, k: int, filters: SearchFilters | None, source: Any = False
+) -> dict[str, Any]:
+    return {
+        "size": k,
+        "_source": source,
+        "query": {
+            "bool": {
+                "must": [{"match": {"text": {"query": query}}}],
+                "filter": filter_clauses(tenant_id, user_id, filters),
+            }
+        },
+    }
+
+
+def raise_item_error(item: dict[str, Any], action: str) -> None:
+    """One failed search of an msearch, translated like a failed request."""
+    status = item.get("status")
+    error = item["error"]
+    reason = error.get("reason", error) if isinstance(error, dict) else error
+    if isinstance(status, int) and (status == 429 or status >= 500):
+        raise IndexUnavailableError(f"OpenSearch {action} failed ({status}): {reason}")
+    raise EngramError(f"OpenSearch {action} failed ({status}): {reason}")
+
+
+class RecordingTimes:
+    """created_at of memories seen in search answers, per (tenant, user, id); bounded, thread-safe."""
+
+    def __init__(self, size: int = TIMES_KEPT) -> None:
+        self._size = size
+        self._times: OrderedDict[tuple[str, str, str], datetime] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, tenant_id: str, user_id: str, hits: Sequence[dict[str, Any]]) -> None:
+        with self._lock:
+            for hit in hits:
+                created = (hit.get("_source") or {}).get("created_at")
+                if created:
+                    self._times[(tenant_id, user_id, hit["_id"])] = datetime.fromisoformat(created)
+            while len(self._times) > self._size:
+                self._times.popitem(last=False)
+
+    def known(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> dict[str, datetime]:
+        with self._lock:
+            return {m: t for m in memory_ids if (t := self._times.get((tenant_id, user_id, m))) is not None}

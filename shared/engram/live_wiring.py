@@ -1,0 +1,137 @@
+"""The Container's operations parts (metrics, usage counters, accounting, deep health), kept beside
+bootstrap.py so that the wiring module stays readable. Container inherits them; each is built once,
+on first use, like the rest of the container."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the parts are imported when first built: an API call that needs none loads none
+    from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
+    from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
+    from engram.services.accounting import Accounting
+    from engram.services.health import HealthCheck
+    from engram.services.usage import UsageService
+    from engram.settings import Settings
+
+HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
+
+
+class LiveWiring:
+    if TYPE_CHECKING:  # what these parts use of the Container (bootstrap.py builds them)
+        settings: Settings
+
+        @property
+        def aws(self) -> Any: ...
+        @property
+        def tasks(self) -> TaskStore: ...
+        @property
+        def facts(self) -> FactStore: ...
+        @property
+        def queue(self) -> TaskQueue: ...
+        @property
+        def index(self) -> VectorIndex: ...
+        @property
+        def embedder(self) -> Embedder: ...
+        @property
+        def llm(self) -> LLM | None: ...
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        if self.settings.metrics == "off":
+            from engram.services.metrics import NoMetrics
+
+            return NoMetrics()
+        from engram.adapters.emf_metrics import EmfMetrics
+
+        return EmfMetrics()
+
+    @cached_property
+    def queue_metrics(self) -> QueueMetrics:
+        from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
+
+        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+
+    @cached_property
+    def usage_counters(self) -> UsageCounters:
+        from engram.adapters.dynamo_usage import DynamoUsageCounters
+
+        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table)
+
+    @cached_property
+    def usage(self) -> UsageService:
+        from engram.services.usage import UsageService
+
+        return UsageService(self.usage_counters)
+
+    @cached_property
+    def accounting(self) -> Accounting:
+        from engram.services.accounting import Accounting
+        from engram.services.busy_log import BusyLog
+
+        # The log line only comes out where tasks finish, i.e. in the worker.
+        pending = self._queue_pending if self.settings.queue_url else None
+        return Accounting(self.metrics, self.usage_counters, BusyLog(pending))
+
+    def _queue_pending(self) -> int:
+        return self.queue.pending()
+
+    @cached_property
+    def health(self) -> HealthCheck:
+        """DynamoDB (both tables), SQS, the search index, the embedder and the LLM, through their ports."""
+        from engram.services.health import HealthCheck
+
+        return HealthCheck(
+            {
+                "dynamodb": self._tables_answer,
+                "sqs": lambda: f"{self.queue.pending()} pending",
+                "search_index": lambda: _no_note(self.index.text_search(HEALTH_ID, HEALTH_ID, "health", 1)),
+                "embedder": self._embedder_answers,
+                "llm": self._llm_answers,
+            },
+            timeout_s=self.settings.health_timeout_s,
+        )
+
+    def _tables_answer(self) -> None:
+        from engram.services.health import absent_is_fine
+
+        absent_is_fine(lambda: self.tasks.get(HEALTH_ID, HEALTH_ID))()
+        absent_is_fine(lambda: self.facts.get(HEALTH_ID, HEALTH_ID))()
+
+    def _embedder_answers(self) -> str:
+        vector = self.embedder.embed(["health"])[0]
+        if len(vector) != self.embedder.dimensions:
+            raise ValueError(f"the embedder answered {len(vector)} dimensions, not {self.embedder.dimensions}")
+        return self.embedder.model_id
+
+    def _llm_answers(self) -> str:
+        if self.llm is None:
+            return "not configured (the offline extractor needs none)"
+        self.llm.ping()
+        return self.settings.llm_model
+
+    # the local stack replaces `events` with its WebSocket hub
+    @cached_property
+    def events(self) -> EventPublisher:
+        s = self.settings
+        if not (s.connections_table and s.websocket_endpoint):
+            from engram.services.task_events import NoEvents
+
+            return NoEvents()
+        from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
+
+        management = self.aws.session_client("apigatewaymanagementapi", s.websocket_endpoint)
+        return ApiGatewayEventPublisher(self.connections, management)
+
+    @cached_property
+    def connections(self) -> ConnectionStore:
+        from engram.adapters.dynamo_connection_store import DynamoConnectionStore
+
+        if not self.settings.connections_table:
+            raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
+        return DynamoConnectionStore(self.aws.dynamodb, self.settings.connections_table)
+
+
+def _no_note(_: object) -> None:
+    return None
