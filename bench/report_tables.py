@@ -40,7 +40,9 @@ def _recall(results: Results) -> tuple[str, str]:
 def _at_least(path: tuple[Any, ...], limit: float, digits: int = 3) -> Check:
     def check(results: Results) -> tuple[str, str]:
         value = _get(results, *path)
-        return (f"{value:.{digits}f}" if value is not None else "not run"), _met(None if value is None else value >= limit)
+        if value is None:
+            return "not run", "n/a"
+        return f"{value:.{digits}f}", _met(value >= limit)
 
     return check
 
@@ -92,7 +94,8 @@ def _cpu(results: Results) -> tuple[str, str]:
     if not rows:
         return "not run", "n/a"
     text = ", ".join(f"{r['ratio_cpu']} ({r['engram_mode'].split(',')[0]}{_live(r)})" for r in rows)
-    return text, _met(all(r["ratio_cpu"] is not None and r["ratio_cpu"] <= 0.75 for r in rows if "backlog" not in r["engram_mode"]))
+    goal_rows = [r for r in rows if "backlog" not in r["engram_mode"]]  # the goal is for raw and live adds
+    return text, _met(all(r["ratio_cpu"] is not None and r["ratio_cpu"] <= 0.75 for r in goal_rows))
 
 
 def _live(row: dict[str, Any]) -> str:
