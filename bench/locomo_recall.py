@@ -14,6 +14,7 @@ import statistics
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from bench.engram_env import EngramEnv, VectorCache, engram_env
@@ -83,6 +84,7 @@ def run(
                 "cosine only": "MiniLM k-NN of the embedded index",
                 "bm25 only": "BM25 of the embedded index, raw question",
                 "fusion, no context": "HybridSearcher with context_weight=0",
+                "200 candidates": "MemoryService.search with ENGRAM_SEARCH_MIN_CANDIDATES=200 (default 100)",
             }
         )
         ranked.update({name: [] for name in variants if name not in ranked})
@@ -148,6 +150,10 @@ def _ablate(
     }
     for name, hits in rows.items():
         ranked[name].append((category, [by_memory.get(h.id, "?") for h in hits], evidence))
+    searcher = env.container.memories.searcher
+    wider = replace(env.container.memories, searcher=replace(searcher, min_candidates=200) if searcher else None)
+    found = wider.search(env.tenant_id, SearchQuery(user_id=conv.user_id, query=question, top_k=k))
+    ranked["200 candidates"].append((category, [by_memory.get(f.id, "?") for f, _ in found], evidence))
 
 
 def _conversation(

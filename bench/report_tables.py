@@ -192,7 +192,7 @@ def _latency_section(results: Results) -> list[tuple[str, list[str]]]:
     cases = _get(results, "search_latency", "cases") or []
     if not cases:
         return []
-    levels = ["rank", "rank+embed", "service", "fact read", "http"]
+    levels = ["rank", "rank+embed", "rank+embed, 200 candidates", "service", "fact read", "http"]
     rows = []
     for row in cases:
         for level in levels:

@@ -59,3 +59,12 @@ def test_a_throttled_request_gets_a_429_naming_the_limit() -> None:
     assert throttled["statusCode"] == "429"
     message = throttled["responseTemplates"]["application/json"]["Fn::Sub"]
     assert "ThrottleRateLimit" in message and "${ThrottleRateLimit} requests a second" in message
+
+
+def test_api_gateways_own_errors_carry_the_allowed_origin() -> None:
+    """A 401 (no key), 403 (key refused), 429 or 5xx from API Gateway itself reaches a browser as that
+    status, not as a CORS failure, when an origin is allowed."""
+    responses = rest_api_body()["x-amazon-apigateway-gateway-responses"]
+    for kind in ("DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED"):
+        origin = responses[kind]["responseParameters"]["gatewayresponse.header.Access-Control-Allow-Origin"]
+        assert origin == {"Fn::If": ["HasAllowedOrigin", {"Fn::Sub": "'${AllowedOrigin}'"}, {"Ref": "AWS::NoValue"}]}
