@@ -8,7 +8,10 @@ nothing connects: creating boto3, opensearch-py or openai clients opens no conne
   ("search clients", reported separately: they load only when a search comes).
 - Extraction function: import functions/extraction/app.py, create the worker (its AWS clients),
   load the local ONNX model as the embedded deployment does (the AWS one embeds through OpenAI).
-The baseline is boto3 + pydantic + the Powertools event handler alone.
+The baseline is boto3 + pydantic + the Powertools event handler alone; "baseline with AWS clients" adds
+one boto3 client each of DynamoDB, SQS and S3: the floor of any function that stores something.
+Wall-clock times swing with this shared machine's load, so each process also reports the CPU time it
+spent until ready (imports + clients, `ready_cpu_s`): the ratios in the targets are of CPU time.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ _PROBE = """
 import json, sys, time
 HEAVY = {heavy!r}
 t0 = time.perf_counter()
+c0 = time.process_time()
 {body}
 out.setdefault("heavy_at_ready", sorted(m for m in HEAVY if m in sys.modules))
 print(json.dumps(out))
@@ -35,7 +39,18 @@ print(json.dumps(out))
 _BASELINE = """
 import boto3, pydantic
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
-out = {"import_s": time.perf_counter() - t0}
+out = {"import_s": time.perf_counter() - t0, "ready_cpu_s": time.process_time() - c0}
+"""
+
+# The floor of a function that stores anything: the bare imports plus a client of each AWS service the
+# API function uses (creating the first boto3 client loads botocore's endpoint and service data).
+_BASELINE_CLIENTS = """
+import boto3, pydantic
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+t1 = time.perf_counter()
+for service in ("dynamodb", "sqs", "s3"):
+    boto3.client(service)
+out = {"import_s": t1 - t0, "clients_s": time.perf_counter() - t1, "ready_cpu_s": time.process_time() - c0}
 """
 
 _API = """
@@ -46,6 +61,7 @@ from engram.bootstrap import container
 for part in ("facts", "tasks", "queue", "blobs", "keys"):
     getattr(container(), part)
 t2 = time.perf_counter()
+ready_cpu = time.process_time() - c0
 ready = sorted(m for m in HEAVY if m in sys.modules)
 from engram.adapters.opensearch_index import build_client
 from engram.adapters.openai_embedder import build_openai_client
@@ -53,6 +69,7 @@ build_client(container().settings)
 build_openai_client(container().settings)
 out = {"import_s": t1 - t0, "clients_s": t2 - t1, "search_clients_s": time.perf_counter() - t2}
 out["heavy_at_ready"] = ready
+out["ready_cpu_s"] = ready_cpu
 """
 
 _EXTRACTION = """
@@ -63,12 +80,18 @@ from engram.bootstrap import container
 for part in ("facts", "tasks", "blobs", "attachment_store"):
     getattr(container(), part)
 t2 = time.perf_counter()
+ready_cpu = time.process_time() - c0
 from engram.adapters.onnx_embedder import OnnxEmbedder
 OnnxEmbedder().embed(["warm up"])
-out = {"import_s": t1 - t0, "clients_s": t2 - t1, "model_s": time.perf_counter() - t2}
+out = {"import_s": t1 - t0, "clients_s": t2 - t1, "model_s": time.perf_counter() - t2, "ready_cpu_s": ready_cpu}
 """
 
-PROBES = {"baseline: boto3+pydantic+powertools": _BASELINE, "api function": _API, "extraction function": _EXTRACTION}
+PROBES = {
+    "baseline: boto3+pydantic+powertools": _BASELINE,
+    "baseline with AWS clients": _BASELINE_CLIENTS,
+    "api function": _API,
+    "extraction function": _EXTRACTION,
+}
 
 
 AWS_ENV = {
