@@ -457,3 +457,38 @@ def test_build_client_basic_or_no_auth(endpoint: str, auth: str, host: str, cred
 def test_build_client_needs_an_endpoint() -> None:
     with pytest.raises(EngramError, match="ENDPOINT"):
         build_client(Settings(opensearch_endpoint=None))
+
+
+def timed_hits(*found: tuple[str, float, str]) -> dict[str, Any]:
+    rows = [{"_id": i, "_score": s, "_source": {"created_at": f"2024-05-01T12:{m}:00+00:00"}} for i, s, m in found]
+    return {"hits": {"total": {"value": len(rows)}, "hits": rows}}
+
+
+def test_neighbours_of_candidates_come_from_the_candidate_search_without_a_request(script: Script) -> None:
+    index = make_index(script)
+    knn = timed_hits(("m1", 0.9, "00"), ("m3", 0.7, "10"), ("m9", 0.6, "59"))
+    match = timed_hits(("m2", 4.0, "05"))
+    script.responses = [(200, {"responses": [knn, match]})]
+    index.hybrid("t1", "u1", [1.0, 0.0, 0.0], "boots", 5)
+
+    found = index.neighbours("t1", "u1", ["m2", "m9"], None, 600)
+
+    assert len(script.requests) == 1  # the candidate search only
+    # m2 (12:05) sits between m1 (12:00) and m3 (12:10); m9 (12:59) has no candidate within 10 minutes
+    assert found == {"m2": ["m1", "m3"], "m9": []}
+
+
+def test_another_users_or_filters_candidates_never_answer_for_neighbours(script: Script) -> None:
+    index = make_index(script)
+    script.responses = [(200, {"responses": [timed_hits(("m1", 0.9, "00"), ("m2", 0.8, "01"))]})]
+    index.hybrid("t1", "u1", [1.0, 0.0, 0.0], "", 5)
+    before, after = hits(("m0", 0.0)), hits()
+    script.responses = [(200, {"responses": [before, after]})]
+
+    found = index.neighbours("t1", "u1", ["m1"], SearchFilters(run_id="r1"), 600)  # not the search's filters
+
+    assert found == {"m1": ["m0"]}
+    assert [r.path for r in script.requests] == ["/_msearch", "/_msearch"]  # asked OpenSearch
+    script.responses = [(200, timed_hits()), (200, {"responses": []})]
+    assert index.neighbours("t1", "u2", ["m1"], None, 600) == {}  # u2's question asks for u2's times
+    assert script.requests[2].body["query"]["bool"]["filter"][1] == {"term": {"user_id": "u2"}}

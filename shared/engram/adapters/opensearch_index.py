@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from engram.adapters.opensearch_queries import (
+    CandidatePools,
     RecordingTimes,
     filter_clauses,
     knn_body,
+    pool_key,
     raise_item_error,
     text_body,
 )
@@ -139,6 +141,7 @@ class OpenSearchIndex:
         self.dimensions = dimensions
         self.engine = engine
         self._times = RecordingTimes()
+        self._pools = CandidatePools()
 
     def index_body(self) -> dict[str, Any]:
         """Settings and mappings for a new index (cosine HNSW; faiss needs OpenSearch >= 2.19)."""
@@ -260,7 +263,7 @@ class OpenSearchIndex:
         filters: SearchFilters | None = None,
     ) -> tuple[list[ScoredId], list[ScoredId]]:
         """knn() and text_search() in one _msearch (index_ports.HybridCandidates); the hits' recording
-        times are kept for neighbours()."""
+        times are kept, so neighbours() of these candidates needs no request."""
         self._check_vector(vector)
         if k <= 0:
             return [], []
@@ -274,6 +277,7 @@ class OpenSearchIndex:
             if "error" in answer:
                 raise_item_error(answer, "candidate search")
             self._times.remember(tenant_id, user_id, answer["hits"]["hits"])
+        self._pools.remember(pool_key(tenant_id, user_id, filters), answers)
         semantic = [ScoredId(id=h["_id"], score=2.0 * float(h["_score"]) - 1.0) for h in answers[0]["hits"]["hits"]]
         lexical = (
             [ScoredId(id=h["_id"], score=float(h["_score"])) for h in answers[1]["hits"]["hits"]]
@@ -306,11 +310,17 @@ class OpenSearchIndex:
         filters: SearchFilters | None = None,
         within_seconds: float = 1800.0,
     ) -> dict[str, list[str]]:
-        """For each id, the memories matching `filters` recorded just before and just after it, at
-        most `within_seconds` apart (index_ports.Timeline). One msearch with a size-1 search either side of
-        each, after a request for the sources' times unless hybrid() has just seen them all."""
+        """For each id, the memories matching `filters` recorded just before and just after it, at most
+        `within_seconds` apart (index_ports.Timeline). Among the candidates of the user's last hybrid()
+        search when it returned every id (no request; opensearch_queries.py says why); else one msearch
+        of a size-1 search either side of each, after asking the times no search has brought."""
         if not memory_ids:
             return {}
+        among = self._pools.neighbours(
+            pool_key(tenant_id, user_id, filters), memory_ids, timedelta(seconds=within_seconds)
+        )
+        if among is not None:
+            return among
         created = self._times.known(tenant_id, user_id, memory_ids)
         unknown = [mid for mid in memory_ids if mid not in created]
         if unknown:
