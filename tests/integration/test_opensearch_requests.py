@@ -119,6 +119,7 @@ def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None
                 "metadata": {"type": "flat_object"},
                 "text": {"type": "text", "analyzer": "engram_text", "similarity": "engram_bm25"},
                 "created_at": {"type": "date"},
+                "speaker": {"type": "keyword"},
                 "vector": {
                     "type": "knn_vector",
                     "dimension": DIMS,
@@ -135,10 +136,11 @@ def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None
     assert "nmslib" not in json.dumps(create.body)
 
 
-def test_ensure_index_leaves_an_existing_index_alone(script: Script) -> None:
-    script.responses = [(200, {})]
+def test_ensure_index_only_adds_new_fields_to_an_existing_index(script: Script) -> None:
+    script.responses = [(200, {}), (200, {"acknowledged": True})]
     make_index(script).ensure_index()
-    assert [(r.method, r.path) for r in script.requests] == [("HEAD", f"/{INDEX}")]
+    assert [(r.method, r.path) for r in script.requests] == [("HEAD", f"/{INDEX}"), ("PUT", f"/{INDEX}/_mapping")]
+    assert script.requests[1].body == {"properties": {"speaker": {"type": "keyword"}}}
 
 
 def test_ensure_index_tolerates_a_concurrent_creator(script: Script) -> None:

@@ -58,19 +58,22 @@ def test_a_search_is_one_opensearch_request_and_one_dynamodb_read(db: Any) -> No
         (berlin.id, 0.95, berlin.created_at), (pizza.id, 0.6, pizza.created_at), (moved.id, 0.55, moved.created_at)
     )
     match = answer((berlin.id, 5.0, berlin.created_at), (pizza.id, 3.0, pizza.created_at))
-    # knn and match in one _msearch, with the hits' recording times
-    script.responses = [(200, {"responses": [knn, match]})]
+    speakers = {"hits": {"hits": []}, "aggregations": {"speakers": {"buckets": [{"key": "Alice", "doc_count": 3}]}}}
+    # the user's speakers (listed once per container and TTL), then knn and match in one _msearch
+    script.responses = [(200, speakers), (200, {"responses": [knn, match]}), (200, {"responses": [knn, match]})]
+    memories.search("acme", SearchQuery(user_id="alice", query="where does she live?", top_k=3))
+    assert [r.path for r in script.requests] == ["/engram-test/_search", "/_msearch"]
     calls = recorded_calls(db)
 
     found = memories.search("acme", SearchQuery(user_id="alice", query="where does she live?", top_k=3))
 
-    assert [r.path for r in script.requests] == ["/_msearch"]
+    assert [r.path for r in script.requests[2:]] == ["/_msearch"]
     assert calls == ["BatchGetItem"]
     # "Moved to Berlin" scored lowest on its own; recorded right after the best hit, the context step
     # (its neighbours found among the candidates' recording times) lifts it above "Loves pizza"
     assert [f.id for f, _ in found] == [berlin.id, moved.id, pizza.id]
     assert next(f for f, _ in found if f.id == berlin.id).text == "Lives in Berlin"  # read from the store
-    knn, text = script.requests[0].body[1], script.requests[0].body[3]
+    knn, text = script.requests[2].body[1], script.requests[2].body[3]
     for body in (knn, text):  # every candidate query scoped to the tenant and the user
         clauses = (
             body["query"]["knn"]["vector"]["filter"]["bool"]["filter"]
@@ -80,7 +83,7 @@ def test_a_search_is_one_opensearch_request_and_one_dynamodb_read(db: Any) -> No
         assert clauses[:2] == [{"term": {"tenant_id": "acme"}}, {"term": {"user_id": "alice"}}]
 
 
-def test_without_conversation_context_a_search_is_one_opensearch_request(db: Any) -> None:
+def test_without_context_and_speaker_steps_a_search_is_one_opensearch_request_from_the_start(db: Any) -> None:
     from opensearchpy import OpenSearch
 
     from engram.adapters.opensearch_index import OpenSearchIndex
@@ -90,7 +93,7 @@ def test_without_conversation_context_a_search_is_one_opensearch_request(db: Any
     client = OpenSearch(hosts=[{"host": "fake", "port": 9200}], connection_class=FakeConnection, script=script)
     index = OpenSearchIndex(client, "engram-test", HashEmbedder.dimensions)
     embedder = HashEmbedder()
-    searcher = HybridSearcher(index, embedder, context_weight=0.0)
+    searcher = HybridSearcher(index, embedder, context_weight=0.0, speaker_lift=0.0)
     memories = MemoryService(store, index, embedder, MemoryTaskStore(), MemoryQueue(), searcher=searcher)
     script.responses = [(200, {"responses": [answer((berlin.id, 0.9, berlin.created_at))] * 2})]
     calls = recorded_calls(db)

@@ -8,12 +8,12 @@ index's refresh interval, which the pipeline tolerates.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from engram.adapters.opensearch_errors import check_bulk, translated
 from engram.adapters.opensearch_queries import (
     CandidatePools,
     RecordingTimes,
@@ -23,7 +23,8 @@ from engram.adapters.opensearch_queries import (
     raise_item_error,
     text_body,
 )
-from engram.domain.errors import EngramError, IndexUnavailableError, ValidationError
+from engram.adapters.opensearch_speakers import SPEAKER_FIELD, SpeakerCache, speakers_body, speakers_in
+from engram.domain.errors import EngramError, ValidationError
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
 
 if TYPE_CHECKING:
@@ -76,62 +77,6 @@ def build_client(settings: Settings) -> Any:
     )
 
 
-def _reason(exc: Any) -> str:
-    """The most specific reason OpenSearch gave (root cause first), else the exception text."""
-    info = getattr(exc, "info", None)
-    if isinstance(info, dict) and isinstance(info.get("error"), dict):
-        error = info["error"]
-        causes = error.get("root_cause") or []
-        if causes and isinstance(causes[0], dict) and causes[0].get("reason"):
-            return f"{causes[0].get('type', '')}: {causes[0]['reason']}".lstrip(": ")
-        if error.get("reason"):
-            return str(error["reason"])
-    return str(exc)
-
-
-@contextmanager
-def _translated(action: str) -> Iterator[None]:
-    """opensearch-py errors -> domain errors: unreachable, throttled or 5xx is an index outage (adds
-    wait for it, a search answers 503)."""
-    from opensearchpy import exceptions as os_errors
-
-    try:
-        yield
-    except os_errors.SSLError as exc:  # a certificate problem is configuration, not bad luck
-        raise EngramError(f"OpenSearch {action}: TLS failed: {exc}") from exc
-    except os_errors.ConnectionError as exc:  # includes ConnectionTimeout
-        raise IndexUnavailableError(f"OpenSearch {action}: {exc}") from exc
-    except os_errors.TransportError as exc:
-        status = exc.status_code
-        if isinstance(status, int) and (status == 429 or status >= 500):
-            raise IndexUnavailableError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
-        raise EngramError(f"OpenSearch {action} failed ({status}): {_reason(exc)}") from exc
-    except os_errors.OpenSearchException as exc:
-        raise EngramError(f"OpenSearch {action} failed: {exc}") from exc
-
-
-def _check_bulk(response: dict[str, Any], action: str, missing_ok: bool) -> None:
-    """Bulk answers 200 even when items fail; raise for failed items (404 on delete is fine)."""
-    if not response.get("errors"):
-        return
-    failures: list[tuple[int, str, str]] = []
-    for item in response.get("items", []):
-        result = next(iter(item.values()))
-        status = int(result.get("status", 500))
-        if status < 300 or (missing_ok and status == 404):
-            continue
-        error = result.get("error")
-        reason = error.get("reason", str(error)) if isinstance(error, dict) else str(error)
-        failures.append((status, str(result.get("_id")), reason))
-    if not failures:
-        return
-    status, doc_id, reason = failures[0]
-    message = f"OpenSearch bulk {action}: {len(failures)} item(s) failed, first {doc_id} ({status}): {reason}"
-    if any(s == 429 or s >= 500 for s, _, _ in failures):
-        raise IndexUnavailableError(message)
-    raise EngramError(message)
-
-
 class OpenSearchIndex:
     def __init__(self, client: Any, index_name: str, dimensions: int, engine: str = "faiss") -> None:
         if engine not in ENGINES:
@@ -142,6 +87,7 @@ class OpenSearchIndex:
         self.engine = engine
         self._times = RecordingTimes()
         self._pools = CandidatePools()
+        self._speakers = SpeakerCache()
 
     def index_body(self) -> dict[str, Any]:
         """Settings and mappings for a new index (cosine HNSW; faiss needs OpenSearch >= 2.19)."""
@@ -175,6 +121,7 @@ class OpenSearchIndex:
                     "metadata": {"type": "flat_object"},
                     "text": {"type": "text", "analyzer": TEXT_ANALYZER, "similarity": TEXT_SIMILARITY},
                     "created_at": {"type": "date"},
+                    SPEAKER_FIELD: keyword,  # metadata.speaker, for the speaker list (opensearch_speakers.py)
                     "vector": {
                         "type": "knn_vector",
                         "dimension": self.dimensions,
@@ -190,11 +137,14 @@ class OpenSearchIndex:
         }
 
     def ensure_index(self) -> None:
-        """Create the index when missing (safe to call from several cold starts at once)."""
+        """Create the index when missing (safe to call from several cold starts at once); an index
+        created before a field was added gets that field's mapping (adding one is idempotent)."""
         from opensearchpy import exceptions as os_errors
 
-        with _translated("create index"):
+        with translated("create index"):
             if self._client.indices.exists(index=self.index_name):
+                added = {SPEAKER_FIELD: {"type": "keyword"}}
+                self._client.indices.put_mapping(index=self.index_name, body={"properties": added})
                 return
             try:
                 self._client.indices.create(index=self.index_name, body=self.index_body())
@@ -210,18 +160,21 @@ class OpenSearchIndex:
             self._check_vector(doc.vector)
             body.append({"index": {"_index": self.index_name, "_id": doc.id}})
             body.append(_source(doc))
-        with _translated("bulk index"):
+        with translated("bulk index"):
             response = self._client.bulk(body=body)
-        _check_bulk(response, "index", missing_ok=False)
+        check_bulk(response, "index", missing_ok=False)
+        for doc in docs:
+            if isinstance(said := doc.metadata.get("speaker"), str):
+                self._speakers.heard(doc.tenant_id, doc.user_id, [said])
 
     def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
         # Ids are memory ids the caller resolved within tenant_id/user_id; _id is unscoped by design.
         if not memory_ids:
             return
         body = [{"delete": {"_index": self.index_name, "_id": memory_id}} for memory_id in memory_ids]
-        with _translated("bulk delete"):
+        with translated("bulk delete"):
             response = self._client.bulk(body=body)
-        _check_bulk(response, "delete", missing_ok=True)
+        check_bulk(response, "delete", missing_ok=True)
 
     def knn(
         self,
@@ -267,16 +220,17 @@ class OpenSearchIndex:
         self._check_vector(vector)
         if k <= 0:
             return [], []
-        times = ["created_at"]
+        times = ["created_at", SPEAKER_FIELD]
         lines = [{"index": self.index_name}, knn_body(tenant_id, user_id, vector, k, filters, times)]
         if query.strip():
             lines += [{"index": self.index_name}, text_body(tenant_id, user_id, query, k, filters, times)]
-        with _translated("candidate search"):
+        with translated("candidate search"):
             answers: list[dict[str, Any]] = self._client.msearch(body=lines)["responses"]
         for answer in answers:
             if "error" in answer:
                 raise_item_error(answer, "candidate search")
             self._times.remember(tenant_id, user_id, answer["hits"]["hits"])
+            self._speakers.remember(tenant_id, user_id, answer["hits"]["hits"])
         self._pools.remember(pool_key(tenant_id, user_id, filters), answers)
         semantic = [ScoredId(id=h["_id"], score=2.0 * float(h["_score"]) - 1.0) for h in answers[0]["hits"]["hits"]]
         lexical = (
@@ -285,6 +239,20 @@ class OpenSearchIndex:
             else []
         )
         return semantic, lexical
+
+    def speakers_among(self, tenant_id: str, user_id: str, names: Collection[str]) -> set[str]:
+        """index_ports.Speakers: the user's speakers are listed once per SPEAKERS_TTL_S (one request)."""
+        known = self._speakers.speakers(tenant_id, user_id)
+        if known is None:
+            with translated("speaker list"):
+                answer = self._client.search(index=self.index_name, body=speakers_body(tenant_id, user_id))
+            known = speakers_in(answer)
+            self._speakers.store(tenant_id, user_id, known)
+        return {name for name in names if name in known}
+
+    def spoken_by(self, tenant_id: str, user_id: str, memory_ids: Sequence[str], speakers: Collection[str]) -> set[str]:
+        """Of the candidates hybrid() returned, those said by one of `speakers` (no request)."""
+        return self._speakers.spoken_by(tenant_id, user_id, memory_ids, speakers)
 
     def ids(self, tenant_id: str, user_id: str) -> set[str]:
         # search_after on a keyword copy of the id: works on AOSS (no scroll) and needs no _id fielddata.
@@ -357,7 +325,7 @@ class OpenSearchIndex:
                         "sort": [{"created_at": order}, {"memory_id": order}],
                     }
                 )
-        with _translated("neighbour search"):
+        with translated("neighbour search"):
             response = self._client.msearch(body=lines)
         answers: list[dict[str, Any]] = response["responses"]
         result: dict[str, list[str]] = {}
@@ -371,7 +339,7 @@ class OpenSearchIndex:
         return result
 
     def _search(self, body: dict[str, Any], action: str) -> list[dict[str, Any]]:
-        with _translated(action):
+        with translated(action):
             response = self._client.search(index=self.index_name, body=body)
         hits: list[dict[str, Any]] = response["hits"]["hits"]
         return hits
@@ -396,4 +364,6 @@ def _source(doc: IndexDoc) -> dict[str, Any]:
         source["agent_id"] = doc.agent_id
     if doc.run_id is not None:
         source["run_id"] = doc.run_id
+    if isinstance(said := doc.metadata.get("speaker"), str):
+        source[SPEAKER_FIELD] = said
     return source
