@@ -101,8 +101,10 @@ class IngestPipeline:
         return self.one_call.ask(request.messages, prompt, shown, graph)
 
     def _nearby(self, scope: Scope, messages: Sequence[Message]) -> list[Fact]:
-        """The current facts most similar to each message: what reconciliation would compare with."""
-        texts = [m.content for m in messages if m.role != "system" and m.content.strip()]
+        """The current facts most similar to each statement: what reconciliation would compare with."""
+        from engram.pipeline.one_call import queries
+
+        texts = queries(messages)
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
         hits_of = [
             self.index.knn(scope.tenant_id, scope.user_id, vector, 2 * self.similar_per_fact, filters)

@@ -19,6 +19,7 @@ from engram.domain.ports import LLM
 from engram.graph.llm import SCHEMA as GRAPH_SCHEMA
 from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
+from engram.offline.text import split_sentences
 from engram.pipeline.llm_extractor import interpret_facts
 from engram.pipeline.messages import parse_messages
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
@@ -87,6 +88,18 @@ def user_message(shown: Sequence[Fact], graph: GraphContext | None, messages: Se
     if graph is not None:
         text += f"Existing relations:\n{graph.listing}\n\n"
     return text + f"Input:\n{parse_messages(messages)}"
+
+
+def queries(messages: Sequence[Message]) -> list[str]:
+    """What to search the memories with before the call: each statement of each message (a fact is
+    usually one sentence, and a long message's own vector is far from each of its sentences)."""
+    found: list[str] = []
+    for message in messages:
+        if message.role == "system" or not message.content.strip():
+            continue
+        sentences = [s for s in split_sentences(message.content) if not s.endswith("?") and len(s.split()) >= 3]
+        found += sentences if len(sentences) > 1 else [message.content]
+    return list(dict.fromkeys(found))
 
 
 @runtime_checkable
