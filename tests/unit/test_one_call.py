@@ -206,3 +206,29 @@ def test_off_keeps_the_separate_calls() -> None:
     world.pipeline.one_call = None
     world.add("I live in Berlin", "t1")
     assert [c["name"] for c in world.llm.calls] == ["facts", "graph_relations"]
+
+
+def test_a_close_memory_the_call_was_not_shown_is_reconciled_separately() -> None:
+    world = World()
+    world.pipeline.similar_per_fact = 1  # the message shows only its single nearest memory
+    for text in ("Lives in Berlin", "Works at Siemens"):
+        request = AddRequest(messages=[Message(role="user", content=text)], user_id="alice", infer=False)
+        world.pipeline.run(SCOPE, request.model_copy(update={"deduplicate": False}), f"seed-{text}")
+    world.llm.answers += [
+        one_json(
+            ["Works at Siemens in Munich"],
+            [
+                {"id": "0", "text": "Lives in Berlin", "event": "NONE"},
+                {"id": "1", "text": "Works at Siemens in Munich", "event": "ADD"},
+            ],
+            [],
+        ),
+        memory_json(
+            {"id": "0", "text": "Works at Siemens in Munich", "event": "UPDATE", "old_memory": "Works at Siemens"}
+        ),
+    ]
+    outcome = world.add("Lives in Berlin", "t1")
+    assert '"text": "Works at Siemens"' not in world.llm.calls[0]["user"]
+    assert world.llm.calls[1]["name"] == "memory" and '"text": "Works at Siemens"' in world.llm.calls[1]["user"]
+    assert outcome.usage.llm_calls == 2 and outcome.counts["one_call_rechecked"] == 1
+    assert world.memories() == ["Lives in Berlin", "Works at Siemens in Munich"]
