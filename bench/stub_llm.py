@@ -7,7 +7,9 @@ Instead the stub plays a plausible, instant extractor:
   greetings and questions give nothing (a real model skips small talk too);
 - reconciliation (Engram's "memory" schema): every new fact is an ADD unless a current memory has the
   same text (then NONE), every current memory a NONE, as a model does when nothing conflicts;
-- relevance strategy ("operations"): every fact a NEW.
+- relevance strategy ("operations"): every fact a NEW;
+- the single call (facts, memory and, with the graph on, relations together): the three answers
+  above in one object, decided against the current memories the prompt shows.
 Token counts come from the stub server (words of prompt and answer).
 """
 
@@ -103,6 +105,8 @@ def respond(request: dict[str, Any]) -> str:
     if "## New Messages" in user:  # mem0's additive extraction (json_object, no schema)
         facts = conversation_facts(_section(user, "New Messages"))
         return json.dumps({"memory": [{"text": f} for f in facts]})
+    if "facts" in properties and "memory" in properties:
+        return json.dumps(_single_call(user, "relations" in properties))
     if "facts" in properties or (not properties and "Input:\n" in user):
         conversation = user.split("Input:\n", 1)[-1]
         facts = [{"text": f, "memory_bank": "General", "importance": 0.5} for f in conversation_facts(conversation)]
@@ -130,3 +134,16 @@ def _graph(user: str) -> dict[str, Any]:
     lines = [m.group(2) for m in map(_LINE.match, user.split("Conversation:\n", 1)[-1].splitlines()) if m]
     triples = sentence_triples([Message(role="user", content=line) for line in lines])
     return {"relations": [t.model_dump(exclude={"negated"}) for t in triples], "delete": []}
+
+
+def _single_call(user: str, graph: bool) -> dict[str, Any]:
+    head, conversation = user.split("Input:\n", 1) if "Input:\n" in user else (user, "")
+    facts = conversation_facts(conversation)
+    current = head.split("Existing relations:\n", 1)[0]
+    answer: dict[str, Any] = {
+        "facts": [{"text": f, "memory_bank": "General", "importance": 0.5} for f in facts],
+        "memory": _reconcile(current + "```\n" + json.dumps(facts) + "\n```\n")["memory"],
+    }
+    if graph:
+        answer |= _graph("Conversation:\n" + conversation)
+    return answer

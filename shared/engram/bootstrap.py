@@ -221,6 +221,7 @@ class Container(LiveWiring):
     @cached_property
     def pipeline(self) -> IngestPipeline:
         from engram.pipeline.ingest import IngestPipeline
+        from engram.pipeline.one_call import OneCall
 
         return IngestPipeline(
             self.facts,
@@ -235,6 +236,13 @@ class Container(LiveWiring):
             blobs=self.blobs,
             keep_episodes=self.settings.keep_episodes,
             graph=self.graph,
+            # ENGRAM_LLM_SINGLE_CALL=off: separate extraction, reconciliation and graph calls
+            one_call=(
+                OneCall(self.llm, self.settings.extraction_window_chars)
+                if self.llm is not None and self.settings.llm_single_call
+                else None
+            ),
+            recheck_similarity=self.settings.single_call_recheck_similarity,
         )
 
     @cached_property

@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 2
     shortcuts: bool = True  # let the offline extractor skip the LLM for statements it fully understands
+    # One LLM call per add for facts, their reconciliation and the graph's relations (off: three calls)
+    llm_single_call: bool = True
+    # A fact's neighbour at least this similar that the single call did not show: reconciled separately
+    single_call_recheck_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
 
     # Pipeline tuning
     duplicate_threshold: float = 0.95  # cosine at or above this: the same fact

@@ -62,6 +62,48 @@ def test_engram_reconciliation_adds_new_facts_and_keeps_known_ones() -> None:
     }
 
 
+def test_engram_single_call_answers_facts_decisions_and_relations_in_one_object() -> None:
+    from datetime import UTC, datetime
+
+    from engram.domain.graph import Relation
+    from engram.domain.models import Fact, Message
+    from engram.graph.llm import GraphContext
+    from engram.pipeline import one_call
+
+    known = Fact(tenant_id="t", user_id="u", text="I adopted a cat last week from the shelter")
+    moved = Relation(
+        tenant_id="t",
+        user_id="u",
+        source_entity_id="e1",
+        relation="lives_in",
+        destination_entity_id="e2",
+        source="u",
+        destination="Berlin",
+        valid_from=datetime(2024, 1, 1, tzinfo=UTC),
+    )
+    graph = GraphContext("u", [moved], "0: u — lives_in — Berlin", "")
+    said = "I adopted a cat last week from the shelter. My sister Maren works at Siemens."
+    user = one_call.user_message([known], graph, [Message(role="user", content=said)])
+    system = one_call.system_prompt(ExtractionPrompt.USER, with_graph=True)
+    request = _request(system, user, one_call.schema(with_graph=True), one_call.SCHEMA_NAME)
+
+    answer = json.loads(respond(request))
+
+    assert [f["text"] for f in answer["facts"]] == [
+        "I adopted a cat last week from the shelter",
+        "My sister Maren works at Siemens",
+    ]
+    assert answer["memory"] == [
+        {"id": "0", "text": "I adopted a cat last week from the shelter", "event": "NONE", "old_memory": None},
+        {"id": "1", "text": "My sister Maren works at Siemens", "event": "ADD", "old_memory": None},
+    ]
+    assert [(r["source"], r["relation"], r["destination"]) for r in answer["relations"]] == [
+        ("Maren", "works_at", "Siemens"),
+        ("user", "sister", "Maren"),
+    ]
+    assert answer["delete"] == []
+
+
 def test_mem0_additive_extraction_prompt() -> None:
     user = (
         "## Summary\n\n\n## Existing Memories\n[]\n\n## New Messages\n"

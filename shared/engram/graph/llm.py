@@ -92,6 +92,35 @@ def interpret(answer: Any, existing_count: int) -> _Answer:
 
 
 @dataclass
+class GraphContext:
+    """The existing relations a graph answer's ids point into, and the conversation it reads."""
+
+    user_id: str
+    existing: list[Relation]
+    listing: str
+    conversation: str
+
+    @property
+    def user(self) -> str:
+        return f"Existing relations:\n{self.listing}\n\nConversation:\n{self.conversation}"
+
+    def interpret(self, answer: Any) -> _Answer:
+        return interpret(answer, len(self.existing))
+
+    def replaced(self, answer: _Answer) -> list[Relation]:
+        """The deletions a new relation of the same source and kind replaces; others are refused."""
+        new = {(normalise_name(self.user_id if t.source == USER else t.source), t.relation) for t in answer.triples}
+        accepted = []
+        for i in dict.fromkeys(answer.delete):
+            relation = self.existing[i]
+            if (normalise_name(relation.source), relation.relation) in new:
+                accepted.append(relation)
+            else:
+                logger.warning("graph decider deleted a relation nothing replaces; kept", extra={"id": relation.id})
+        return accepted
+
+
+@dataclass
 class LLMGraphExtractor:
     llm: LLM
     store: GraphStore
@@ -100,14 +129,18 @@ class LLMGraphExtractor:
     def extract(
         self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver
     ) -> tuple[list[Triple], list[Relation], Usage]:
+        context = self.context(scope, messages, resolver)
+        answer, usage = ask_json(
+            self.llm, SYSTEM, context.user, SCHEMA, "graph_relations", context.interpret, self.attempts
+        )
+        return answer.triples, context.replaced(answer), usage
+
+    def context(self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver) -> GraphContext:
+        """What the graph part of a prompt shows (also used by the pipeline's single call)."""
         conversation = "\n".join(f"{m.role}: {m.content}" for m in messages if m.role != "system")
         existing = self._existing(scope, conversation, resolver)
         listing = "\n".join(f"{i}: {r.source} — {r.relation} — {r.destination}" for i, r in enumerate(existing))
-        user = f"Existing relations:\n{listing or '(none)'}\n\nConversation:\n{conversation}"
-        answer, usage = ask_json(
-            self.llm, SYSTEM, user, SCHEMA, "graph_relations", lambda a: interpret(a, len(existing)), self.attempts
-        )
-        return answer.triples, self._replaced(answer, existing, scope.user_id), usage
+        return GraphContext(scope.user_id, existing, listing or "(none)", conversation)
 
     def _existing(self, scope: Scope, conversation: str, resolver: EntityResolver) -> list[Relation]:
         """Current relations of the user and of the entities the conversation names."""
@@ -115,16 +148,3 @@ class LLMGraphExtractor:
         ids = [user_entity_id(scope.user_id), *(h.id for h in hits)]
         relations = self.store.relations_of(scope.tenant_id, ids)
         return sorted(relations, key=lambda r: r.valid_from, reverse=True)[:MAX_EXISTING]
-
-    @staticmethod
-    def _replaced(answer: _Answer, existing: Sequence[Relation], user_id: str) -> list[Relation]:
-        """The deletions a new relation of the same source and kind replaces; others are refused."""
-        new = {(normalise_name(user_id if t.source == USER else t.source), t.relation) for t in answer.triples}
-        accepted = []
-        for i in dict.fromkeys(answer.delete):
-            relation = existing[i]
-            if (normalise_name(relation.source), relation.relation) in new:
-                accepted.append(relation)
-            else:
-                logger.warning("graph decider deleted a relation nothing replaces; kept", extra={"id": relation.id})
-        return accepted

@@ -16,6 +16,7 @@ from engram.graph.search import GraphSearcher
 
 if TYPE_CHECKING:  # the worker's side; the API (search, corrections) never loads the offline rules
     from engram.graph.apply import GraphChanges
+    from engram.graph.llm import GraphContext
 
 
 class GraphExtractorPort(Protocol):
@@ -38,24 +39,43 @@ class GraphService:
 
     # --- the worker ----------------------------------------------------------------------------
     def ingest(
-        self, scope: Scope, messages: Sequence[Message], facts: Sequence[CandidateFact], task_id: str
+        self,
+        scope: Scope,
+        messages: Sequence[Message],
+        facts: Sequence[CandidateFact],
+        task_id: str,
+        decided: tuple[list[Triple], list[Relation]] | None = None,
     ) -> tuple[GraphChanges, Usage]:
-        """Extract relations from one run's messages (at most one LLM call) and apply them."""
+        """Extract relations from one run's messages (at most one LLM call) and apply them.
+        `decided`: relations the pipeline's single LLM call already returned (no call here)."""
         from engram.graph.apply import GraphApplier, GraphChanges
         from engram.offline.relations import offline_triples
 
-        resolver = EntityResolver(
-            self.store, self.index, self.embedder, scope.tenant_id, scope.user_id, self.resolve_threshold
-        )
+        resolver = self._resolver(scope)
         deletions: list[Relation] = []
         usage = Usage()
-        if self.extractor is not None:
+        if decided is not None:
+            triples, deletions = decided
+        elif self.extractor is not None:
             triples, deletions, usage = self.extractor.extract(scope, messages, resolver)
         else:
             triples = offline_triples(messages, facts)
         if not triples and not deletions:
             return GraphChanges(), usage
         return GraphApplier(self.store, resolver, task_id).apply(triples, deletions), usage
+
+    def context(self, scope: Scope, messages: Sequence[Message]) -> GraphContext | None:
+        """The graph part of a combined prompt; None when relations are not an LLM's job here."""
+        from engram.graph.llm import LLMGraphExtractor
+
+        if not isinstance(self.extractor, LLMGraphExtractor):
+            return None
+        return self.extractor.context(scope, messages, self._resolver(scope))
+
+    def _resolver(self, scope: Scope) -> EntityResolver:
+        return EntityResolver(
+            self.store, self.index, self.embedder, scope.tenant_id, scope.user_id, self.resolve_threshold
+        )
 
     # --- reads ---------------------------------------------------------------------------------
     def search(self, tenant_id: str, user_id: str, query: str, hops: int = 1, limit: int = 20) -> list[ScoredRelation]:

@@ -16,6 +16,8 @@ from engram.domain.models import (
     Event,
     Fact,
     MemorySource,
+    Message,
+    ReconcileStrategy,
     Scope,
     SearchFilters,
     TaskResult,
@@ -28,9 +30,11 @@ from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_attachments
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
+from engram.reconcile.llm import cover_missing, lost_details
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
+    from engram.pipeline.one_call import OneCall, OneCallAnswer
 
 logger = Logger(child=True)
 
@@ -61,6 +65,9 @@ class IngestPipeline:
     blobs: BlobStore | None = None
     keep_episodes: bool = False  # messages the extractor did not fully read are kept as given (settings: on)
     graph: GraphService | None = None  # the second pipeline, run after the facts'
+    one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
+    # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
+    recheck_similarity: float = 0.5
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
@@ -68,15 +75,56 @@ class IngestPipeline:
     def run(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
     ) -> IngestOutcome:
-        outcome = self._facts(scope, request, task_id, sources)
+        planned = self._ask_once(scope, request)
+        outcome = self._facts(scope, request, task_id, sources, planned)
         if self.graph is not None and request.infer:
-            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id)
+            decided = planned.graph if planned is not None else None
+            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided)
             outcome.usage.add(used)
             outcome.counts.update(changes.counts())
         return outcome
 
+    def _ask_once(self, scope: Scope, request: AddRequest) -> OneCallAnswer | None:
+        """The single call's answer, or None where the separate steps run (rules understood every
+        statement, a conversation longer than one window, attachments, the relevance strategy)."""
+        if self.one_call is None or not (request.infer and request.deduplicate) or request.attachment_ids:
+            return None
+        prompt = choose_prompt(request.messages, request.prompt)
+        if request.strategy is not ReconcileStrategy.DEFAULT or not self.one_call.fits(request.messages, prompt):
+            return None
+        if self.one_call.shortcut(self.extractor, request.messages, prompt):
+            return None
+        shown = self._nearby(scope, request.messages)
+        if any(f.attachment_ids for f in shown):  # the separate reconciler places attachments
+            return None
+        graph = self.graph.context(scope, request.messages) if self.graph is not None else None
+        return self.one_call.ask(request.messages, prompt, shown, graph)
+
+    def _nearby(self, scope: Scope, messages: Sequence[Message]) -> list[Fact]:
+        """The current facts most similar to each statement: what reconciliation would compare with."""
+        from engram.pipeline.one_call import queries
+
+        texts = queries(messages)
+        filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
+        hits_of = [
+            self.index.knn(scope.tenant_id, scope.user_id, vector, 2 * self.similar_per_fact, filters)
+            for vector in (self.embedder.embed(texts) if texts else [])
+        ]
+        ids = list(dict.fromkeys(h.id for hits in hits_of for h in hits))
+        found = {f.id: f for f in self.facts.get_many(scope.tenant_id, ids)}
+        best: dict[str, float] = {}
+        for hits in hits_of:
+            for hit in [h for h in hits if h.id in found and found[h.id].kind == "fact"][: self.similar_per_fact]:
+                best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
+        return [found[i] for i in sorted(best, key=lambda i: best[i], reverse=True)]
+
     def _facts(
-        self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
+        self,
+        scope: Scope,
+        request: AddRequest,
+        task_id: str,
+        sources: Sequence[MemorySource] = (),
+        planned: OneCallAnswer | None = None,
     ) -> IngestOutcome:
         """`sources` says where each message of the request came from (tasks merged into one run);
         without it, memories record `task_id`."""
@@ -84,7 +132,10 @@ class IngestPipeline:
         notes: dict[int, str] = {}  # candidate index -> why it was kept, for the task result
         if request.infer:
             prompt = choose_prompt(request.messages, request.prompt)
-            candidates, used = self.extractor.extract(request.messages, prompt, scope)
+            if planned is not None:
+                candidates, used = list(planned.facts), planned.usage
+            else:
+                candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
             if self.keep_episodes:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
@@ -111,8 +162,11 @@ class IngestPipeline:
         )
         existing: list[Fact] = []
         if request.deduplicate:
-            decisions, existing, used = self._reconcile(scope, request, candidates, vectors)
+            decisions, existing, used = self._reconcile(scope, request, candidates, vectors, planned)
             usage.add(used)
+            if planned is not None:
+                counts["one_call"] = 1
+                counts["one_call_rechecked"] = int(used.llm_calls > 0)
         else:
             decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(candidates)]
         for decision in decisions:
@@ -131,6 +185,7 @@ class IngestPipeline:
         request: AddRequest,
         candidates: Sequence[CandidateFact],
         vectors: dict[str, list[float]],
+        planned: OneCallAnswer | None = None,
     ) -> tuple[list[Decision], list[Fact], Usage]:
         """Decisions for the candidates, and every existing memory they refer to."""
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
@@ -165,6 +220,10 @@ class IngestPipeline:
         skipped += episodes_added
         if not pending:
             return skipped, found, Usage()
+        if planned is not None and planned.decisions is not None:
+            decided = self._planned(planned, candidates, pending, skipped, similar)
+            if decided is not None:
+                return skipped + decided, [*found, *planned.shown], Usage()
         if not existing:  # nothing to reconcile against: no LLM call needed
             adds = [Decision(event=Event.ADD, text=c.text, fact_index=candidates.index(c)) for c in pending]
             return skipped + adds, found, Usage()
@@ -181,6 +240,29 @@ class IngestPipeline:
             if decision.fact_index is not None:
                 decision.fact_index = remap[decision.fact_index]
         return skipped + decisions, found, usage
+
+    def _planned(
+        self,
+        planned: OneCallAnswer,
+        candidates: Sequence[CandidateFact],
+        pending: Sequence[CandidateFact],
+        skipped: Sequence[Decision],
+        similar: dict[str, float],
+    ) -> list[Decision] | None:
+        """The single call's decisions for the pending facts, or None when the separate reconciler
+        must decide: a fact's close neighbour was not shown, or an UPDATE would lose details."""
+        shown = {f.id: f for f in planned.shown}
+        missed = [i for i, score in similar.items() if i not in shown and score >= self.recheck_similarity]
+        if missed:
+            logger.info("single call missed a similar memory; reconciling separately", extra={"ids": missed})
+            return None
+        decisions = planned.decisions or []
+        if lost_details(decisions, shown):
+            logger.info("single call's UPDATE would lose details; reconciling separately")
+            return None
+        settled = {d.fact_index for d in skipped}  # near-duplicates and episodes are already decided
+        decisions = [d for d in decisions if not (d.event is Event.ADD and d.fact_index in settled)]
+        return cover_missing(decisions, pending, [candidates.index(c) for c in pending])
 
     def _attachment_details(
         self, scope: Scope, existing: Sequence[Fact], pending: Sequence[CandidateFact]

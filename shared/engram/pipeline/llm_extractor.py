@@ -13,7 +13,7 @@ from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
 
 
-def _interpret(answer: Any) -> list[CandidateFact]:
+def interpret_facts(answer: Any) -> list[CandidateFact]:
     if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
         raise ValueError('expected {"facts": [...]}')
     facts: list[CandidateFact] = []
@@ -60,7 +60,7 @@ class LLMFactExtractor:
                 f"Input:\n{conversation}",
                 EXTRACTION_SCHEMA,
                 "facts",
-                _interpret,
+                interpret_facts,
             )
             facts += found
             usage.add(used)

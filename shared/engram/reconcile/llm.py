@@ -30,7 +30,7 @@ logger = Logger(child=True)
 COVERED = 0.5  # share of a fact's content words a decision must hold to account for it
 
 
-class _Interpreter:
+class DecisionInterpreter:
     """Turns one raw answer into decisions with real ids; raises ValueError when unusable."""
 
     def __init__(
@@ -136,12 +136,12 @@ class LLMReconciler:
             for item, fact in zip(shown, existing, strict=True):
                 item["attachments"] = codes.short(fact.attachment_ids)
         by_id = {fact.id: fact for fact in existing}
-        interpret = _Interpreter(existing, facts, relevance, codes)
+        interpret = DecisionInterpreter(existing, facts, relevance, codes)
         base_prompt = self._prompt(strategy, shown, facts, conversation, codes, attachments or {})
         system, schema, name = self._call_shape(strategy, bool(codes))
         decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
 
-        lost = self._lost_details(decisions, by_id)
+        lost = lost_details(decisions, by_id)
         if lost:
             feedback = "; ".join(f"memory {k} lost {', '.join(sorted(v))}" for k, v in lost.items())
             retry_prompt = (
@@ -151,7 +151,7 @@ class LLMReconciler:
             decisions, more = ask_json(self._llm, system, retry_prompt, schema, name, interpret)
             usage.add(more)
             decisions = self._fall_back_on_loss(decisions, by_id)
-        return self._cover_missing(decisions, facts), usage
+        return cover_missing(decisions, facts), usage
 
     @staticmethod
     def _call_shape(strategy: ReconcileStrategy, attachments: bool) -> tuple[str, dict[str, Any], str]:
@@ -179,19 +179,9 @@ class LLMReconciler:
         new = [{"text": f.text, "attachments": codes.short(f.attachment_ids)} for f in facts]
         return reconcile_user_message(shown, new) + "\nAttachments:\n" + codes.legend(details) + "\n"
 
-    @staticmethod
-    def _lost_details(decisions: list[Decision], by_id: dict[str, Fact]) -> dict[str, set[str]]:
-        lost: dict[str, set[str]] = {}
-        for d in decisions:
-            if d.event is Event.UPDATE and d.memory_id in by_id:
-                dropped = dropped_details(by_id[d.memory_id].text, d.text)
-                if dropped:
-                    lost[d.memory_id] = dropped
-        return lost
-
     def _fall_back_on_loss(self, decisions: list[Decision], by_id: dict[str, Fact]) -> list[Decision]:
         """An UPDATE that still loses details keeps the old memory and adds the new text beside it."""
-        lost = self._lost_details(decisions, by_id)
+        lost = lost_details(decisions, by_id)
         if not lost:
             return decisions
         kept: list[Decision] = []
@@ -211,19 +201,34 @@ class LLMReconciler:
                 kept.append(d)
         return kept
 
-    @staticmethod
-    def _cover_missing(decisions: list[Decision], facts: Sequence[CandidateFact]) -> list[Decision]:
-        """Every new fact must end up somewhere; one the model forgot is added as it is."""
-        out = list(decisions)
-        for index, fact in enumerate(facts):
-            if any(_accounts_for(d, fact) for d in out):
-                continue
-            logger.warning("fact missing from the LLM's decisions; added", extra={"fact": fact.text})
-            out.append(Decision(event=Event.ADD, text=fact.text, fact_index=index, importance=fact.importance))
-        return out
-
 
 def _accounts_for(decision: Decision, fact: CandidateFact) -> bool:
     if decision.event is Event.DELETE:
         return (fact.negated or looks_negated(fact.text)) and overlap(fact.text, decision.text) > 0
     return overlap(fact.text, decision.text) >= COVERED
+
+
+def lost_details(decisions: Sequence[Decision], by_id: Mapping[str, Fact]) -> dict[str, set[str]]:
+    """Per updated memory, the details of its old text that the UPDATE's text dropped."""
+    lost: dict[str, set[str]] = {}
+    for d in decisions:
+        if d.event is Event.UPDATE and d.memory_id is not None and d.memory_id in by_id:
+            dropped = dropped_details(by_id[d.memory_id].text, d.text)
+            if dropped:
+                lost[d.memory_id] = dropped
+    return lost
+
+
+def cover_missing(
+    decisions: Sequence[Decision], facts: Sequence[CandidateFact], positions: Sequence[int] | None = None
+) -> list[Decision]:
+    """Every new fact must end up somewhere; one the model forgot is added as it is. `positions`:
+    the facts' indexes in the decisions' numbering (default 0..n-1)."""
+    out = list(decisions)
+    for index, fact in enumerate(facts):
+        if any(_accounts_for(d, fact) for d in out):
+            continue
+        logger.warning("fact missing from the LLM's decisions; added", extra={"fact": fact.text})
+        position = positions[index] if positions is not None else index
+        out.append(Decision(event=Event.ADD, text=fact.text, fact_index=position, importance=fact.importance))
+    return out

@@ -23,6 +23,10 @@ def extraction_system_prompt(kind: ExtractionPrompt, today: datetime | None = No
     return _load(f"extract_{kind.value}").replace("{today}", day)
 
 
+def load_prompt(name: str) -> str:
+    return _load(name)
+
+
 def reconcile_system_prompt(name: str) -> str:
     return _load(f"reconcile_{name}")
 

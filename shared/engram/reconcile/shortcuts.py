@@ -34,6 +34,10 @@ class ShortcutExtractor:
             return facts, Usage()
         return self._llm.extract(messages, prompt, scope)
 
+    def shortcut(self, messages: Sequence[Message], prompt: ExtractionPrompt) -> list[CandidateFact] | None:
+        """The rules' facts when they understood every statement, else None."""
+        return self._rules.shortcut(messages, prompt)
+
     def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> bool:
         """Whether the rules read every statement (then no episode is kept for these messages)."""
         return self._rules.understands(messages, prompt)
