@@ -31,7 +31,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -39,8 +38,10 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from engram.local.change_tracker import ChangeTracker
 from engram.local.group_commit import GroupCommit
 from engram.local.moto_server import MotoState
+from engram.local.table_log import TableFiles
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -48,23 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("engram.local")
 
-_DYNAMO_READS = frozenset(
-    {
-        "GetItem",
-        "BatchGetItem",
-        "TransactGetItems",
-        "Query",
-        "Scan",
-        "DescribeTable",
-        "DescribeTimeToLive",
-        "DescribeContinuousBackups",
-        "DescribeEndpoints",
-        "DescribeLimits",
-        "ListTables",
-        "ListTagsOfResource",
-    }
-)
-_CREDENTIAL = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/")
 _SAVE_ERRORS = (ClientError, BotoCoreError, OSError)
 _SPACING = 10  # seconds between saves per second a save took
 
@@ -80,71 +64,6 @@ def write_atomic(path: Path, data: bytes, sync: bool = True) -> None:
         if sync:
             os.fsync(f.fileno())
     os.replace(tmp, path)
-
-
-class ChangeTracker:
-    """Fed every request moto served; remembers which tables (and whether S3) changed since `take`."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tables: set[str] = set()
-        self._all_tables = False
-        self._s3 = False
-
-    def observe(self, environ: dict[str, Any], body: bytes | None) -> None:
-        method = str(environ.get("REQUEST_METHOD", "GET"))
-        target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
-        scope = _CREDENTIAL.search(str(environ.get("HTTP_AUTHORIZATION", "")) + str(environ.get("QUERY_STRING", "")))
-        service = scope.group(1) if scope else None
-        if service == "dynamodb" or target.startswith("DynamoDB_"):
-            if target.rsplit(".", 1)[-1] not in _DYNAMO_READS:
-                self.mark_tables(_table_names(body))
-        elif service == "s3" and method not in ("GET", "HEAD", "OPTIONS"):
-            self.mark_s3()
-
-    def mark_tables(self, names: set[str] | None) -> None:
-        """`names` None means "some table, unknown which"."""
-        with self._lock:
-            if names:
-                self._tables |= names
-            else:
-                self._all_tables = True
-
-    def mark_s3(self) -> None:
-        with self._lock:
-            self._s3 = True
-
-    def take(self) -> tuple[set[str] | None, bool]:
-        """(changed tables, None for all; whether S3 changed), and forget them."""
-        with self._lock:
-            tables = None if self._all_tables else set(self._tables)
-            s3 = self._s3
-            self._tables, self._all_tables, self._s3 = set(), False, False
-        return tables, s3
-
-
-_TABLE_NAME = re.compile(rb'"TableName"\s*:\s*"([A-Za-z0-9_.-]+)"')
-
-
-def _table_names(body: bytes | None) -> set[str] | None:
-    if body and b'"RequestItems"' not in body:
-        # Every other write names its tables in TableName (table names need no JSON escapes);
-        # a regex spares parsing a 100-item transaction a second time.
-        found = {name.decode("ascii") for name in _TABLE_NAME.findall(body)}
-        if found:
-            return found
-    try:
-        request = json.loads(body or b"")
-    except ValueError:
-        return None
-    if not isinstance(request, dict):
-        return None
-    names = set(request.get("RequestItems") or {})
-    if isinstance(request.get("TableName"), str):
-        names.add(request["TableName"])
-    for item in request.get("TransactItems") or []:
-        names.update(op["TableName"] for op in item.values() if isinstance(op, dict) and "TableName" in op)
-    return names or None  # PartiQL and the like: unknown, so every table
 
 
 def _b64(data: bytes) -> str:
@@ -174,6 +93,8 @@ class Snapshotter:
         self._sync = True  # set by each snapshot, under _lock
         self._unsynced: set[Path] = set()  # written without fsync, synced by the next synced snapshot
         self._queue_ids: dict[str, list[str]] = {}
+        folder = self._dir / "dynamodb"
+        self._files = {t: TableFiles(folder, t, self._write, _json_bytes) for t in tables}
         self._restored = False  # never save over the files before they were loaded
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -184,9 +105,8 @@ class Snapshotter:
         """Loads every saved table, bucket and queue into moto. Returns counts per resource."""
         counts: dict[str, int] = {}
         for table in self._tables:
-            path = self._dir / "dynamodb" / f"{table}.jsonl"
-            if path.exists():
-                counts[table] = self._restore_table(table, path)
+            if self._files[table].snapshot.exists():
+                counts[table] = self._restore_table(table)
         for bucket in self._buckets:
             path = self._dir / "s3" / bucket / "manifest.json"
             if path.exists():
@@ -199,12 +119,21 @@ class Snapshotter:
             self._queue_ids[name] = [m["id"] for m in self._state.queued_messages(name)]
         self._tracker.take()  # the restore's own writes are what is on disk already
         self._restored = True
+        with self._lock:
+            self._sync = True
+            for table in self._tables:  # a fresh log each, none after a torn line
+                self._compact(table)
         return counts
 
-    def _restore_table(self, table: str, path: Path) -> int:
-        items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    def _restore_table(self, table: str) -> int:
+        items, changes = self._files[table].load()
         self._state.put_items(table, items)
-        return len(items)
+        for kind, value in changes:
+            if kind == "put":
+                self._state.put_items(table, [value])
+            else:
+                self._state.delete_item(table, value)
+        return len(self._state.table_items(table)) if changes else len(items)
 
     def _restore_bucket(self, bucket: str, path: Path) -> int:
         manifest: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
@@ -240,17 +169,21 @@ class Snapshotter:
             return
         with self._lock:
             self._sync = sync
-            changed, s3_changed = self._tracker.take()
-            tables = self._tables if everything or changed is None else [t for t in self._tables if t in changed]
             for name in self._queues:  # first: see the module docstring
                 messages = self._state.queued_messages(name)
                 ids = [m["id"] for m in messages]
                 if everything or ids != self._queue_ids.get(name):
                     self._save_queue(name, messages)
                     self._queue_ids[name] = ids
-            for table in tables:
+            changes, s3_changed = self._tracker.take()  # after the queues: see the module docstring
+            for table in self._tables:
+                whole = everything or changes.whole is None or table in changes.whole
                 try:
-                    self._save_table(table)
+                    # Compaction (O(table)) by the snapshot thread only, never while a request waits.
+                    if whole or (sync and self._files[table].compaction_due()):
+                        self._compact(table)
+                    elif table in changes.keys:
+                        self._append(table, changes.keys[table])
                 except _SAVE_ERRORS:
                     self._tracker.mark_tables({table})  # try again on the next tick
                     raise
@@ -291,9 +224,25 @@ class Snapshotter:
                     os.close(fd)
         self._unsynced.clear()
 
-    def _save_table(self, table: str) -> None:
-        lines = [json.dumps(item, default=_json_bytes) for item in self._state.table_items(table)]
-        self._write(self._dir / "dynamodb" / f"{table}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
+    def _compact(self, table: str) -> None:
+        self._files[table].compact(self._state.table_items(table))
+
+    def _append(self, table: str, named: list[dict[str, Any]]) -> None:
+        """Logs the current state of each item named (by an item or key): cost per item changed."""
+        attributes = self._state.key_attributes(table)
+        keys: dict[str, dict[str, Any]] = {}
+        for entry in named:
+            if all(a in entry for a in attributes):  # else moto refused the request
+                key = {a: entry[a] for a in attributes}
+                keys.setdefault(json.dumps(key, sort_keys=True, default=_json_bytes), key)
+        changes: list[tuple[str, dict[str, Any]]] = []
+        for key in keys.values():
+            item = self._state.get_item(table, key)
+            changes.append(("delete", key) if item is None else ("put", item))
+        if changes:
+            path = self._files[table].append(changes)
+            if not self._sync:
+                self._unsynced.add(path)
 
     def _save_bucket(self, bucket: str) -> None:
         folder = self._dir / "s3" / bucket
