@@ -1,27 +1,35 @@
-"""Keep moto's state across restarts: snapshots of DynamoDB items, S3 objects and queued SQS messages.
+"""Keep moto's state across restarts: DynamoDB items, S3 objects and queued SQS messages on disk.
 
-moto holds everything in memory. A snapshot thread writes what changed, at most once per second (less
-often while saves take long) and once more on a clean shutdown, and the local front has `flush` called
-(through moto's process, moto_process.py) before it answers a request that changed something, so
-what was acknowledged survives the process being killed; every file is written to
-a temporary name and renamed, so a crash leaves the previous complete file, and fsynced (those of a
-flush by the thread's next snapshot, within a second), so the machine going down loses at most that.
+moto holds everything in memory. A snapshot thread writes what changed about once per second and
+once more on a clean shutdown, and the local front has `flush` called (through moto's process,
+moto_process.py) before it answers a request that changed something, so what was acknowledged
+survives the process being killed. A table is a snapshot plus an append-only log of the items
+changed since (table_log.py): a save appends the current state of each item written since the last
+save, so it costs what changed, not the table; the snapshot thread compacts a log that outgrew its
+snapshot (never a flush, so no request waits for a rewrite). Other files are written to a temporary
+name and renamed, so a crash leaves the previous complete file. Everything is fsynced by the
+thread's next snapshot (a flush does not wait for the disk), so the machine going down loses at most
+about a second.
 
-Queues are saved first, then the tables in the order given (the tasks table first). The worker
-writes memories, then marks the task done, then deletes its message: saved in the reverse order, a
-message missing from the saved queue had all its writes saved, and one still there is processed
-again after a restart (idempotently), so a crash between two files loses no accepted add.
+Queues are saved first; then the changes seen so far are taken from the tracker and the tables
+saved in the order given (the tasks table first). The worker writes memories, then marks the task
+done, then deletes its message, each request seen by the tracker before it is answered: so a message
+missing from the saved queue was deleted before the take, its task's writes are all in what the save
+writes, and one still there is processed again after a restart (idempotently). A crash between two
+files therefore loses no accepted add.
 Layout under <data_dir>/moto/:
 
-    dynamodb/<table>.jsonl          one item per line, DynamoDB's JSON wire format (binary as base64)
+    dynamodb/<table>.jsonl          snapshot: an epoch line, then one item per line, DynamoDB's JSON
+                                    wire format (binary as base64)
+    dynamodb/<table>.log            changes since that snapshot: {"put": item} or {"delete": key}
     s3/<bucket>/manifest.json       key -> sha256, etag, content type, metadata (current versions)
     s3/<bucket>/objects/<sha256>    object bodies, content-addressed, so unchanged ones are not rewritten
     sqs/<queue>.json                messages not yet deleted, in order (body, group, dedup id, attributes)
 
-What changed is learnt from the requests moto serves (ChangeTracker, fed by the moto server), so a
-change made by anyone (handlers, poller, a user's aws CLI) is saved. Queues are compared by message
-ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3 goes
-through its API. Restore runs after provisioning and before anything is served.
+What changed is learnt from the requests moto serves (change_tracker.py). Queues are compared by
+message ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3
+goes through its API. Restore runs after provisioning and before anything is served, and compacts
+every table (a fresh log each).
 """
 
 from __future__ import annotations
@@ -300,8 +308,8 @@ class Snapshotter:
                 self.snapshot()
             except _SAVE_ERRORS:
                 log.exception("snapshot failed; retrying in %.0f s", self._interval)
-            # A save rewrites whole tables, so it grows with the data: spacing saves by a multiple
-            # of the last one's time keeps them to a small share of the CPU that serves requests.
+            # A save that compacted or rewrote S3's manifest grows with the data: spacing saves by a
+            # multiple of the last one's time keeps them to a small share of the CPU serving requests.
             wait = max(self._interval, _SPACING * (time.monotonic() - began))
 
 
