@@ -210,3 +210,34 @@ def test_the_tracker_names_the_items_each_write_touches() -> None:
     assert changes.keys == {"A": [item(0), key, key], "B": [item(2), key]}
     assert changes.whole is None  # PartiQL: which table is unknown, so every one is rewritten
     assert not s3 and tracker.take()[0].keys == {}
+
+
+def test_queue_sends_and_deletes_are_logged_and_restored_in_order(tmp_path: Path) -> None:
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name=REGION)
+        url = sqs.create_queue(QueueName="tasks")["QueueUrl"]
+
+        def saver() -> Snapshotter:
+            state = MotoState(REGION, ACCOUNT_ID)
+            return Snapshotter(tmp_path, [], [], {"tasks": url}, (None, sqs), state, ChangeTracker())  # type: ignore[arg-type]
+
+        first = saver()
+        first.restore()
+        for body in ("m1", "m2", "m3"):
+            sqs.send_message(QueueUrl=url, MessageBody=body)
+        first.flush()
+        handle = next(
+            m for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"] if m["Body"] == "m2"
+        )
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=handle["ReceiptHandle"])
+        sqs.send_message(QueueUrl=url, MessageBody="m4")
+        first.flush()
+        log_lines = (tmp_path / "moto" / "sqs" / "tasks.log").read_text().splitlines()
+        assert len(log_lines) == 1 + 3 + 2  # header, three sends, a delete and a send: no rewrite
+
+        sqs.delete_queue(QueueUrl=url)
+        url = sqs.create_queue(QueueName="tasks")["QueueUrl"]
+        assert saver().restore()["tasks"] == 3
+
+        bodies = [m["Body"] for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
+        assert bodies == ["m1", "m3", "m4"]

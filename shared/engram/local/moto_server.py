@@ -155,11 +155,14 @@ class MotoState:
 
         return dynamodb_backends[self._account_id][self._region].get_table(table_name)
 
-    def queued_messages(self, queue_name: str) -> list[dict[str, Any]]:
-        """Every message a queue still holds (visible, in flight or delayed), oldest first."""
-        from moto.sqs.models import sqs_backends
+    def queued_ids(self, queue_name: str) -> list[str]:
+        """The ids of every message a queue still holds, oldest first (cheaper than the messages)."""
+        queue = self._queue(queue_name)
+        return [] if queue is None else [m.id for m in list(queue._messages)]
 
-        queue = sqs_backends[self._account_id][self._region].queues.get(queue_name)
+    def queued_messages(self, queue_name: str, only: set[str] | None = None) -> list[dict[str, Any]]:
+        """Every message a queue still holds (visible, in flight or delayed), oldest first; `only`: those ids."""
+        queue = self._queue(queue_name)
         if queue is None:
             return []
         return [
@@ -171,7 +174,13 @@ class MotoState:
                 "attributes": dict(m.message_attributes),
             }
             for m in list(queue._messages)  # a copy: the server thread may be changing the list
+            if only is None or m.id in only
         ]
+
+    def _queue(self, queue_name: str) -> Any:
+        from moto.sqs.models import sqs_backends
+
+        return sqs_backends[self._account_id][self._region].queues.get(queue_name)
 
 
 def _decoded(value: dict[str, Any]) -> dict[str, Any]:

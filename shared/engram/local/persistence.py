@@ -3,7 +3,7 @@
 moto holds everything in memory. A snapshot thread writes what changed about once per second and
 once more on a clean shutdown, and the local front has `flush` called (through moto's process,
 moto_process.py) before it answers a request that changed something, so what was acknowledged
-survives the process being killed. A table is a snapshot plus an append-only log of the items
+survives the process being killed. A table (and a queue) is a snapshot plus an append-only log of the items
 changed since (table_log.py): a save appends the current state of each item written since the last
 save, so it costs what changed, not the table; the snapshot thread compacts a log that outgrew its
 snapshot (never a flush, so no request waits for a rewrite). Other files are written to a temporary
@@ -11,12 +11,13 @@ name and renamed, so a crash leaves the previous complete file. Everything is fs
 thread's next snapshot (a flush does not wait for the disk), so the machine going down loses at most
 about a second.
 
-Queues are saved first; then the changes seen so far are taken from the tracker and the tables
-saved in the order given (the tasks table first). The worker writes memories, then marks the task
-done, then deletes its message, each request seen by the tracker before it is answered: so a message
-missing from the saved queue was deleted before the take, its task's writes are all in what the save
-writes, and one still there is processed again after a restart (idempotently). A crash between two
-files therefore loses no accepted add.
+Queues are read first; then the changes seen so far are taken from the tracker, the tables saved
+in the order given (the tasks table first), and the queues written last. The worker writes memories,
+then marks the task done, then deletes its message, each request seen by the tracker before it is
+answered: so a message missing from the queue as read was deleted before the take, and all its
+task's writes are in what this save writes, before the queue; a crash before the queue is written
+leaves the message saved, processed again after a restart (idempotently). The thread's fsyncs go
+tables first, queues last, for the same reason. So no accepted add is lost.
 Layout under <data_dir>/moto/:
 
     dynamodb/<table>.jsonl          snapshot: an epoch line, then one item per line, DynamoDB's JSON
@@ -24,7 +25,8 @@ Layout under <data_dir>/moto/:
     dynamodb/<table>.log            changes since that snapshot: {"put": item} or {"delete": key}
     s3/<bucket>/manifest.json       key -> sha256, etag, content type, metadata (current versions)
     s3/<bucket>/objects/<sha256>    object bodies, content-addressed, so unchanged ones are not rewritten
-    sqs/<queue>.json                messages not yet deleted, in order (body, group, dedup id, attributes)
+    sqs/<queue>.jsonl, .log         the same for messages not yet deleted, in order (id, body, group,
+                                    dedup id, attributes): {"put": message} or {"delete": {"id": id}}
 
 What changed is learnt from the requests moto serves (change_tracker.py). Queues are compared by
 message ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3
@@ -100,7 +102,8 @@ class Snapshotter:
         self._flush = GroupCommit(self._save_unsynced)
         self._sync = True  # set by each snapshot, under _lock
         self._unsynced: set[Path] = set()  # written without fsync, synced by the next synced snapshot
-        self._queue_ids: dict[str, list[str]] = {}
+        self._queue_ids: dict[str, set[str]] = {}  # the messages on disk, by id
+        self._queue_files = {q: TableFiles(self._dir / "sqs", q, self._write, _json_bytes) for q in queues}
         folder = self._dir / "dynamodb"
         self._files = {t: TableFiles(folder, t, self._write, _json_bytes) for t in tables}
         self._restored = False  # never save over the files before they were loaded
@@ -120,17 +123,19 @@ class Snapshotter:
             if path.exists():
                 counts[bucket] = self._restore_bucket(bucket, path)
         for name, url in self._queues.items():
-            path = self._dir / "sqs" / f"{name}.json"
-            if path.exists():
-                counts[name] = self._restore_queue(url, path)
-        for name in self._queues:
-            self._queue_ids[name] = [m["id"] for m in self._state.queued_messages(name)]
+            legacy = self._dir / "sqs" / f"{name}.json"  # saved whole, before the log
+            if self._queue_files[name].snapshot.exists():
+                counts[name] = self._restore_queue(url, self._saved_messages(name))
+            elif legacy.exists():
+                counts[name] = self._restore_queue(url, json.loads(legacy.read_text(encoding="utf-8")))
         self._tracker.take()  # the restore's own writes are what is on disk already
         self._restored = True
         with self._lock:
             self._sync = True
             for table in self._tables:  # a fresh log each, none after a torn line
                 self._compact(table)
+            for name in self._queues:
+                self._write_queue(name, *self._read_queue(name, whole=True))
         return counts
 
     def _restore_table(self, table: str) -> int:
@@ -156,8 +161,17 @@ class Snapshotter:
             )
         return len(manifest)
 
-    def _restore_queue(self, url: str, path: Path) -> int:
-        messages: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    def _saved_messages(self, name: str) -> list[dict[str, Any]]:
+        records, changes = self._queue_files[name].load()
+        messages = {m["id"]: m for m in records}  # in order: sends are logged oldest first
+        for kind, value in changes:
+            if kind == "put":
+                messages[value["id"]] = value
+            else:
+                messages.pop(value["id"], None)
+        return list(messages.values())
+
+    def _restore_queue(self, url: str, messages: list[dict[str, Any]]) -> int:
         for message in messages:
             params: dict[str, Any] = {"QueueUrl": url, "MessageBody": message["body"]}
             if message.get("group_id"):
@@ -177,13 +191,12 @@ class Snapshotter:
             return
         with self._lock:
             self._sync = sync
-            for name in self._queues:  # first: see the module docstring
-                messages = self._state.queued_messages(name)
-                ids = [m["id"] for m in messages]
-                if everything or ids != self._queue_ids.get(name):
-                    self._save_queue(name, messages)
-                    self._queue_ids[name] = ids
-            changes, s3_changed = self._tracker.take()  # after the queues: see the module docstring
+            # Queues read first, written last: see the module docstring.
+            queues = [
+                self._read_queue(name, everything or (sync and self._queue_files[name].compaction_due()))
+                for name in self._queues
+            ]
+            changes, s3_changed = self._tracker.take()
             for table in self._tables:
                 whole = everything or changes.whole is None or table in changes.whole
                 try:
@@ -202,8 +215,12 @@ class Snapshotter:
                 except _SAVE_ERRORS:
                     self._tracker.mark_s3()
                     raise
-            if sync:
-                self._sync_earlier_writes()
+            for name, (whole, messages, gone) in zip(self._queues, queues, strict=True):
+                self._write_queue(name, whole, messages, gone)
+            synced = sorted(self._unsynced) if sync else []  # tables sort before queues: the safe order
+            self._unsynced.difference_update(synced)
+        # fsync outside the lock: a flush waiting for the disk would hold up the request it answers
+        _fsync(synced)
 
     def flush(self) -> None:
         """Returns once every change made before the call is on disk (callers share saves)."""
@@ -222,16 +239,6 @@ class Snapshotter:
         if not self._sync:
             self._unsynced.add(path)
 
-    def _sync_earlier_writes(self) -> None:
-        for path in sorted(self._unsynced):
-            if path.exists():
-                fd = os.open(path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        self._unsynced.clear()
-
     def _compact(self, table: str) -> None:
         self._files[table].compact(self._state.table_items(table))
 
@@ -248,9 +255,7 @@ class Snapshotter:
             item = self._state.get_item(table, key)
             changes.append(("delete", key) if item is None else ("put", item))
         if changes:
-            path = self._files[table].append(changes)
-            if not self._sync:
-                self._unsynced.add(path)
+            self._unsynced.add(self._files[table].append(changes))
 
     def _save_bucket(self, bucket: str) -> None:
         folder = self._dir / "s3" / bucket
@@ -283,9 +288,23 @@ class Snapshotter:
             if blob.name not in kept and not blob.name.startswith("."):
                 blob.unlink(missing_ok=True)
 
-    def _save_queue(self, name: str, messages: list[dict[str, Any]]) -> None:
-        saved = [{k: v for k, v in m.items() if k != "id"} for m in messages]
-        self._write(self._dir / "sqs" / f"{name}.json", json.dumps(saved, default=_json_bytes).encode("utf-8"))
+    def _read_queue(self, name: str, whole: bool) -> tuple[bool, list[dict[str, Any]], set[str]]:
+        """(whole, messages to save, ids gone): all its messages if whole, else those sent since the last save."""
+        if whole:
+            return True, self._state.queued_messages(name), set()
+        saved, ids = self._queue_ids[name], self._state.queued_ids(name)
+        gone = saved.difference(ids)
+        sent = self._state.queued_messages(name, only=set(ids) - saved) if len(ids) > len(saved) - len(gone) else []
+        return False, sent, gone
+
+    def _write_queue(self, name: str, whole: bool, messages: list[dict[str, Any]], gone: set[str]) -> None:
+        if whole:
+            self._queue_files[name].compact(messages)
+            self._queue_ids[name] = {m["id"] for m in messages}
+        elif gone or messages:
+            changes = [("delete", {"id": i}) for i in gone] + [("put", m) for m in messages]
+            self._unsynced.add(self._queue_files[name].append(changes))
+            self._queue_ids[name] = (self._queue_ids[name] - gone) | {m["id"] for m in messages}
 
     # --- thread --------------------------------------------------------------------------------
 
@@ -324,3 +343,15 @@ def _json_bytes(value: object) -> str:
     if isinstance(value, bytes | bytearray):
         return _b64(bytes(value))
     raise TypeError(f"cannot save {type(value).__name__}")
+
+
+def _fsync(paths: list[Path]) -> None:
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:  # an object body no longer used: nothing to keep
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
