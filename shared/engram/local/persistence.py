@@ -206,7 +206,8 @@ class Snapshotter:
                     elif table in changes.keys:
                         self._append(table, changes.keys[table])
                 except _SAVE_ERRORS:
-                    self._tracker.mark_tables({table})  # try again on the next tick
+                    # The changes taken are not all saved: rewrite every table on the next tick.
+                    self._tracker.mark_tables(set(self._tables))
                     raise
             if everything or s3_changed:
                 try:
@@ -220,7 +221,12 @@ class Snapshotter:
             synced = sorted(self._unsynced) if sync else []  # tables sort before queues: the safe order
             self._unsynced.difference_update(synced)
         # fsync outside the lock: a flush waiting for the disk would hold up the request it answers
-        _fsync(synced)
+        try:
+            _fsync(synced)
+        except OSError:
+            with self._lock:
+                self._unsynced.update(synced)  # the next snapshot tries again
+            raise
 
     def flush(self) -> None:
         """Returns once every change made before the call is on disk (callers share saves)."""
