@@ -19,9 +19,10 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 
 from engram.local.api_gateway import ApiGateway, Request
 from engram.local.asl import StateMachineRun, StatesError
+from engram.local.change_tracker import ChangeTracker
 from engram.local.moto_server import MotoServer, MotoState
 from engram.local.names import ACCOUNT_ID
-from engram.local.persistence import ChangeTracker, Snapshotter
+from engram.local.persistence import Snapshotter
 from engram.local.poller import QueuePoller, failed_ids
 from engram.local.provision import Provisioned, provision
 from engram.local.template import Template, load_template

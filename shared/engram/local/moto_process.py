@@ -45,8 +45,9 @@ def _serve(host: str, port: int, conn: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    from engram.local.change_tracker import ChangeTracker
     from engram.local.moto_server import MotoServer
-    from engram.local.persistence import ChangeTracker, Snapshotter
+    from engram.local.persistence import Snapshotter
 
     tracker = ChangeTracker()
     server = MotoServer(host, port, observer=tracker.observe)

@@ -7,6 +7,7 @@ changed them (our handlers, the poller, or a user's `aws --endpoint-url ...`).
 
 from __future__ import annotations
 
+import base64
 import functools
 import io
 import logging
@@ -130,11 +131,38 @@ class MotoState:
         for item in items:
             backend.put_item(table_name, item)
 
-    def queued_messages(self, queue_name: str) -> list[dict[str, Any]]:
-        """Every message a queue still holds (visible, in flight or delayed), oldest first."""
-        from moto.sqs.models import sqs_backends
+    def key_attributes(self, table_name: str) -> list[str]:
+        """The table's key attribute names: hash, then range if it has one."""
+        table = self._table(table_name)
+        return [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
 
-        queue = sqs_backends[self._account_id][self._region].queues.get(queue_name)
+    def get_item(self, table_name: str, key: dict[str, Any]) -> dict[str, Any] | None:
+        """The item with primary key `key` (wire format, as a request names it), or None."""
+        item = self._table(table_name).get_item(*self._key_values(table_name, key))
+        return None if item is None else dict(item.to_json()["Attributes"])
+
+    def delete_item(self, table_name: str, key: dict[str, Any]) -> None:
+        self._table(table_name).delete_item(*self._key_values(table_name, key))
+
+    def _key_values(self, table_name: str, key: dict[str, Any]) -> tuple[Any, Any]:
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        values = [DynamoType(_decoded(key[name])) for name in self.key_attributes(table_name)]
+        return values[0], values[1] if len(values) > 1 else None
+
+    def _table(self, table_name: str) -> Any:
+        from moto.dynamodb.models import dynamodb_backends
+
+        return dynamodb_backends[self._account_id][self._region].get_table(table_name)
+
+    def queued_ids(self, queue_name: str) -> list[str]:
+        """The ids of every message a queue still holds, oldest first (cheaper than the messages)."""
+        queue = self._queue(queue_name)
+        return [] if queue is None else [m.id for m in list(queue._messages)]
+
+    def queued_messages(self, queue_name: str, only: set[str] | None = None) -> list[dict[str, Any]]:
+        """Every message a queue still holds (visible, in flight or delayed), oldest first; `only`: those ids."""
+        queue = self._queue(queue_name)
         if queue is None:
             return []
         return [
@@ -146,4 +174,17 @@ class MotoState:
                 "attributes": dict(m.message_attributes),
             }
             for m in list(queue._messages)  # a copy: the server thread may be changing the list
+            if only is None or m.id in only
         ]
+
+    def _queue(self, queue_name: str) -> Any:
+        from moto.sqs.models import sqs_backends
+
+        return sqs_backends[self._account_id][self._region].queues.get(queue_name)
+
+
+def _decoded(value: dict[str, Any]) -> dict[str, Any]:
+    """A key value as moto holds it: requests carry binary as base64, moto keeps the bytes."""
+    if isinstance(value.get("B"), str):
+        return {"B": base64.b64decode(value["B"])}
+    return value

@@ -1,27 +1,37 @@
-"""Keep moto's state across restarts: snapshots of DynamoDB items, S3 objects and queued SQS messages.
+"""Keep moto's state across restarts: DynamoDB items, S3 objects and queued SQS messages on disk.
 
-moto holds everything in memory. A snapshot thread writes what changed, at most once per second (less
-often while saves take long) and once more on a clean shutdown, and the local front has `flush` called
-(through moto's process, moto_process.py) before it answers a request that changed something, so
-what was acknowledged survives the process being killed; every file is written to
-a temporary name and renamed, so a crash leaves the previous complete file, and fsynced (those of a
-flush by the thread's next snapshot, within a second), so the machine going down loses at most that.
+moto holds everything in memory. A snapshot thread writes what changed about once per second and
+once more on a clean shutdown, and the local front has `flush` called (through moto's process,
+moto_process.py) before it answers a request that changed something, so what was acknowledged
+survives the process being killed. A table (and a queue) is a snapshot plus an append-only log of the items
+changed since (table_log.py): a save appends the current state of each item written since the last
+save, so it costs what changed, not the table; the snapshot thread compacts a log that outgrew its
+snapshot (never a flush, so no request waits for a rewrite). Other files are written to a temporary
+name and renamed, so a crash leaves the previous complete file. Everything is fsynced by the
+thread's next snapshot (a flush does not wait for the disk), so the machine going down loses at most
+about a second.
 
-Queues are saved first, then the tables in the order given (the tasks table first). The worker
-writes memories, then marks the task done, then deletes its message: saved in the reverse order, a
-message missing from the saved queue had all its writes saved, and one still there is processed
-again after a restart (idempotently), so a crash between two files loses no accepted add.
+Queues are read first; then the changes seen so far are taken from the tracker, the tables saved
+in the order given (the tasks table first), and the queues written last. The worker writes memories,
+then marks the task done, then deletes its message, each request seen by the tracker before it is
+answered: so a message missing from the queue as read was deleted before the take, and all its
+task's writes are in what this save writes, before the queue; a crash before the queue is written
+leaves the message saved, processed again after a restart (idempotently). The thread's fsyncs go
+tables first, queues last, for the same reason. So no accepted add is lost.
 Layout under <data_dir>/moto/:
 
-    dynamodb/<table>.jsonl          one item per line, DynamoDB's JSON wire format (binary as base64)
+    dynamodb/<table>.jsonl          snapshot: an epoch line, then one item per line, DynamoDB's JSON
+                                    wire format (binary as base64)
+    dynamodb/<table>.log            changes since that snapshot: {"put": item} or {"delete": key}
     s3/<bucket>/manifest.json       key -> sha256, etag, content type, metadata (current versions)
     s3/<bucket>/objects/<sha256>    object bodies, content-addressed, so unchanged ones are not rewritten
-    sqs/<queue>.json                messages not yet deleted, in order (body, group, dedup id, attributes)
+    sqs/<queue>.jsonl, .log         the same for messages not yet deleted, in order (id, body, group,
+                                    dedup id, attributes): {"put": message} or {"delete": {"id": id}}
 
-What changed is learnt from the requests moto serves (ChangeTracker, fed by the moto server), so a
-change made by anyone (handlers, poller, a user's aws CLI) is saved. Queues are compared by message
-ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3 goes
-through its API. Restore runs after provisioning and before anything is served.
+What changed is learnt from the requests moto serves (change_tracker.py). Queues are compared by
+message ids instead, which is cheap. Tables and queues are read from moto in-process (MotoState); S3
+goes through its API. Restore runs after provisioning and before anything is served, and compacts
+every table (a fresh log each).
 """
 
 from __future__ import annotations
@@ -31,7 +41,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -39,8 +48,10 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from engram.local.change_tracker import ChangeTracker
 from engram.local.group_commit import GroupCommit
 from engram.local.moto_server import MotoState
+from engram.local.table_log import TableFiles
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -48,23 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("engram.local")
 
-_DYNAMO_READS = frozenset(
-    {
-        "GetItem",
-        "BatchGetItem",
-        "TransactGetItems",
-        "Query",
-        "Scan",
-        "DescribeTable",
-        "DescribeTimeToLive",
-        "DescribeContinuousBackups",
-        "DescribeEndpoints",
-        "DescribeLimits",
-        "ListTables",
-        "ListTagsOfResource",
-    }
-)
-_CREDENTIAL = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/")
 _SAVE_ERRORS = (ClientError, BotoCoreError, OSError)
 _SPACING = 10  # seconds between saves per second a save took
 
@@ -80,71 +74,6 @@ def write_atomic(path: Path, data: bytes, sync: bool = True) -> None:
         if sync:
             os.fsync(f.fileno())
     os.replace(tmp, path)
-
-
-class ChangeTracker:
-    """Fed every request moto served; remembers which tables (and whether S3) changed since `take`."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tables: set[str] = set()
-        self._all_tables = False
-        self._s3 = False
-
-    def observe(self, environ: dict[str, Any], body: bytes | None) -> None:
-        method = str(environ.get("REQUEST_METHOD", "GET"))
-        target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
-        scope = _CREDENTIAL.search(str(environ.get("HTTP_AUTHORIZATION", "")) + str(environ.get("QUERY_STRING", "")))
-        service = scope.group(1) if scope else None
-        if service == "dynamodb" or target.startswith("DynamoDB_"):
-            if target.rsplit(".", 1)[-1] not in _DYNAMO_READS:
-                self.mark_tables(_table_names(body))
-        elif service == "s3" and method not in ("GET", "HEAD", "OPTIONS"):
-            self.mark_s3()
-
-    def mark_tables(self, names: set[str] | None) -> None:
-        """`names` None means "some table, unknown which"."""
-        with self._lock:
-            if names:
-                self._tables |= names
-            else:
-                self._all_tables = True
-
-    def mark_s3(self) -> None:
-        with self._lock:
-            self._s3 = True
-
-    def take(self) -> tuple[set[str] | None, bool]:
-        """(changed tables, None for all; whether S3 changed), and forget them."""
-        with self._lock:
-            tables = None if self._all_tables else set(self._tables)
-            s3 = self._s3
-            self._tables, self._all_tables, self._s3 = set(), False, False
-        return tables, s3
-
-
-_TABLE_NAME = re.compile(rb'"TableName"\s*:\s*"([A-Za-z0-9_.-]+)"')
-
-
-def _table_names(body: bytes | None) -> set[str] | None:
-    if body and b'"RequestItems"' not in body:
-        # Every other write names its tables in TableName (table names need no JSON escapes);
-        # a regex spares parsing a 100-item transaction a second time.
-        found = {name.decode("ascii") for name in _TABLE_NAME.findall(body)}
-        if found:
-            return found
-    try:
-        request = json.loads(body or b"")
-    except ValueError:
-        return None
-    if not isinstance(request, dict):
-        return None
-    names = set(request.get("RequestItems") or {})
-    if isinstance(request.get("TableName"), str):
-        names.add(request["TableName"])
-    for item in request.get("TransactItems") or []:
-        names.update(op["TableName"] for op in item.values() if isinstance(op, dict) and "TableName" in op)
-    return names or None  # PartiQL and the like: unknown, so every table
 
 
 def _b64(data: bytes) -> str:
@@ -173,7 +102,10 @@ class Snapshotter:
         self._flush = GroupCommit(self._save_unsynced)
         self._sync = True  # set by each snapshot, under _lock
         self._unsynced: set[Path] = set()  # written without fsync, synced by the next synced snapshot
-        self._queue_ids: dict[str, list[str]] = {}
+        self._queue_ids: dict[str, set[str]] = {}  # the messages on disk, by id
+        self._queue_files = {q: TableFiles(self._dir / "sqs", q, self._write, _json_bytes) for q in queues}
+        folder = self._dir / "dynamodb"
+        self._files = {t: TableFiles(folder, t, self._write, _json_bytes) for t in tables}
         self._restored = False  # never save over the files before they were loaded
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -184,27 +116,37 @@ class Snapshotter:
         """Loads every saved table, bucket and queue into moto. Returns counts per resource."""
         counts: dict[str, int] = {}
         for table in self._tables:
-            path = self._dir / "dynamodb" / f"{table}.jsonl"
-            if path.exists():
-                counts[table] = self._restore_table(table, path)
+            if self._files[table].snapshot.exists():
+                counts[table] = self._restore_table(table)
         for bucket in self._buckets:
             path = self._dir / "s3" / bucket / "manifest.json"
             if path.exists():
                 counts[bucket] = self._restore_bucket(bucket, path)
         for name, url in self._queues.items():
-            path = self._dir / "sqs" / f"{name}.json"
-            if path.exists():
-                counts[name] = self._restore_queue(url, path)
-        for name in self._queues:
-            self._queue_ids[name] = [m["id"] for m in self._state.queued_messages(name)]
+            legacy = self._dir / "sqs" / f"{name}.json"  # saved whole, before the log
+            if self._queue_files[name].snapshot.exists():
+                counts[name] = self._restore_queue(url, self._saved_messages(name))
+            elif legacy.exists():
+                counts[name] = self._restore_queue(url, json.loads(legacy.read_text(encoding="utf-8")))
         self._tracker.take()  # the restore's own writes are what is on disk already
         self._restored = True
+        with self._lock:
+            self._sync = True
+            for table in self._tables:  # a fresh log each, none after a torn line
+                self._compact(table)
+            for name in self._queues:
+                self._write_queue(name, *self._read_queue(name, whole=True))
         return counts
 
-    def _restore_table(self, table: str, path: Path) -> int:
-        items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    def _restore_table(self, table: str) -> int:
+        items, changes = self._files[table].load()
         self._state.put_items(table, items)
-        return len(items)
+        for kind, value in changes:
+            if kind == "put":
+                self._state.put_items(table, [value])
+            else:
+                self._state.delete_item(table, value)
+        return len(self._state.table_items(table)) if changes else len(items)
 
     def _restore_bucket(self, bucket: str, path: Path) -> int:
         manifest: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
@@ -219,8 +161,17 @@ class Snapshotter:
             )
         return len(manifest)
 
-    def _restore_queue(self, url: str, path: Path) -> int:
-        messages: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    def _saved_messages(self, name: str) -> list[dict[str, Any]]:
+        records, changes = self._queue_files[name].load()
+        messages = {m["id"]: m for m in records}  # in order: sends are logged oldest first
+        for kind, value in changes:
+            if kind == "put":
+                messages[value["id"]] = value
+            else:
+                messages.pop(value["id"], None)
+        return list(messages.values())
+
+    def _restore_queue(self, url: str, messages: list[dict[str, Any]]) -> int:
         for message in messages:
             params: dict[str, Any] = {"QueueUrl": url, "MessageBody": message["body"]}
             if message.get("group_id"):
@@ -240,19 +191,23 @@ class Snapshotter:
             return
         with self._lock:
             self._sync = sync
-            changed, s3_changed = self._tracker.take()
-            tables = self._tables if everything or changed is None else [t for t in self._tables if t in changed]
-            for name in self._queues:  # first: see the module docstring
-                messages = self._state.queued_messages(name)
-                ids = [m["id"] for m in messages]
-                if everything or ids != self._queue_ids.get(name):
-                    self._save_queue(name, messages)
-                    self._queue_ids[name] = ids
-            for table in tables:
+            # Queues read first, written last: see the module docstring.
+            queues = [
+                self._read_queue(name, everything or (sync and self._queue_files[name].compaction_due()))
+                for name in self._queues
+            ]
+            changes, s3_changed = self._tracker.take()
+            for table in self._tables:
+                whole = everything or changes.whole is None or table in changes.whole
                 try:
-                    self._save_table(table)
+                    # Compaction (O(table)) by the snapshot thread only, never while a request waits.
+                    if whole or (sync and self._files[table].compaction_due()):
+                        self._compact(table)
+                    elif table in changes.keys:
+                        self._append(table, changes.keys[table])
                 except _SAVE_ERRORS:
-                    self._tracker.mark_tables({table})  # try again on the next tick
+                    # The changes taken are not all saved: rewrite every table on the next tick.
+                    self._tracker.mark_tables(set(self._tables))
                     raise
             if everything or s3_changed:
                 try:
@@ -261,8 +216,17 @@ class Snapshotter:
                 except _SAVE_ERRORS:
                     self._tracker.mark_s3()
                     raise
-            if sync:
-                self._sync_earlier_writes()
+            for name, (whole, messages, gone) in zip(self._queues, queues, strict=True):
+                self._write_queue(name, whole, messages, gone)
+            synced = sorted(self._unsynced) if sync else []  # tables sort before queues: the safe order
+            self._unsynced.difference_update(synced)
+        # fsync outside the lock: a flush waiting for the disk would hold up the request it answers
+        try:
+            _fsync(synced)
+        except OSError:
+            with self._lock:
+                self._unsynced.update(synced)  # the next snapshot tries again
+            raise
 
     def flush(self) -> None:
         """Returns once every change made before the call is on disk (callers share saves)."""
@@ -281,19 +245,23 @@ class Snapshotter:
         if not self._sync:
             self._unsynced.add(path)
 
-    def _sync_earlier_writes(self) -> None:
-        for path in sorted(self._unsynced):
-            if path.exists():
-                fd = os.open(path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        self._unsynced.clear()
+    def _compact(self, table: str) -> None:
+        self._files[table].compact(self._state.table_items(table))
 
-    def _save_table(self, table: str) -> None:
-        lines = [json.dumps(item, default=_json_bytes) for item in self._state.table_items(table)]
-        self._write(self._dir / "dynamodb" / f"{table}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
+    def _append(self, table: str, named: list[dict[str, Any]]) -> None:
+        """Logs the current state of each item named (by an item or key): cost per item changed."""
+        attributes = self._state.key_attributes(table)
+        keys: dict[str, dict[str, Any]] = {}
+        for entry in named:
+            if all(a in entry for a in attributes):  # else moto refused the request
+                key = {a: entry[a] for a in attributes}
+                keys.setdefault(json.dumps(key, sort_keys=True, default=_json_bytes), key)
+        changes: list[tuple[str, dict[str, Any]]] = []
+        for key in keys.values():
+            item = self._state.get_item(table, key)
+            changes.append(("delete", key) if item is None else ("put", item))
+        if changes:
+            self._unsynced.add(self._files[table].append(changes))
 
     def _save_bucket(self, bucket: str) -> None:
         folder = self._dir / "s3" / bucket
@@ -326,9 +294,23 @@ class Snapshotter:
             if blob.name not in kept and not blob.name.startswith("."):
                 blob.unlink(missing_ok=True)
 
-    def _save_queue(self, name: str, messages: list[dict[str, Any]]) -> None:
-        saved = [{k: v for k, v in m.items() if k != "id"} for m in messages]
-        self._write(self._dir / "sqs" / f"{name}.json", json.dumps(saved, default=_json_bytes).encode("utf-8"))
+    def _read_queue(self, name: str, whole: bool) -> tuple[bool, list[dict[str, Any]], set[str]]:
+        """(whole, messages to save, ids gone): all its messages if whole, else those sent since the last save."""
+        if whole:
+            return True, self._state.queued_messages(name), set()
+        saved, ids = self._queue_ids[name], self._state.queued_ids(name)
+        gone = saved.difference(ids)
+        sent = self._state.queued_messages(name, only=set(ids) - saved) if len(ids) > len(saved) - len(gone) else []
+        return False, sent, gone
+
+    def _write_queue(self, name: str, whole: bool, messages: list[dict[str, Any]], gone: set[str]) -> None:
+        if whole:
+            self._queue_files[name].compact(messages)
+            self._queue_ids[name] = {m["id"] for m in messages}
+        elif gone or messages:
+            changes = [("delete", {"id": i}) for i in gone] + [("put", m) for m in messages]
+            self._unsynced.add(self._queue_files[name].append(changes))
+            self._queue_ids[name] = (self._queue_ids[name] - gone) | {m["id"] for m in messages}
 
     # --- thread --------------------------------------------------------------------------------
 
@@ -351,8 +333,8 @@ class Snapshotter:
                 self.snapshot()
             except _SAVE_ERRORS:
                 log.exception("snapshot failed; retrying in %.0f s", self._interval)
-            # A save rewrites whole tables, so it grows with the data: spacing saves by a multiple
-            # of the last one's time keeps them to a small share of the CPU that serves requests.
+            # A save that compacted or rewrote S3's manifest grows with the data: spacing saves by a
+            # multiple of the last one's time keeps them to a small share of the CPU serving requests.
             wait = max(self._interval, _SPACING * (time.monotonic() - began))
 
 
@@ -367,3 +349,15 @@ def _json_bytes(value: object) -> str:
     if isinstance(value, bytes | bytearray):
         return _b64(bytes(value))
     raise TypeError(f"cannot save {type(value).__name__}")
+
+
+def _fsync(paths: list[Path]) -> None:
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:  # an object body no longer used: nothing to keep
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
