@@ -18,6 +18,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from engram.adapters.aws_parsing import fast_session
 from engram.domain.errors import ConflictError, EngramError, TransientError
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class AwsClients:
         if self._session is None:
             # One session for every client: each new session loads botocore's data files again
             # (about 0.1 s of a cold start for three clients).
-            self._session = boto3.session.Session()
+            self._session = fast_session()
         return self._session.client(  # type: ignore[call-overload]
             service, region_name=self._settings.aws_region, endpoint_url=endpoint, config=config
         )
