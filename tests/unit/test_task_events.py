@@ -118,3 +118,36 @@ def test_broken_usage_counters_never_fail_the_task_nor_its_events() -> None:
     assert tasks.get("acme", task.task_id).status is TaskStatus.COMPLETED
     assert recorder.sent[-1][2]["type"] == "memory_extraction_completed"
     assert metrics.total("TasksCompleted") == 1  # metrics come before the counters that failed
+
+
+class CountedUsage:
+    def __init__(self) -> None:
+        self.writes: list[tuple[str, dict[str, int]]] = []
+
+    def add(self, tenant_id: str, day: str, counts: Any) -> None:
+        self.writes.append((tenant_id, dict(counts)))
+
+    def days(self, tenant_id: str, days: Any) -> list[Any]:
+        return []
+
+
+def test_tasks_finished_together_move_the_usage_counters_once_by_their_sum() -> None:
+    tasks, usage, metrics = MemoryTaskStore(), CountedUsage(), RecordedMetrics()
+    queued = [queued_task(tasks, text) for text in ("I live in Berlin", "I like jazz", "I own a cat")]
+    events = TaskEvents(Recorder(), accounting=Accounting(metrics, usage))  # type: ignore[arg-type]
+    worker = ExtractionWorker(tasks, Pipeline(), events=events)  # type: ignore[arg-type]
+
+    worker.process_many("acme", [t.task_id for t in queued])  # one user, one treatment: one run
+
+    assert [tenant for tenant, _ in usage.writes] == ["acme"]
+    assert usage.writes[0][1]["adds"] == 3 and usage.writes[0][1]["memories_stored"] == 3
+    assert metrics.total("TasksCompleted") == 3
+
+
+def test_each_tenant_of_a_batch_gets_its_own_counts() -> None:
+    usage = CountedUsage()
+    done = [Task(tenant_id=tenant, user_id="u", status=TaskStatus.COMPLETED) for tenant in ("acme", "globex", "acme")]
+
+    Accounting(RecordedMetrics(), usage).completed_many(done)  # type: ignore[arg-type]
+
+    assert sorted((tenant, counts["adds"]) for tenant, counts in usage.writes) == [("acme", 2), ("globex", 1)]

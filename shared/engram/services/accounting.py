@@ -7,7 +7,7 @@ Tasks extracted together (`processed_with`) share one run: its LLM usage is on t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,8 +42,27 @@ class Accounting:
     perf: Callable[[], float] = time.perf_counter
 
     def completed(self, task: Task) -> None:
-        if task.kind is not TaskKind.ADD:
+        self.completed_many([task])
+
+    def completed_many(self, tasks: Sequence[Task]) -> None:
+        """Tasks finished together: metrics and log lines per task, the usage counters in one
+        write per tenant (a batch of raw adds would otherwise cost one UpdateItem per task)."""
+        usage: dict[str, dict[str, int]] = {}
+        for task in tasks:
+            if task.kind is not TaskKind.ADD:
+                continue
+            counts = self._completed(task)
+            total = usage.setdefault(task.tenant_id, {})
+            for name, value in counts.items():
+                total[name] = total.get(name, 0) + value
+        if self.usage is None:
             return
+        day = _day(self.now())
+        for tenant_id, counts in usage.items():
+            self.usage.add(tenant_id, day, counts)
+
+    def _completed(self, task: Task) -> dict[str, int]:
+        """Records the task's metrics and log line; returns its usage counts."""
         leads = not task.processed_with or task.processed_with[0] == task.task_id
         # What was applied (the results), not what reconciliation proposed (task.counts).
         events = [r.event for r in task.results] if leads else []
@@ -58,20 +77,15 @@ class Accounting:
         m.add("FactsAdded", added)
         m.add("FactsUpdated", updated)
         m.add("FactsDeleted", deleted)
-        if self.usage is not None:
-            self.usage.add(
-                task.tenant_id,
-                _day(self.now()),
-                {
-                    "adds": 1,
-                    "llm_calls": task.usage.llm_calls,
-                    "prompt_tokens": task.usage.prompt_tokens,
-                    "completion_tokens": task.usage.completion_tokens,
-                    "memories_stored": added - deleted,
-                },
-            )
         if self.log is not None:
             self.log.finished(True, duration)
+        return {
+            "adds": 1,
+            "llm_calls": task.usage.llm_calls,
+            "prompt_tokens": task.usage.prompt_tokens,
+            "completion_tokens": task.usage.completion_tokens,
+            "memories_stored": added - deleted,
+        }
 
     def failed(self, task: Task, will_retry: bool) -> None:
         if task.kind is not TaskKind.ADD:

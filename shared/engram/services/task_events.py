@@ -61,26 +61,26 @@ class TaskEvents:
 
     def queued(self, task: Task) -> None:
         self._count(task, None, "pending")
-        self._send(task, task_event("queued", task))
+        self._send("queued", task)
 
     def processing(self, tasks: Sequence[Task]) -> None:
         """A batch started together (the counters move in one write)."""
         self._count_all(tasks, "pending", "processing")
         for task in tasks:
-            self._send(task, task_event("processing", task))
+            self._send("processing", task)
 
     def completed(self, tasks: Sequence[Task]) -> None:
         self._count_all(tasks, "processing", "completed")
+        if self.accounting is not None and tasks:
+            self._safely(tasks, "tasks not accounted", self.accounting.completed_many, tasks)
         for task in tasks:
-            if self.accounting is not None:
-                self._safely(task, "task not accounted", self.accounting.completed, task)
-            self._send(task, task_event("completed", task))
+            self._send("completed", task)
 
     def failed(self, task: Task, will_retry: bool, was: str = "processing") -> None:
         self._count(task, was, "pending" if will_retry else "failed")
         if self.accounting is not None:
-            self._safely(task, "task not accounted", self.accounting.failed, task, will_retry)
-        self._send(task, task_event("failed", task, will_retry=will_retry))
+            self._safely([task], "task not accounted", self.accounting.failed, task, will_retry)
+        self._send("failed", task, will_retry)
 
     def waiting(self, task: Task) -> None:
         """Back in the queue until the outage ends (LLM breaker, index); no event: the status says it."""
@@ -98,14 +98,17 @@ class TaskEvents:
             ids = [t.task_id for t in tasks]
             logger.exception("queue counters not updated", extra={"task_ids": ids, "to": target})
 
-    def _safely(self, task: Task, what: str, call: Callable[..., None], *args: Any) -> None:
+    def _safely(self, tasks: Sequence[Task], what: str, call: Callable[..., None], *args: Any) -> None:
         """Best-effort, like the events: a broken counter or metric never fails the task."""
         try:
             call(*args)
         except Exception:
-            logger.exception(what, extra={"task_id": task.task_id})
+            logger.exception(what, extra={"task_ids": [t.task_id for t in tasks]})
 
-    def _send(self, task: Task, event: dict[str, Any]) -> None:
+    def _send(self, kind: str, task: Task, will_retry: bool = False) -> None:
+        if isinstance(self.publisher, NoEvents):  # nobody listens: skip building the event (results as JSON)
+            return
+        event = task_event(kind, task, will_retry=will_retry)
         try:
             self.publisher.publish(task.tenant_id, task.user_id, event)
         except Exception:
