@@ -84,7 +84,7 @@ def run(
                 "cosine only": "MiniLM k-NN of the embedded index",
                 "bm25 only": "BM25 of the embedded index, raw question",
                 "fusion, no context": "HybridSearcher with context_weight=0",
-                "200 candidates": "MemoryService.search with ENGRAM_SEARCH_MIN_CANDIDATES=200 (default 100)",
+                "100 candidates": "MemoryService.search with ENGRAM_SEARCH_MIN_CANDIDATES=100 (default 200)",
             }
         )
         ranked.update({name: [] for name in variants if name not in ranked})
@@ -151,9 +151,9 @@ def _ablate(
     for name, hits in rows.items():
         ranked[name].append((category, [by_memory.get(h.id, "?") for h in hits], evidence))
     searcher = env.container.memories.searcher
-    wider = replace(env.container.memories, searcher=replace(searcher, min_candidates=200) if searcher else None)
+    wider = replace(env.container.memories, searcher=replace(searcher, min_candidates=100) if searcher else None)
     found = wider.search(env.tenant_id, SearchQuery(user_id=conv.user_id, query=question, top_k=k))
-    ranked["200 candidates"].append((category, [by_memory.get(f.id, "?") for f, _ in found], evidence))
+    ranked["100 candidates"].append((category, [by_memory.get(f.id, "?") for f, _ in found], evidence))
 
 
 def _conversation(

@@ -87,8 +87,8 @@ def in_process(env: EngramEnv, corpus: Corpus, cases: list[tuple[str, str]], wit
     levels: dict[str, Callable[[str, str], object]] = {
         "rank": lambda u, q: HybridSearcher(index, cache).search(TENANT, u, q, TOP_K),
         "rank+embed": lambda u, q: HybridSearcher(index, shared_embedder()).search(TENANT, u, q, TOP_K),
-        # ENGRAM_SEARCH_MIN_CANDIDATES=200: what the recall part's "200 candidates" variant costs
-        "rank+embed, 200 candidates": lambda u, q: HybridSearcher(index, shared_embedder(), min_candidates=200).search(
+        # ENGRAM_SEARCH_MIN_CANDIDATES=100: what the recall part's "100 candidates" variant saves
+        "rank+embed, 100 candidates": lambda u, q: HybridSearcher(index, shared_embedder(), min_candidates=100).search(
             TENANT, u, q, TOP_K
         ),
     }
@@ -139,7 +139,7 @@ def run(
     results: dict[str, Any] = {
         "top_k": TOP_K,
         "queries_per_case": queries,
-        "levels": ["rank", "rank+embed", "rank+embed, 200 candidates", "service", "fact read", "http"],
+        "levels": ["rank", "rank+embed", "rank+embed, 100 candidates", "service", "fact read", "http"],
         "cases": [],
     }
     with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:

@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     search_semantic_weight: float = Field(default=0.75, ge=0.0, le=1.0)
     search_speaker_lift: float = Field(default=0.2, ge=0.0, le=1.0)  # 0 turns the speaker step off
     search_vector_context: float = Field(default=0.3, ge=0.0, le=1.0)  # 0: plain cosine
-    search_min_candidates: int = Field(default=100, ge=1, le=1000)  # per side; more: recall for latency
+    search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
