@@ -226,12 +226,13 @@ class OpenSearchIndex:
             lines += [{"index": self.index_name}, text_body(tenant_id, user_id, query, k, filters, times)]
         with translated("candidate search"):
             answers: list[dict[str, Any]] = self._client.msearch(body=lines)["responses"]
+        pool: dict[str, datetime] = {}
         for answer in answers:
             if "error" in answer:
                 raise_item_error(answer, "candidate search")
-            self._times.remember(tenant_id, user_id, answer["hits"]["hits"])
+            pool |= self._times.remember(tenant_id, user_id, answer["hits"]["hits"])
             self._speakers.remember(tenant_id, user_id, answer["hits"]["hits"])
-        self._pools.remember(pool_key(tenant_id, user_id, filters), answers)
+        self._pools.remember(pool_key(tenant_id, user_id, filters), pool)
         semantic = [ScoredId(id=h["_id"], score=2.0 * float(h["_score"]) - 1.0) for h in answers[0]["hits"]["hits"]]
         lexical = (
             [ScoredId(id=h["_id"], score=float(h["_score"])) for h in answers[1]["hits"]["hits"]]

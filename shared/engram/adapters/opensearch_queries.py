@@ -86,14 +86,19 @@ class RecordingTimes:
         self._times: OrderedDict[tuple[str, str, str], datetime] = OrderedDict()
         self._lock = threading.Lock()
 
-    def remember(self, tenant_id: str, user_id: str, hits: Sequence[dict[str, Any]]) -> None:
+    def remember(self, tenant_id: str, user_id: str, hits: Sequence[dict[str, Any]]) -> dict[str, datetime]:
+        """Keeps the hits' recording times; returns them (id -> created_at)."""
+        seen = {
+            hit["_id"]: datetime.fromisoformat(created)
+            for hit in hits
+            if (created := (hit.get("_source") or {}).get("created_at"))
+        }
         with self._lock:
-            for hit in hits:
-                created = (hit.get("_source") or {}).get("created_at")
-                if created:
-                    self._times[(tenant_id, user_id, hit["_id"])] = datetime.fromisoformat(created)
+            for memory_id, created_at in seen.items():
+                self._times[(tenant_id, user_id, memory_id)] = created_at
             while len(self._times) > self._size:
                 self._times.popitem(last=False)
+        return seen
 
     def known(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> dict[str, datetime]:
         with self._lock:
@@ -123,13 +128,8 @@ class CandidatePools:
         self._pools: OrderedDict[tuple[str, str, str], dict[str, datetime]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def remember(self, key: tuple[str, str, str], answers: Sequence[dict[str, Any]]) -> None:
-        times = {
-            hit["_id"]: datetime.fromisoformat(created)
-            for answer in answers
-            for hit in answer["hits"]["hits"]
-            if (created := (hit.get("_source") or {}).get("created_at"))
-        }
+    def remember(self, key: tuple[str, str, str], times: dict[str, datetime]) -> None:
+        """`times`: every candidate of the search and its recording time (RecordingTimes.remember's answer)."""
         with self._lock:
             self._pools[key] = times
             self._pools.move_to_end(key)
