@@ -103,12 +103,13 @@ class ModelServer(Child):
 
 
 class MotoProcess(Child):
-    """`python -m moto.server` on a free port: DynamoDB, SQS and S3 as remote services."""
+    """The local stack's moto server (bench/moto_process.py) on a free port: DynamoDB, SQS and S3 as
+    remote services."""
 
     def __init__(self) -> None:
         port = free_port()
         self.endpoint = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+        command = [sys.executable, "-m", "bench.moto_process", "--port", str(port)]
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
