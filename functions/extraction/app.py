@@ -40,12 +40,14 @@ persistence = DynamoDBPersistenceLayer(
 idempotency = IdempotencyConfig(event_key_jmespath="messageId", raise_on_no_idempotency_key=True)
 
 
-# For each message id, the task ids that follow it in its message group within the current batch.
-_following: dict[str, list[str]] = {}
+# For each message id, the (message id, task id) of the records after it in its message group within
+# the current batch; and the records whose task a run of an earlier record finished in this batch.
+_following: dict[str, list[tuple[str, str]]] = {}
+_settled: dict[str, dict[str, str]] = {}
 
 
-def plan_runs(records: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Each record with the task ids of the records after it in the same group, in order."""
+def plan_runs(records: list[dict[str, Any]]) -> dict[str, list[tuple[str, str]]]:
+    """Each record with the (message id, task id) of the records after it in the same group, in order."""
     by_group: dict[str, list[tuple[str, str | None]]] = {}
     for record in records:
         group = record.get("attributes", {}).get("MessageGroupId", record["messageId"])
@@ -54,14 +56,14 @@ def plan_runs(records: list[dict[str, Any]]) -> dict[str, list[str]]:
         except ValueError:
             task_id = None  # reported by its own record handler
         by_group.setdefault(group, []).append((record["messageId"], task_id))
-    plan: dict[str, list[str]] = {}
+    plan: dict[str, list[tuple[str, str]]] = {}
     for members in by_group.values():
         for i, (message_id, _) in enumerate(members):
-            tail = []
-            for _, task_id in members[i + 1 :]:
+            tail: list[tuple[str, str]] = []
+            for follower, task_id in members[i + 1 :]:
                 if task_id is None:
                     break
-                tail.append(task_id)
+                tail.append((follower, task_id))
             plan[message_id] = tail
     return plan
 
@@ -70,7 +72,8 @@ def plan_runs(records: list[dict[str, Any]]) -> dict[str, list[str]]:
 def process_message(record: dict[str, Any]) -> dict[str, str]:
     message = TaskMessage.model_validate_json(record["body"])
     receives = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
-    task_ids = [message.task_id, *_following.get(record["messageId"], [])]
+    followers = _following.get(record["messageId"], [])
+    task_ids = [message.task_id, *(task_id for _, task_id in followers)]
     final = receives >= container().settings.max_receives
     try:
         tasks = container().worker.process_many(message.tenant_id, task_ids, final_attempt=final)
@@ -81,10 +84,20 @@ def process_message(record: dict[str, Any]) -> dict[str, str]:
         # outage never dead-letters a task; this one is then acknowledged.
         container().queue.requeue(container().tasks.get(message.tenant_id, message.task_id))
         return {"task_id": message.task_id, "status": "waiting"}
+    status = {t.task_id: t.status.value for t in tasks}
+    for follower, task_id in followers:
+        if status.get(task_id) in ("completed", "failed"):
+            _settled[follower] = {"task_id": task_id, "status": status[task_id]}
     return {"task_id": tasks[0].task_id, "status": tasks[0].status.value}
 
 
 def record_handler(record: SQSRecord) -> dict[str, str]:
+    # A record whose task the run of an earlier record of its group already finished needs no
+    # idempotency record of its own (two DynamoDB writes and a task read per record): redelivered,
+    # the worker finds its task finished and leaves it.
+    settled = _settled.get(record.message_id)
+    if settled is not None:
+        return settled
     result: dict[str, str] = process_message(record=record.raw_event)
     return result
 
@@ -95,6 +108,7 @@ def record_handler(record: SQSRecord) -> dict[str, str]:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     idempotency.register_lambda_context(context)
     _following.clear()
+    _settled.clear()
     _following.update(plan_runs(event.get("Records", [])))
     try:
         response = process_partial_response(

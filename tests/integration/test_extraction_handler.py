@@ -84,6 +84,21 @@ def test_a_redelivered_message_changes_nothing(stack: Stack, handler: Any) -> No
     assert current(stack) == ["Loves jazz"]
 
 
+def test_a_run_of_one_users_messages_is_done_once_and_redelivered_changes_nothing(stack: Stack, handler: Any) -> None:
+    records = [submit(stack, f"I love genre number {i}") for i in range(4)]
+    stack.llm.answers.append(facts_json(*(f"Loves genre number {i}" for i in range(4))))
+    assert handler({"Records": records}, FakeContext()) == {"batchItemFailures": []}
+    tasks = [stack.container.tasks.get("acme", r["attributes"]["MessageDeduplicationId"]) for r in records]
+    assert {t.status for t in tasks} == {TaskStatus.COMPLETED}
+    calls = len(stack.llm.calls)
+    # The whole batch again (a retried invocation), and a follower alone under a new message id.
+    assert handler({"Records": records}, FakeContext()) == {"batchItemFailures": []}
+    again = dict(records[2], messageId="another-delivery-of-the-third")
+    assert handler({"Records": [again]}, FakeContext()) == {"batchItemFailures": []}
+    assert len(stack.llm.calls) == calls == 1
+    assert current(stack) == sorted(f"Loves genre number {i}" for i in range(4))
+
+
 def test_a_failure_retries_the_rest_of_the_group_but_not_other_users(stack: Stack, handler: Any) -> None:
     bad, after_bad = submit(stack, "I love jazz"), submit(stack, "I love blues")
     other = submit(stack, "I love opera", user="bob")
