@@ -55,6 +55,15 @@ def test_delete_all_drops_the_user_from_the_listing(call: Any, stack: Stack) -> 
     assert [u["user_id"] for u in call("GET", "/v1/users")[1]["results"]] == ["bob"]
 
 
+def test_an_add_accepted_after_the_delete_keeps_the_user_listed(call: Any, stack: Stack) -> None:
+    add(call, "alice")
+    assert call("DELETE", "/v1/memories", query={"user_id": "alice"})[0] == 202
+    add(call, "alice")  # queued behind the delete-all: it survives, and so does her listing
+    run_queued(stack, load_function("extraction").lambda_handler)
+    assert [u["user_id"] for u in call("GET", "/v1/users")[1]["results"]] == ["alice"]
+    assert call("GET", "/v1/memories", query={"user_id": "alice"})[1]["results"]
+
+
 def test_the_page_is_served_without_a_key(call: Any) -> None:
     status, html = call("GET", "/ui", tenant=None)
     assert status == 200 and '<script type="module" src="/ui/app.js">' in html

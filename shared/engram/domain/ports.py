@@ -318,6 +318,7 @@ class UserDirectory(Protocol):
         """The tenant's users in user_id order, `limit` at a time."""
         ...
 
-    def forget(self, tenant_id: str, user_id: str) -> None:
-        """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
+    def forget(self, tenant_id: str, user_id: str, active_until: datetime | None = None) -> None:
+        """Drops the user from the listing (delete-all leaves nothing of a user but history); with
+        `active_until`, only when the user's last accepted add is not later than that."""
         ...
