@@ -90,6 +90,11 @@ def test_attachment_inline_upload_and_download(stack: StackProcess) -> None:
         memory = client.get(task.results[0].id)
         assert [a.id for a in memory.attachments] == [created.attachment_id]
         assert client.download_attachment(created.attachment_id) == b"flat lease, Berlin"
+        attached = [{"attachment_id": created.attachment_id}]
+        more = [client.add(t, user_id=user, attachments=attached, infer=False) for t in ("Lease signed", "Rent due")]
+        holders = {task.results[0].id, *(t.results[0].id for t in more)}
+        assert client.attachment(created.attachment_id, limit=2).next_cursor  # three holders, pages of two
+        assert set(client.attachment_memory_ids(created.attachment_id, page_size=2)) == holders
 
 
 def test_async_client_does_the_same(stack: StackProcess) -> None:

@@ -130,5 +130,7 @@ def create_attachment(
     return Call("POST", "/v1/attachments", AttachmentCreated.model_validate, body=body)
 
 
-def attachment(attachment_id: str) -> Call[Attachment]:
-    return Call("GET", f"/v1/attachments/{attachment_id}", Attachment.model_validate)
+def attachment(attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Call[Attachment]:
+    """The attachment with a page of the memories holding it (`next_cursor` names the next page)."""
+    params = _drop_none({"limit": limit, "cursor": cursor})
+    return Call("GET", f"/v1/attachments/{attachment_id}", Attachment.model_validate, params=params)

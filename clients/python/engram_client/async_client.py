@@ -149,8 +149,19 @@ class AsyncEngram:
             check(response)
         return created
 
-    async def attachment(self, attachment_id: str) -> Attachment:
-        return await self._run(_calls.attachment(attachment_id))
+    async def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
+        """The attachment and one page of the memories holding it."""
+        return await self._run(_calls.attachment(attachment_id, limit, cursor))
+
+    async def attachment_memory_ids(self, attachment_id: str, page_size: int = 100) -> AsyncIterator[str]:
+        """Every memory holding the attachment, page after page (fetched as the iterator is consumed)."""
+        cursor: str | None = None
+        while True:
+            page = await self.attachment(attachment_id, page_size, cursor)
+            for memory_id in page.memory_ids:
+                yield memory_id
+            if not (cursor := page.next_cursor):
+                return
 
     async def download_attachment(self, attachment_id: str) -> bytes:
         found = await self.attachment(attachment_id)

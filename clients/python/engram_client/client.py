@@ -170,8 +170,18 @@ class Engram:
             check(response)
         return created
 
-    def attachment(self, attachment_id: str) -> Attachment:
-        return self._run(_calls.attachment(attachment_id))
+    def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
+        """The attachment and one page of the memories holding it."""
+        return self._run(_calls.attachment(attachment_id, limit, cursor))
+
+    def attachment_memory_ids(self, attachment_id: str, page_size: int = 100) -> Iterator[str]:
+        """Every memory holding the attachment, page after page (fetched as the iterator is consumed)."""
+        cursor: str | None = None
+        while True:
+            page = self.attachment(attachment_id, page_size, cursor)
+            yield from page.memory_ids
+            if not (cursor := page.next_cursor):
+                return
 
     def download_attachment(self, attachment_id: str) -> bytes:
         found = self.attachment(attachment_id)

@@ -103,7 +103,8 @@ class Attachment(_Open):
     description: str | None = None
     stored: bool = False
     download_url: str | None = None
-    memory_ids: list[str] = Field(default_factory=list)
+    memory_ids: list[str] = Field(default_factory=list)  # a page of them; next_cursor for the rest
+    next_cursor: str | None = None
 
 
 class AttachmentCreated(_Open):
