@@ -63,7 +63,13 @@ class LiveWiring:
     def usage(self) -> UsageService:
         from engram.services.usage import UsageService
 
-        return UsageService(self.usage_counters)
+        return UsageService(self.search_usage)  # reading writes this container's waiting counts first
+
+    @cached_property
+    def search_usage(self) -> UsageCounters:
+        from engram.services.usage_buffer import BufferedUsageCounters
+
+        return BufferedUsageCounters(self.usage_counters)
 
     @cached_property
     def accounting(self) -> Accounting:
@@ -72,7 +78,7 @@ class LiveWiring:
 
         # The log line only comes out where tasks finish, i.e. in the worker.
         pending = self._queue_pending if self.settings.queue_url else None
-        return Accounting(self.metrics, self.usage_counters, BusyLog(pending))
+        return Accounting(self.metrics, self.usage_counters, BusyLog(pending), search_usage=self.search_usage)
 
     def _queue_pending(self) -> int:
         return self.queue.pending()

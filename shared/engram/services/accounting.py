@@ -38,6 +38,7 @@ class Accounting:
     metrics: Metrics = field(default_factory=NoMetrics)
     usage: UsageCounters | None = None
     log: BusyLog | None = None  # in the worker only
+    search_usage: UsageCounters | None = None  # where search counts go (off the request path); else `usage`
     now: Callable[[], datetime] = utcnow
     perf: Callable[[], float] = time.perf_counter
 
@@ -105,9 +106,10 @@ class Accounting:
         yield
         self.metrics.add("SearchLatency", round((self.perf() - started) * 1000, 1), "Milliseconds")
         self.metrics.add("Searches", 1)
-        if self.usage is None:
+        counters = self.search_usage or self.usage
+        if counters is None:
             return
         try:
-            self.usage.add(tenant_id, _day(self.now()), {"searches": 1})
+            counters.add(tenant_id, _day(self.now()), {"searches": 1})
         except EngramError:  # a lost count must not cost the caller the answer
             logger.exception("search not counted", extra={"tenant_id": tenant_id})
