@@ -315,7 +315,7 @@ class Container(LiveWiring):
         breaker = self.breaker if self.llm is not None else None
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
         return ExtractionWorker(
-            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair
+            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users
         )
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------

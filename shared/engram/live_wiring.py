@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.services.accounting import Accounting
     from engram.services.health import HealthCheck
     from engram.services.usage import UsageService
+    from engram.services.usage_buffer import BufferedUsageCounters
     from engram.settings import Settings
 
 HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
@@ -66,10 +67,15 @@ class LiveWiring:
         return UsageService(self.search_usage)  # reading writes this container's waiting counts first
 
     @cached_property
-    def search_usage(self) -> UsageCounters:
+    def search_usage(self) -> BufferedUsageCounters:
         from engram.services.usage_buffer import BufferedUsageCounters
 
-        return BufferedUsageCounters(self.usage_counters)
+        return BufferedUsageCounters(self.usage_counters, self.settings.usage_flush_s)
+
+    def close(self) -> None:
+        """Writes the search counts that wait and stops their thread (before discarding a container)."""
+        if "search_usage" in self.__dict__:  # a cached_property not built yet has nothing to write
+            self.search_usage.close()
 
     @cached_property
     def accounting(self) -> Accounting:

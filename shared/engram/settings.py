@@ -98,6 +98,7 @@ class Settings(BaseSettings):
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
+    usage_flush_s: float = Field(default=5.0, gt=0.0)  # how often a container writes its search counts
 
     # Maintenance runs started through the API (POST /v1/maintenance)
     maintenance_state_machine_arn: str | None = None

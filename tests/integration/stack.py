@@ -47,7 +47,10 @@ def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         settings = create_tables(dynamodb)
         create_bucket(boto3.client("s3", region_name="us-east-1"), settings.bucket)
         # Episodes off: these tests script the LLM's facts and assert exactly those (episodes: test_episodes.py).
-        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs), "keep_episodes": False})
+        # Search counts and uses written when read or closed, not by a timer in the middle of another
+        # test: moto in process is not thread-safe.
+        quiet = {"usage_flush_s": 3600.0, "touch_interval_s": 3600.0}
+        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs), "keep_episodes": False, **quiet})
         llm = ScriptedLLM()
         container = Container(
             settings,
@@ -58,7 +61,10 @@ def moto_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
             reconciler=LLMReconciler(llm),
         )
         monkeypatch.setattr(engram.bootstrap, "container", lambda: container)
-        yield Stack(container, llm, sqs, dynamodb)
+        try:
+            yield Stack(container, llm, sqs, dynamodb)
+        finally:
+            container.close()  # no search count of this test lands in the next one's tables
 
 
 def api_caller(api: Any) -> Any:

@@ -156,6 +156,9 @@ class LocalStack:
             self._scheduler.stop()
         for poller in self._pollers:
             poller.stop()
+        from engram.bootstrap import container
+
+        container().close()  # the search counts that wait, before moto's last snapshot
         self._moto.stop()  # after a last snapshot
         log.info("state saved in %s", self.config.data_dir)
 

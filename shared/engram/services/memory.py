@@ -56,7 +56,7 @@ class MemoryService:
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
     graph: GraphService | None = None  # None when graph memory is off
-    users: UserDirectory | None = None  # the tenant's user listing, touched when an add is accepted
+    users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
 
     def __post_init__(self) -> None:
@@ -87,8 +87,6 @@ class MemoryService:
             task.request = None
         self.tasks.create(task)
         self.queue.enqueue(task)
-        if self.users is not None:
-            self.users.touch(tenant_id, request.user_id, task.created_at)
         return task
 
     def list_users(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:

@@ -33,6 +33,7 @@ class BufferedUsageCounters:
         self._waiting = 0
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._closed = False
         self._thread: threading.Thread | None = None
 
     def add(self, tenant_id: str, day: str, counts: Mapping[str, int]) -> None:
@@ -63,8 +64,14 @@ class BufferedUsageCounters:
             except EngramError:
                 logger.exception("usage counts not written", extra={"tenant_id": tenant_id, "counts": counts})
 
+    def close(self) -> None:
+        """Writes what waits and stops the background thread (a container that is being discarded)."""
+        self._closed = True
+        self._wake.set()
+        self.flush()
+
     def _loop(self) -> None:
-        while True:
+        while not self._closed:
             self._wake.wait(self._interval_s)
             self._wake.clear()
             self.flush()

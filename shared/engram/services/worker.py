@@ -14,7 +14,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import CircuitOpenError, EngramError, OutageError, TransientError
 from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
 from engram.domain.operations import BreakerStatus
-from engram.domain.ports import BlobStore, TaskStore
+from engram.domain.ports import BlobStore, TaskStore, UserDirectory
 from engram.pipeline.ingest import IngestPipeline
 from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
@@ -65,6 +65,9 @@ class ExtractionWorker:
     # before a task is tried again: an earlier try may have died between its DynamoDB writes and
     # its index writes, and reconciliation must see those memories, or it would add them twice.
     repair: Callable[[str, str], object] | None = None
+    # The tenant's user listing, touched once per run of adds when they finish: in the user's FIFO
+    # order, so an add after a delete-all lists the user again and one before it does not.
+    users: UserDirectory | None = None
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -142,6 +145,8 @@ class ExtractionWorker:
                 raise outage from err
             self._record_failure([task for task, _ in group], err, final_attempt)
             raise
+        if self.users is not None:
+            self.users.touch(tenant_id, request.user_id, max(t.created_at for t, _ in group))
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
         for task, _ in group:
