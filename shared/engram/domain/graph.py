@@ -10,8 +10,9 @@ import re
 import uuid
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from engram.domain.model_base import Model
 from engram.domain.models import utcnow
 
 USER_ENTITY_TYPE = "user"
@@ -31,7 +32,7 @@ def normalise_relation(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.casefold()).strip("_") or "related_to"
 
 
-class Entity(BaseModel):
+class Entity(Model):
     id: str = Field(default_factory=new_id)
     tenant_id: str
     user_id: str
@@ -49,7 +50,7 @@ class Entity(BaseModel):
         return {normalise_name(n) for n in [self.name, *self.aliases]}
 
 
-class Relation(BaseModel):
+class Relation(Model):
     id: str = Field(default_factory=new_id)
     tenant_id: str
     user_id: str
@@ -71,7 +72,7 @@ class Relation(BaseModel):
         return self.valid_from <= when and (self.valid_to is None or when < self.valid_to)
 
 
-class Triple(BaseModel):
+class Triple(Model):
     """A relation as an extractor states it, before entity resolution. "user" names the user."""
 
     source: str
@@ -82,16 +83,16 @@ class Triple(BaseModel):
     negated: bool = False  # "I no longer live in Oslo": closes the relation, opens nothing
 
 
-class EntityPage(BaseModel):
+class EntityPage(Model):
     entities: list[Entity]
     next_cursor: str | None = None
 
 
-class RelationPage(BaseModel):
+class RelationPage(Model):
     relations: list[Relation]
     next_cursor: str | None = None
 
 
-class ScoredRelation(BaseModel):
+class ScoredRelation(Model):
     relation: Relation
     score: float

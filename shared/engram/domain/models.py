@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
 from engram.domain.limits import MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
+from engram.domain.model_base import Model
 
 
 def utcnow() -> datetime:
@@ -45,7 +46,7 @@ class Event(StrEnum):
     NONE = "NONE"
 
 
-class Scope(BaseModel):
+class Scope(Model):
     """Who a memory belongs to. tenant_id comes from the API key, never from the body."""
 
     model_config = ConfigDict(frozen=True)
@@ -56,7 +57,7 @@ class Scope(BaseModel):
     run_id: str | None = None
 
 
-class Message(BaseModel):
+class Message(Model):
     role: Literal["user", "assistant", "system", "tool"]
     content: MessageText
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)
@@ -65,14 +66,14 @@ class Message(BaseModel):
 MemoryKind = Literal["fact", "episode"]
 
 
-class MemorySource(BaseModel):
+class MemorySource(Model):
     """Where a memory came from: the add task and, when known, the message within it."""
 
     task_id: str
     message_index: int | None = None
 
 
-class Fact(BaseModel):
+class Fact(Model):
     """A memory. The id is stable across versions; `version` is the optimistic lock."""
 
     id: str = Field(default_factory=new_id)
@@ -119,7 +120,7 @@ class Fact(BaseModel):
         return self.expires_at is not None and self.expires_at <= now
 
 
-class HistoryEvent(BaseModel):
+class HistoryEvent(Model):
     id: str = Field(default_factory=new_id)
     memory_id: str
     tenant_id: str
@@ -146,7 +147,7 @@ class ReconcileStrategy(StrEnum):
     RELEVANCE = "relevance"  # relevance-scored NEW / UPDATE / DELETE; an UPDATE keeps every detail
 
 
-class AttachmentInput(BaseModel):
+class AttachmentInput(Model):
     """An attachment of an add call: an uploaded one by id, or small content sent inline."""
 
     model_config = ConfigDict(extra="forbid")
@@ -166,7 +167,7 @@ class AttachmentInput(BaseModel):
         return self
 
 
-class Attachment(BaseModel):
+class Attachment(Model):
     id: str = Field(default_factory=new_id)
     tenant_id: str
     user_id: str | None = None
@@ -181,7 +182,7 @@ class Attachment(BaseModel):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-class AddRequest(BaseModel):
+class AddRequest(Model):
     """What a client asked to remember; stored with the task before the 202."""
 
     model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not a silent default
@@ -212,7 +213,7 @@ class TaskStatus(StrEnum):
     WAITING = "waiting"  # the LLM circuit breaker is open; `error` says why; it runs once it closes
 
 
-class TaskResult(BaseModel):
+class TaskResult(Model):
     id: str
     memory: str
     event: Event
@@ -221,7 +222,7 @@ class TaskResult(BaseModel):
     note: str | None = None
 
 
-class Usage(BaseModel):
+class Usage(Model):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -237,7 +238,7 @@ class TaskKind(StrEnum):
     DELETE_ALL = "delete_all"  # forget every current memory of the user
 
 
-class Task(BaseModel):
+class Task(Model):
     task_id: str = Field(default_factory=new_id)
     tenant_id: str
     user_id: str
@@ -259,7 +260,7 @@ class Task(BaseModel):
     finished_at: datetime | None = None
 
 
-class CandidateFact(BaseModel):
+class CandidateFact(Model):
     """A fact the extractor found in a conversation, before reconciliation."""
 
     text: str
@@ -274,7 +275,7 @@ class CandidateFact(BaseModel):
     kind: MemoryKind = "fact"
 
 
-class Decision(BaseModel):
+class Decision(Model):
     """One reconciliation verdict, with real memory ids (short ids already mapped back)."""
 
     event: Event
@@ -287,7 +288,7 @@ class Decision(BaseModel):
     note: str | None = None  # what validation repaired, for the task result and history
 
 
-class IndexDoc(BaseModel):
+class IndexDoc(Model):
     """What the vector + text index holds for a current fact (1:1 with current facts)."""
 
     id: str
@@ -305,7 +306,7 @@ class IndexDoc(BaseModel):
     fact: Fact | None = None
 
 
-class SearchFilters(BaseModel):
+class SearchFilters(Model):
     """Exact-match filters applied inside the index query, never after it."""
 
     agent_id: str | None = None
@@ -323,7 +324,7 @@ class ScoredId:
     score: float
 
 
-class MemoryPatch(BaseModel):
+class MemoryPatch(Model):
     """A correction of one memory; fields left out (None) stay as they are."""
 
     text: str | None = Field(default=None, min_length=1, max_length=8000, pattern=r"^[^\x00]*$")
@@ -334,7 +335,7 @@ class MemoryPatch(BaseModel):
     expires_at: AwareDatetime | None = None
 
 
-class SearchQuery(BaseModel):
+class SearchQuery(Model):
     """One relevance query of one user's memories (the tenant comes from the API key)."""
 
     user_id: str
@@ -345,29 +346,29 @@ class SearchQuery(BaseModel):
     as_of: datetime | None = None  # rank the versions that were current then
 
 
-class Page(BaseModel):
+class Page(Model):
     items: list[Fact]
     next_cursor: str | None = None
 
 
-class UserActivity(BaseModel):
+class UserActivity(Model):
     """One user of a tenant, as the tenant's user listing shows it."""
 
     user_id: str
     last_active_at: datetime
 
 
-class UserPage(BaseModel):
+class UserPage(Model):
     items: list[UserActivity]
     next_cursor: str | None = None
 
 
-class HistoryPage(BaseModel):
+class HistoryPage(Model):
     items: list[HistoryEvent]
     next_cursor: str | None = None
 
 
-class ApiKey(BaseModel):
+class ApiKey(Model):
     key_id: str
     tenant_id: str
     created_at: datetime = Field(default_factory=utcnow)
@@ -375,6 +376,6 @@ class ApiKey(BaseModel):
     description: str | None = None
 
 
-class LLMReply(BaseModel):
+class LLMReply(Model):
     content: str
     usage: Usage = Field(default_factory=Usage)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from engram.domain.model_base import Model
 
 
 class BreakerStatus(StrEnum):
@@ -13,7 +15,7 @@ class BreakerStatus(StrEnum):
     HALF_OPEN = "half_open"  # one trial call is allowed through
 
 
-class BreakerState(BaseModel):
+class BreakerState(Model):
     name: str
     status: BreakerStatus = BreakerStatus.CLOSED
     failures: list[float] = Field(default_factory=list)  # epoch seconds of recent outage errors
@@ -25,7 +27,7 @@ class BreakerState(BaseModel):
     version: int = 0
 
 
-class QueueFigures(BaseModel):
+class QueueFigures(Model):
     """The extraction queue of one tenant: gauges now, and totals over a recent window."""
 
     pending: int = 0
@@ -36,7 +38,7 @@ class QueueFigures(BaseModel):
     oldest_pending_age_sec: float = 0.0
 
 
-class EventConnection(BaseModel):
+class EventConnection(Model):
     """An open WebSocket of a tenant, narrowed to one user when user_id is set."""
 
     connection_id: str
@@ -44,7 +46,7 @@ class EventConnection(BaseModel):
     user_id: str | None = None
 
 
-class UsageDay(BaseModel):
+class UsageDay(Model):
     """What one tenant used on one UTC day. `memories_stored` is net: memories added minus deleted
     by extraction (it can be negative on a day that mostly corrected); `failed_adds` ran out of tries."""
 
@@ -61,21 +63,21 @@ class UsageDay(BaseModel):
 USAGE_FIELDS = tuple(n for n in UsageDay.model_fields if n != "date")
 
 
-class UsageReport(BaseModel):
+class UsageReport(Model):
     from_: str = Field(serialization_alias="from")
     to: str
     days: list[UsageDay]  # every day of the range, oldest first (zeros included)
     totals: UsageDay  # the sums; its date is the range "from..to"
 
 
-class CheckResult(BaseModel):
+class CheckResult(Model):
     ok: bool
     latency_ms: float
     error: str | None = None
     detail: str | None = None  # e.g. "not configured" for an LLM the deployment does not use
 
 
-class HealthReport(BaseModel):
+class HealthReport(Model):
     """`/health`: {"status": "ok"}; with deep=true one result per dependency and which are down."""
 
     status: str  # "ok" | "down"

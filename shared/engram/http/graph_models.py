@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
-
 from engram.domain.graph import Entity, Relation, ScoredRelation
+from engram.domain.model_base import Model
 
 
-class RelationView(BaseModel):
+class RelationView(Model):
     id: str
     source: str
     relation: str
@@ -39,7 +38,7 @@ class RelationView(BaseModel):
         return [cls.of(h.relation, h.score) for h in hits]
 
 
-class EntityView(BaseModel):
+class EntityView(Model):
     id: str
     name: str
     type: str
@@ -53,7 +52,7 @@ class EntityView(BaseModel):
         )
 
 
-class GraphResponse(BaseModel):
+class GraphResponse(Model):
     """One page of a user's entities and one page of their current relations (separate cursors)."""
 
     entities: list[EntityView]
@@ -68,7 +67,7 @@ class EntityResponse(EntityView):
     relations: list[RelationView]
 
 
-class RelationDeleted(BaseModel):
+class RelationDeleted(Model):
     id: str
     valid_to: datetime | None
     message: str

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from engram.domain.limits import ScopeId
+from engram.domain.model_base import Model
 from engram.http.models import Strict
 from engram.services.maintenance_runs import Step, WorkflowRun
 
@@ -18,12 +19,12 @@ class MaintenanceBody(Strict):
     user_id: ScopeId | None = None  # None: every user of the caller's tenant
 
 
-class MaintenanceStarted(BaseModel):
+class MaintenanceStarted(Model):
     execution_id: str
     status: str = "RUNNING"
 
 
-class MaintenanceRunView(BaseModel):
+class MaintenanceRunView(Model):
     execution_id: str
     status: str
     actions: list[Step] | None

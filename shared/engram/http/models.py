@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from engram.domain.limits import MAX_QUERY_CHARS, ScopeId
+from engram.domain.model_base import Model
 from engram.domain.models import (
     Attachment,
     Event,
@@ -31,16 +32,16 @@ from engram.domain.models import (
 from engram.http.graph_models import RelationView
 
 
-class Strict(BaseModel):
+class Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
-class Accepted(BaseModel):
+class Accepted(Model):
     task_id: str
     status: TaskStatus
 
 
-class TaskView(BaseModel):
+class TaskView(Model):
     task_id: str
     kind: TaskKind = TaskKind.ADD
     status: TaskStatus
@@ -97,13 +98,13 @@ class SearchBody(Strict):
         )
 
 
-class AttachmentRef(BaseModel):
+class AttachmentRef(Model):
     id: str
     name: str | None = None
     media_type: str | None = None
 
 
-class MemoryView(BaseModel):
+class MemoryView(Model):
     id: str
     memory: str
     user_id: str
@@ -170,12 +171,12 @@ class MemoryView(BaseModel):
         )
 
 
-class SearchResponse(BaseModel):
+class SearchResponse(Model):
     results: list[MemoryView]
     relations: list[RelationView] = Field(default_factory=list)  # graph memory around the query
 
 
-class ListResponse(BaseModel):
+class ListResponse(Model):
     results: list[MemoryView]
     next_cursor: str | None = None
 
@@ -190,7 +191,7 @@ class PatchBody(MemoryPatch):
         return self
 
 
-class HistoryView(BaseModel):
+class HistoryView(Model):
     id: str
     memory_id: str
     event: Event
@@ -209,12 +210,12 @@ class HistoryView(BaseModel):
         return cls.model_validate(event.model_dump())
 
 
-class HistoryResponse(BaseModel):
+class HistoryResponse(Model):
     results: list[HistoryView]
     next_cursor: str | None = None
 
 
-class Deleted(BaseModel):
+class Deleted(Model):
     deleted: int
     message: str
 
@@ -226,13 +227,13 @@ class AttachmentCreate(Strict):
     content_base64: str | None = None
 
 
-class AttachmentCreated(BaseModel):
+class AttachmentCreated(Model):
     attachment_id: str
     upload_url: str | None = None
     stored: bool
 
 
-class AttachmentView(BaseModel):
+class AttachmentView(Model):
     id: str
     name: str
     media_type: str
@@ -248,12 +249,12 @@ class AttachmentView(BaseModel):
 
 
 # --- the tenant's users (GET /v1/users) ---------------------------------------------------------
-class UserView(BaseModel):
+class UserView(Model):
     user_id: str
     last_active_at: datetime
 
 
-class UsersResponse(BaseModel):
+class UsersResponse(Model):
     results: list[UserView]
     next_cursor: str | None = None
 
