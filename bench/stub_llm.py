@@ -131,7 +131,8 @@ def _graph(user: str) -> dict[str, Any]:
     from engram.domain.models import Message
     from engram.offline.relations import sentence_triples
 
-    lines = [m.group(2) for m in map(_LINE.match, user.split("Conversation:\n", 1)[-1].splitlines()) if m]
+    matches = map(_LINE.match, user.split("Conversation:\n", 1)[-1].splitlines())
+    lines = [m.group(2) for m in matches if m and m.group(2).strip()]  # a message that starts with a line break
     triples = sentence_triples([Message(role="user", content=line) for line in lines])
     return {"relations": [t.model_dump(exclude={"negated"}) for t in triples], "delete": []}
 

@@ -131,3 +131,17 @@ def test_stub_serves_given_vectors_and_counts_over_http() -> None:
     assert stats["chat_calls"] == 1 and stats["embedding_calls"] == 1 and stats["completion_tokens"] > 0
     assert after == {"chat_calls": 0, "embedding_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
     assert stub.requests == []  # record_requests=False
+
+
+def test_single_call_with_a_message_that_starts_with_a_line_break() -> None:
+    from engram.domain.models import Message
+    from engram.pipeline import one_call
+
+    said = "\nMy sister Maren works at Siemens."
+    user = one_call.user_message([], None, [Message(role="user", content=said)])
+    system = one_call.system_prompt(ExtractionPrompt.USER, with_graph=True)
+    request = _request(system, user, one_call.schema(with_graph=True), one_call.SCHEMA_NAME)
+
+    answer = json.loads(respond(request))  # an answer, not a stub failure (an empty first line)
+
+    assert answer["relations"] == [] and answer["delete"] == []
