@@ -322,18 +322,13 @@ class Container(LiveWiring):
     @cached_property
     def forgetters(self) -> list[Forgetter]:
         """What else keeps something of a user, called after the memories are closed."""
-        return [self.graph.forget_user] if self.graph is not None else []
+        graph = [self.graph.forget_user] if self.graph is not None else []
+        return [*graph, self.users.forget]
 
     @cached_property
     def forgetter(self) -> UserForgetter:
         return UserForgetter(
-            self.facts,
-            self.lifecycle,
-            self.tasks,
-            self.settings.delete_all_batch_size,
-            self.forgetters,
-            self.blobs,
-            self.users,
+            self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters, self.blobs
         )
 
     # --- graph memory ---------------------------------------------------------------------------

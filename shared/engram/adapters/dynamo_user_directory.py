@@ -1,7 +1,7 @@
 """UserDirectory on the memory table: one item per user of a tenant, in one partition per tenant.
 
-Keys: pk=T#{tenant}#M#USERS, sk=U#{user_id}; `last_active_at` is overwritten on each accepted add. Listing
-a tenant's users is then one Query on that partition, never a Scan of memories."""
+Keys: pk=T#{tenant}#M#USERS, sk=U#{user_id}; `last_active_at` is overwritten as the worker finishes a
+user's adds. Listing a tenant's users is then one Query on that partition, never a Scan of memories."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from engram.adapters.aws_clients import aws_errors
 from engram.adapters.dynamo_cursor import decode_cursor, encode_cursor
 from engram.adapters.dynamo_fact_store import iso, memory_pk
-from engram.domain.errors import ConflictError
 from engram.domain.models import UserActivity, UserPage
 
 if TYPE_CHECKING:
@@ -44,23 +43,10 @@ class DynamoUserDirectory:
                 },
             )
 
-    def forget(self, tenant_id: str, user_id: str, active_until: datetime | None = None) -> None:
-        key = {"pk": {"S": users_pk(tenant_id)}, "sk": {"S": _USER_PREFIX + user_id}}
-        if active_until is None:
-            with aws_errors("dynamodb"):
-                self._db.delete_item(TableName=self._table, Key=key)
-            return
-        # Fixed-width ISO times order as the instants do: a later add keeps the user listed.
-        try:
-            with aws_errors("dynamodb"):
-                self._db.delete_item(
-                    TableName=self._table,
-                    Key=key,
-                    ConditionExpression="last_active_at <= :until",
-                    ExpressionAttributeValues={":until": {"S": iso(active_until)}},
-                )
-        except ConflictError:
-            return
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        with aws_errors("dynamodb"):
+            key = {"pk": {"S": users_pk(tenant_id)}, "sk": {"S": _USER_PREFIX + user_id}}
+            self._db.delete_item(TableName=self._table, Key=key)
 
     def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
         pk = users_pk(tenant_id)

@@ -311,14 +311,13 @@ class UserDirectory(Protocol):
     """The users of each tenant, kept so a tenant can list its users without scanning memories."""
 
     def touch(self, tenant_id: str, user_id: str, when: datetime) -> None:
-        """Records that `user_id` was active at `when` (an add was accepted)."""
+        """Records that `user_id` was active at `when` (the time of the user's latest add processed)."""
         ...
 
     def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
         """The tenant's users in user_id order, `limit` at a time."""
         ...
 
-    def forget(self, tenant_id: str, user_id: str, active_until: datetime | None = None) -> None:
-        """Drops the user from the listing (delete-all leaves nothing of a user but history); with
-        `active_until`, only when the user's last accepted add is not later than that."""
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
         ...

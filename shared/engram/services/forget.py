@@ -22,7 +22,7 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.errors import TransientError
 from engram.domain.models import Task, TaskKind, TaskStatus, utcnow
-from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
+from engram.domain.ports import BlobStore, FactStore, TaskStore
 from engram.pipeline.lifecycle import Lifecycle
 
 logger = Logger(child=True)
@@ -42,7 +42,6 @@ class UserForgetter:
     batch_size: int = 1000
     forgetters: list[Forgetter] = field(default_factory=list)
     blobs: BlobStore | None = None  # where large add payloads and kept sources are stored
-    users: UserDirectory | None = None  # the tenant's user listing
 
     def run(self, task: Task) -> None:
         """Close the user's memories page by page, saving progress on `task` after each page."""
@@ -62,9 +61,6 @@ class UserForgetter:
             self.tasks.save(task)
         for forget in self.forgetters:
             forget(tenant_id, user_id)
-        if self.users is not None:
-            # An add accepted after the DELETE (queued behind it, so it survives) keeps the user listed.
-            self.users.forget(tenant_id, user_id, active_until=task.created_at)
         self._forget_inputs(task)
         logger.info("user forgotten", extra={"task_id": task.task_id, "deleted": task.counts["deleted"]})
 
