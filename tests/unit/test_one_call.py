@@ -232,3 +232,41 @@ def test_a_close_memory_the_call_was_not_shown_is_reconciled_separately() -> Non
     assert world.llm.calls[1]["name"] == "memory" and '"text": "Works at Siemens"' in world.llm.calls[1]["user"]
     assert outcome.usage.llm_calls == 2 and outcome.counts["one_call_rechecked"] == 1
     assert world.memories() == ["Lives in Berlin", "Works at Siemens in Munich"]
+
+
+def test_a_lone_statement_among_greetings_and_questions_is_searched_alone() -> None:
+    from engram.pipeline.one_call import queries
+
+    message = Message(
+        role="user", content="Hey, Caroline! Nice to hear from you! Love the necklace, any meaning to it?"
+    )
+    assert queries([message]) == ["Nice to hear from you!"]
+    assert queries([Message(role="user", content="Hi there!")]) == ["Hi there!"]  # no statement: the message
+
+
+def test_a_memory_near_the_recheck_similarity_is_shown_past_the_nearest_few() -> None:
+    world = World()
+    world.pipeline.similar_per_fact = 1  # the nearest memory, and any other about as close
+    for text in ("Works at Siemens in Munich", "Works as an engineer"):
+        request = AddRequest(messages=[Message(role="user", content=text)], user_id="alice", infer=False)
+        world.pipeline.run(SCOPE, request.model_copy(update={"deduplicate": False}), f"seed-{text}")
+    world.llm.answers.append(
+        one_json(
+            ["Works at Siemens in Munich as an engineer"],
+            [
+                {"id": "0", "text": "Works at Siemens in Munich", "event": "NONE"},
+                {
+                    "id": "1",
+                    "text": "Works at Siemens in Munich as an engineer",
+                    "event": "UPDATE",
+                    "old_memory": "Works as an engineer",
+                },
+            ],
+            [],
+        )
+    )
+    outcome = world.add("I work at Siemens in Munich as an engineer", "t1")
+    shown = world.llm.calls[0]["user"]
+    assert '"text": "Works at Siemens in Munich"' in shown and '"text": "Works as an engineer"' in shown
+    assert outcome.usage.llm_calls == 1 and outcome.counts["one_call_rechecked"] == 0
+    assert world.memories() == ["Works at Siemens in Munich", "Works at Siemens in Munich as an engineer"]

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from engram.pipeline.one_call import OneCall, OneCallAnswer
 
 logger = Logger(child=True)
+NEARBY_POOL = 4  # hits per statement before episodes are set aside (times similar_per_fact)
+NEARBY_MARGIN = 0.05
 
 
 def _plain(text: str) -> str:
@@ -107,15 +109,20 @@ class IngestPipeline:
         texts = queries(messages)
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
         hits_of = [
-            self.index.knn(scope.tenant_id, scope.user_id, vector, 2 * self.similar_per_fact, filters)
+            self.index.knn(scope.tenant_id, scope.user_id, vector, NEARBY_POOL * self.similar_per_fact, filters)
             for vector in (self.embedder.embed(texts) if texts else [])
         ]
         ids = list(dict.fromkeys(h.id for hits in hits_of for h in hits))
         found = {f.id: f for f in self.facts.get_many(scope.tenant_id, ids)}
         best: dict[str, float] = {}
+        # A fact lies near its statement, not on it: past the closest few, a memory within a margin of
+        # the recheck similarity is shown too, or the fact may find it close and need a second call.
+        floor = self.recheck_similarity - NEARBY_MARGIN
         for hits in hits_of:
-            for hit in [h for h in hits if h.id in found and found[h.id].kind == "fact"][: self.similar_per_fact]:
-                best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
+            facts = [h for h in hits if h.id in found and found[h.id].kind == "fact"][: 2 * self.similar_per_fact]
+            for rank, hit in enumerate(facts):
+                if rank < self.similar_per_fact or hit.score >= floor:
+                    best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
         return [found[i] for i in sorted(best, key=lambda i: best[i], reverse=True)]
 
     def _facts(

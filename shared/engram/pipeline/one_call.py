@@ -98,7 +98,9 @@ def queries(messages: Sequence[Message]) -> list[str]:
         if message.role == "system" or not message.content.strip():
             continue
         sentences = [s for s in split_sentences(message.content) if not s.endswith("?") and len(s.split()) >= 3]
-        found += sentences if len(sentences) > 1 else [message.content]
+        # A lone statement among greetings and questions is searched alone: the whole message's
+        # vector can be far from it (LoCoMo: 0.16 from a memory 0.88 from the fact it gave).
+        found += sentences or [message.content]
     return list(dict.fromkeys(found))
 
 
