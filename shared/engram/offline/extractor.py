@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage, utcnow
 from engram.offline.facts import latest
@@ -53,5 +54,12 @@ class OfflineExtractor:
         if prompt is ExtractionPrompt.AGENT:
             return [r for m in messages if m.role == "assistant" for r in analyse_agent_message(m.content)]
         # Messages carry no time of their own; extraction runs right after the add, so now is when they were said.
-        at = self.clock()
-        return [r for m in messages if m.role == "user" for r in analyse_message(m.content, at)]
+        # Whole seconds: relative dates resolve to days, and an add's shortcut and episode checks ask
+        # about the same message within milliseconds (the cache answers the second).
+        at = self.clock().replace(microsecond=0)
+        return [r for m in messages if m.role == "user" for r in _analysed(m.content, at)]
+
+
+@lru_cache(maxsize=256)
+def _analysed(text: str, at: datetime) -> tuple[ClauseResult, ...]:
+    return tuple(analyse_message(text, at))

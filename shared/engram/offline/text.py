@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from engram.offline.vocab import SMALL_TALK, SMALL_TALK_PHRASES
 
@@ -28,6 +29,12 @@ class Clause:
     text: str
     lowercase: bool = False  # the whole message is lower case, so capitals prove nothing
     at: datetime | None = None  # when it was said: relative dates ("next week") resolve against it
+
+    @cached_property
+    def stripped(self) -> str:
+        """The text without trailing fillers ("lol", "now", a time), worked out once: every rule that
+        does not match the text tries it (a hundred rules per clause)."""
+        return strip_trailing(self.text)
 
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
