@@ -30,6 +30,7 @@ from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_attachments
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
+from engram.pipeline.reads import RunReads
 from engram.reconcile.llm import cover_missing, lost_details
 
 if TYPE_CHECKING:
@@ -77,8 +78,9 @@ class IngestPipeline:
     def run(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
     ) -> IngestOutcome:
-        planned = self._ask_once(scope, request)
-        outcome = self._facts(scope, request, task_id, sources, planned)
+        reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
+        planned = self._ask_once(scope, request, reads)
+        outcome = self._facts(scope, request, task_id, sources, planned, reads)
         if self.graph is not None and request.infer:
             decided = planned.graph if planned is not None else None
             changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided)
@@ -86,7 +88,7 @@ class IngestPipeline:
             outcome.counts.update(changes.counts())
         return outcome
 
-    def _ask_once(self, scope: Scope, request: AddRequest) -> OneCallAnswer | None:
+    def _ask_once(self, scope: Scope, request: AddRequest, reads: RunReads) -> OneCallAnswer | None:
         """The single call's answer, or None where the separate steps run (rules understood every
         statement, a conversation longer than one window, attachments, the relevance strategy)."""
         if self.one_call is None or not (request.infer and request.deduplicate) or request.attachment_ids:
@@ -96,13 +98,13 @@ class IngestPipeline:
             return None
         if self.one_call.shortcut(self.extractor, request.messages, prompt):
             return None
-        shown = self._nearby(scope, request.messages)
+        shown = self._nearby(scope, request.messages, reads)
         if any(f.attachment_ids for f in shown):  # the separate reconciler places attachments
             return None
         graph = self.graph.context(scope, request.messages) if self.graph is not None else None
         return self.one_call.ask(request.messages, prompt, shown, graph)
 
-    def _nearby(self, scope: Scope, messages: Sequence[Message]) -> list[Fact]:
+    def _nearby(self, scope: Scope, messages: Sequence[Message], reads: RunReads) -> list[Fact]:
         """The current facts most similar to each statement: what reconciliation would compare with."""
         from engram.pipeline.one_call import queries
 
@@ -112,8 +114,7 @@ class IngestPipeline:
             self.index.knn(scope.tenant_id, scope.user_id, vector, NEARBY_POOL * self.similar_per_fact, filters)
             for vector in (self.embedder.embed(texts) if texts else [])
         ]
-        ids = list(dict.fromkeys(h.id for hits in hits_of for h in hits))
-        found = {f.id: f for f in self.facts.get_many(scope.tenant_id, ids)}
+        found = {f.id: f for f in reads.get_many([h.id for hits in hits_of for h in hits])}
         best: dict[str, float] = {}
         # A fact lies near its statement, not on it: past the closest few, a memory within a margin of
         # the recheck similarity is shown too, or the fact may find it close and need a second call.
@@ -130,8 +131,9 @@ class IngestPipeline:
         scope: Scope,
         request: AddRequest,
         task_id: str,
-        sources: Sequence[MemorySource] = (),
-        planned: OneCallAnswer | None = None,
+        sources: Sequence[MemorySource],
+        planned: OneCallAnswer | None,
+        reads: RunReads,
     ) -> IngestOutcome:
         """`sources` says where each message of the request came from (tasks merged into one run);
         without it, memories record `task_id`."""
@@ -169,7 +171,7 @@ class IngestPipeline:
         )
         existing: list[Fact] = []
         if request.deduplicate:
-            decisions, existing, used = self._reconcile(scope, request, candidates, vectors, planned)
+            decisions, existing, used = self._reconcile(scope, request, candidates, vectors, reads, planned)
             usage.add(used)
             if planned is not None:
                 counts["one_call"] = 1
@@ -183,7 +185,8 @@ class IngestPipeline:
         for decision in decisions:
             counts[decision.event.value] += 1
         applier = Applier(self._lifecycle)
-        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, existing, sources)
+        known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
+        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
         return IngestOutcome(results, usage, counts, candidates)
 
     def _reconcile(
@@ -192,6 +195,7 @@ class IngestPipeline:
         request: AddRequest,
         candidates: Sequence[CandidateFact],
         vectors: dict[str, list[float]],
+        reads: RunReads,
         planned: OneCallAnswer | None = None,
     ) -> tuple[list[Decision], list[Fact], Usage]:
         """Decisions for the candidates, and every existing memory they refer to."""
@@ -201,7 +205,7 @@ class IngestPipeline:
             self.index.knn(scope.tenant_id, scope.user_id, vectors[c.text], 2 * self.similar_per_fact, filters)
             for c in candidates
         ]
-        found = self.facts.get_many(scope.tenant_id, list(dict.fromkeys(h.id for hits in hits_of for h in hits)))
+        found = reads.get_many([h.id for hits in hits_of for h in hits])
         kinds = {f.id: f.kind for f in found}
         texts = {f.id: f.text for f in found}
         rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)

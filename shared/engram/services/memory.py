@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
 from engram.domain.graph import ScoredRelation
-from engram.domain.index_ports import FactViews
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -28,6 +27,7 @@ from engram.domain.models import (
 )
 from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
+from engram.pipeline.reads import kept_or_stored
 from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
 from engram.services.paging import page_after
@@ -120,11 +120,8 @@ class MemoryService:
     def _hit_facts(self, tenant_id: str, user_id: str, ids: list[str]) -> dict[str, Fact]:
         """The memories of the hits: from the index when it keeps them (one DynamoDB read fewer per
         search), the fact store for the rest (documents indexed before the index kept them)."""
-        found = self.index.views(tenant_id, user_id, ids) if isinstance(self.index, FactViews) else {}
-        missing = [i for i in ids if i not in found]
-        if missing:
-            found.update((f.id, f) for f in self.facts.get_many(tenant_id, missing))
-        return found
+        kept, stored = kept_or_stored(self.index, self.facts, tenant_id, user_id, ids)
+        return kept | {f.id: f for f in stored}
 
     def related(self, tenant_id: str, q: SearchQuery, hops: int = 1) -> list[ScoredRelation]:
         """The current relations around the entities the query names or resembles."""
