@@ -70,7 +70,7 @@ def engram_env(moto_endpoint: str, llm_base_url: str | None = None, **overrides:
     os.environ.update(FAKE_AWS)  # never a developer's real credentials
     for name in [k for k in os.environ if k.startswith("ENGRAM_")]:
         os.environ.pop(name, None)
-    n = next(_names)
+    n = f"{os.getpid()}-{next(_names)}"  # unique across processes sharing one moto server
     llm: dict[str, Any] = {"openai_base_url": llm_base_url, "openai_api_key": "stub"} if llm_base_url else {}
     settings = Settings(
         aws_region="us-east-1",

@@ -20,9 +20,10 @@ from typing import Any
 
 import httpx
 
-from bench.engram_env import EngramEnv, engram_env
+from bench.engram_env import EngramEnv
+from bench.ingest_child import run_child
 from bench.locomo_data import Conversation, Turn
-from bench.procs import LocalStack, ModelServer, MotoProcess, cpu_seconds
+from bench.procs import LocalStack, ModelServer, MotoProcess, StubCounters, cpu_seconds
 
 WORKER_BATCH = 10
 
@@ -57,7 +58,7 @@ def add_body(conv: Conversation, turn: Turn, infer: bool, deduplicate: bool) -> 
     }
 
 
-def replay(env: EngramEnv, llm: ModelServer, convs: Sequence[Conversation], mode: Mode, turns: int) -> dict[str, Any]:
+def replay(env: EngramEnv, llm: StubCounters, convs: Sequence[Conversation], mode: Mode, turns: int) -> dict[str, Any]:
     """Submits up to `turns` turns per conversation, then runs the worker; CPU and LLM use per add."""
     from engram.domain.models import AddRequest
 
@@ -94,12 +95,12 @@ def replay(env: EngramEnv, llm: ModelServer, convs: Sequence[Conversation], mode
 
 
 def in_process(llm: ModelServer, convs: Sequence[Conversation], turns: int) -> list[dict[str, Any]]:
+    """Each mode's replay in a fresh process (bench/ingest_child.py) against a fresh moto: moto's
+    transaction cost grows with all it holds. `convs` are the first of locomo_data.load()."""
     rows = []
-    for mode in MODES:
-        with MotoProcess() as moto:  # fresh: moto's TransactWriteItems cost grows with all it holds
-            env = engram_env(moto.endpoint, llm.base_url)
-            env.container.embedder.embed(["warm up"])
-            rows.append(replay(env, llm, convs, mode, turns))
+    for index, mode in enumerate(MODES):
+        with MotoProcess() as moto:
+            rows.append(run_child(moto.endpoint, llm.base_url, list(range(len(convs))), index, turns))
         print(f"  ingest {mode.name}: {rows[-1]}", flush=True)
     return rows
 

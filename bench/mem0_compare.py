@@ -27,7 +27,8 @@ import numpy as np
 
 from bench import ingest as engram_ingest
 from bench.corpus import Corpus
-from bench.engram_env import engram_env, shared_embedder
+from bench.engram_env import shared_embedder
+from bench.ingest_child import WARM_UP_TURNS, run_child
 from bench.locomo_data import Conversation
 from bench.locomo_recall import KS, _scores
 from bench.procs import ROOT, ModelServer, bench_env, cpu_seconds
@@ -186,7 +187,6 @@ def _median_summary(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def ingest(
-    mem0: Mem0,
     moto_endpoint: str,
     embed: ModelServer,
     llm: ModelServer,
@@ -194,36 +194,44 @@ def ingest(
     turns: int,
     runs: int,
 ) -> list[dict[str, Any]]:
-    """CPU per add and LLM calls per add: Engram's replay modes against mem0's add(), alternating."""
+    """CPU per add and LLM calls per add: Engram's replay modes against mem0's add(), alternating,
+    each side in a fresh process of its own (bench/ingest_child.py; a new mem0 runner per run), each
+    warmed up with a few adds of other text first. `conv` is the first of locomo_data.load()."""
     pairs = [
-        (engram_ingest.MODES[0], False),  # raw turns vs mem0 add(infer=False)
-        (engram_ingest.MODES[3], True),  # live: one add at a time, as mem0 always works
-        (engram_ingest.MODES[2], True),  # backlog: the same adds batched by the worker
+        (0, False),  # raw turns vs mem0 add(infer=False)
+        (3, True),  # live: one add at a time, as mem0 always works
+        (2, True),  # backlog: the same adds batched by the worker
+    ]
+    warm_up = [
+        {"content": engram_ingest.add_body(conv, t, True, True)["messages"][0]["content"], "name": t.speaker}
+        for t in conv.turns[-WARM_UP_TURNS:]
     ]
     out = []
-    for mode, infer in pairs:
+    for mode_index, infer in pairs:
+        mode = engram_ingest.MODES[mode_index]
         engram_runs, mem0_runs = [], []
         for _ in range(runs):
-            env = engram_env(moto_endpoint, llm.base_url)
-            row = engram_ingest.replay(env, llm, [conv], mode, turns)
+            row = run_child(moto_endpoint, llm.base_url, [0], mode_index, turns)
             engram_runs.append(
                 {
                     "cpu_ms_per_add": row["submit_cpu_ms_per_add"] + row["worker_cpu_ms_per_add"],
                     "llm_calls_per_add": row["llm_calls_per_message"],
                 }
             )
-            mem0.init("qdrant")
             items = [
                 {"content": engram_ingest.add_body(conv, t, infer, infer)["messages"][0]["content"], "name": t.speaker}
                 for t in conv.turns[:turns]
             ]
-            llm.reset()
-            embed_cpu = embed.cpu()
-            added = mem0.call("add", user_id=conv.user_id, items=items, infer=infer)
-            cpu = added["cpu_s"] + embed.cpu() - embed_cpu
-            mem0_runs.append(
-                {"cpu_ms_per_add": cpu * 1000 / len(items), "llm_calls_per_add": llm.stats()["chat_calls"] / len(items)}
-            )
+            with Mem0(embed.base_url, llm.base_url) as mem0:
+                mem0.init("qdrant")
+                mem0.call("add", user_id="warm-up", items=warm_up, infer=infer)
+                mem0.init("qdrant")
+                llm.reset()
+                embed_cpu = embed.cpu()
+                added = mem0.call("add", user_id=conv.user_id, items=items, infer=infer)
+                cpu = added["cpu_s"] + embed.cpu() - embed_cpu
+                calls = llm.stats()["chat_calls"]
+            mem0_runs.append({"cpu_ms_per_add": cpu * 1000 / len(items), "llm_calls_per_add": calls / len(items)})
         engram_row, mem0_row = _median_summary(engram_runs), _median_summary(mem0_runs)
         out.append(
             {
@@ -264,7 +272,7 @@ def run(
         for store, row in result["recall"].items():
             print(f"  mem0 recall {store}: {row['results']['overall']}", flush=True)
         result["latency"] = latency(mem0, corpus, sizes, queries, runs)
-        result["ingest"] = ingest(mem0, moto_endpoint, embed, llm, convs[0], ingest_turns, runs)
         result["mem0_cpu_s_total"] = round(cpu_seconds(mem0.process.pid), 1)
+        result["ingest"] = ingest(moto_endpoint, embed, llm, convs[0], ingest_turns, runs)
     result["wall_s"] = round(time.perf_counter() - began, 1)
     return result

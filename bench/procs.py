@@ -81,7 +81,20 @@ class Child:
         self.stop()
 
 
-class ModelServer(Child):
+class StubCounters:
+    """The stub model server's call and token counters, by its URL (from any process)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+    def stats(self) -> dict[str, int]:
+        return dict(httpx.get(f"{self.base_url}/stub/stats", timeout=10).json())
+
+    def reset(self) -> None:
+        httpx.post(f"{self.base_url}/stub/reset", timeout=10)
+
+
+class ModelServer(Child, StubCounters):
     """bench.model_server: stub chat answers, and MiniLM embeddings when `minilm`."""
 
     def __init__(self, minilm: bool = False) -> None:
@@ -93,13 +106,7 @@ class ModelServer(Child):
         line = self.process.stdout.readline()
         if not line:
             raise RuntimeError("bench.model_server exited before it was ready")
-        self.base_url = str(json.loads(line)["base_url"])
-
-    def stats(self) -> dict[str, int]:
-        return dict(httpx.get(f"{self.base_url}/stub/stats", timeout=10).json())
-
-    def reset(self) -> None:
-        httpx.post(f"{self.base_url}/stub/reset", timeout=10)
+        StubCounters.__init__(self, str(json.loads(line)["base_url"]))
 
 
 class MotoProcess(Child):

@@ -1,0 +1,58 @@
+"""One ingest replay in a fresh process: `python -m bench.ingest_child '<json>'`, run by run_child().
+
+The process that runs the whole bench has built collections of 100,000 memories by the time it
+measures ingest; its garbage collector then walks all of them, and leftover stacks' background
+threads wake now and then. A fresh process per replay measures what an add costs a worker (mem0's
+side runs in a process of its own too). Before the measured replay, a few adds of another
+conversation into other tables pay the first-use costs (AWS clients, model, validators), as a warm
+Lambda container has.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from typing import Any
+
+from bench.procs import ROOT, bench_env
+
+WARM_UP_TURNS = 5
+
+
+def run_child(moto_endpoint: str, llm_url: str, conversations: list[int], mode: int, turns: int) -> dict[str, Any]:
+    """bench.ingest.replay of LoCoMo conversations (indexes into locomo_data.load()) in mode
+    ingest.MODES[mode], in a fresh process; its result row."""
+    arg = {"moto": moto_endpoint, "llm_url": llm_url, "conversations": conversations, "mode": mode, "turns": turns}
+    command = [sys.executable, "-m", "bench.ingest_child", json.dumps(arg)]
+    done = subprocess.run(command, cwd=ROOT, env=bench_env(), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ingest replay failed: {done.stderr[-2000:]}")
+    row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return row
+
+
+def main(argv: list[str]) -> int:
+    from bench.engram_env import engram_env, shared_embedder
+    from bench.ingest import MODES, replay
+    from bench.locomo_data import load
+    from bench.procs import StubCounters
+
+    arg = json.loads(argv[0])
+    every = load()
+    llm = StubCounters(arg["llm_url"])
+    mode = MODES[arg["mode"]]
+    shared_embedder()
+    # The warm-up says what no measured add says: the last turns of the last conversation.
+    spare = replace(every[-1], sample_id="warm-up", turns=every[-1].turns[-WARM_UP_TURNS:])
+    replay(engram_env(arg["moto"], arg["llm_url"]), llm, [spare], mode, WARM_UP_TURNS)
+    row = replay(
+        engram_env(arg["moto"], arg["llm_url"]), llm, [every[i] for i in arg["conversations"]], mode, arg["turns"]
+    )
+    print(json.dumps(row))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
