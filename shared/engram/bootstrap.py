@@ -10,39 +10,38 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engram.domain.errors import ConfigurationError
-from engram.domain.ports import (
-    LLM,
-    ApiKeyStore,
-    AttachmentStore,
-    BlobStore,
-    Embedder,
-    FactExtractor,
-    FactStore,
-    GraphStore,
-    Reconciler,
-    TaskQueue,
-    TaskStore,
-    UserDirectory,
-    VectorIndex,
-)
 from engram.live_wiring import LiveWiring
-from engram.pipeline.lifecycle import Lifecycle
-from engram.services.circuit_breaker import CircuitBreaker
-from engram.services.forget import Forgetter, UserForgetter
-from engram.services.memory import MemoryService
-from engram.services.search import HybridSearcher
-from engram.services.task_events import TaskEvents
-from engram.services.touches import TouchBuffer
 from engram.settings import Settings, get_settings
 
-if TYPE_CHECKING:  # what only the extraction and maintenance functions build: imported when built
+if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
+    from engram.domain.ports import (
+        LLM,
+        ApiKeyStore,
+        AttachmentStore,
+        BlobStore,
+        Embedder,
+        FactExtractor,
+        FactStore,
+        GraphStore,
+        Reconciler,
+        TaskQueue,
+        TaskStore,
+        UserDirectory,
+        VectorIndex,
+    )
     from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
     from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
+    from engram.pipeline.lifecycle import Lifecycle
     from engram.services.attachments import AttachmentService
+    from engram.services.circuit_breaker import CircuitBreaker
+    from engram.services.forget import Forgetter, UserForgetter
     from engram.services.maintenance_runs import MaintenanceRuns
+    from engram.services.memory import MemoryService
+    from engram.services.search import HybridSearcher
+    from engram.services.task_events import TaskEvents
     from engram.services.worker import ExtractionWorker
 
 
@@ -247,10 +246,14 @@ class Container(LiveWiring):
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
+        from engram.pipeline.lifecycle import Lifecycle
+
         return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs)
 
     @cached_property
     def searcher(self) -> HybridSearcher:
+        from engram.services.search import HybridSearcher
+
         s = self.settings
         return HybridSearcher(
             self.index,
@@ -285,6 +288,9 @@ class Container(LiveWiring):
 
     @cached_property
     def memories(self) -> MemoryService:
+        from engram.services.memory import MemoryService
+        from engram.services.touches import TouchBuffer
+
         return MemoryService(
             self.facts,
             self.index,
@@ -327,6 +333,8 @@ class Container(LiveWiring):
 
     @cached_property
     def forgetter(self) -> UserForgetter:
+        from engram.services.forget import UserForgetter
+
         return UserForgetter(
             self.facts, self.lifecycle, self.tasks, self.settings.delete_all_batch_size, self.forgetters, self.blobs
         )
@@ -368,6 +376,8 @@ class Container(LiveWiring):
 
     @cached_property
     def task_events(self) -> TaskEvents:
+        from engram.services.task_events import TaskEvents
+
         return TaskEvents(self.events, self.queue_metrics, self.accounting)
 
     @cached_property
@@ -376,6 +386,7 @@ class Container(LiveWiring):
         if not s.breaker_enabled:
             return None
         from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+        from engram.services.circuit_breaker import CircuitBreaker
 
         store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
         return CircuitBreaker(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.domain.errors import UnauthorizedError
-from engram.domain.ports import ApiKeyStore
+
+if TYPE_CHECKING:
+    from engram.domain.ports import ApiKeyStore
 
 
 @dataclass(frozen=True)

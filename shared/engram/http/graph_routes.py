@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
@@ -11,10 +11,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from engram import bootstrap
 from engram.domain.errors import NotFoundError
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
-from engram.graph.service import GraphService
 from engram.http.authorization import tenant_of
 from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.models import aware
+
+if TYPE_CHECKING:  # built by the container when a request first uses graph memory
+    from engram.graph.service import GraphService
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
 
