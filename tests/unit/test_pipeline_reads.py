@@ -56,3 +56,28 @@ def test_without_kept_memories_each_memory_is_read_once_per_add() -> None:
     assert [f.id for f in reads.get_many([siemens.id])] == [siemens.id]
     assert store.reads == [[siemens.id, "missing"]]  # the second ask was answered from the first read
     assert reads.stored([siemens]) == [siemens]
+
+
+def test_an_add_embeds_each_text_once() -> None:
+    from engram.pipeline.one_call import OneCall
+    from tests.unit.test_one_call import one_json
+
+    llm = ScriptedLLM(
+        one_json(["Went to a support group"], [{"id": "0", "text": "Went to a support group", "event": "ADD"}])
+    )
+    p = pipeline(CountingStore(), EmbeddedIndex(None, DIMS), llm)
+    p.one_call, p.keep_episodes = OneCall(llm), True
+    add(p, "I went to a support group yesterday.", "t1")
+    embedded = p.embedder.texts  # type: ignore[attr-defined]
+    # the message is searched with before the call and kept as an episode after it: one embedding
+    assert sorted(embedded) == ["I went to a support group yesterday.", "Went to a support group"]
+
+
+def test_run_vectors_embed_what_they_have_not_seen() -> None:
+    from engram.pipeline.vectors import RunVectors
+
+    embedder = CountingEmbedder()
+    vectors = RunVectors(embedder)
+    first = vectors.embed(["a b", "c d", "a b"])
+    assert first[0] == first[2] and vectors.embed(["c d", "e f"])[0] == first[1]
+    assert embedder.texts == ["a b", "c d", "e f"]
