@@ -196,7 +196,7 @@ def ingest(
 ) -> list[dict[str, Any]]:
     """CPU per add and LLM calls per add: Engram's replay modes against mem0's add(), alternating,
     each side in a fresh process of its own (bench/ingest_child.py; a new mem0 runner per run), each
-    warmed up with a few adds of other text first. `conv` is the first of locomo_data.load()."""
+    warmed up with a few adds of another user first. `conv` is the first of locomo_data.load()."""
     pairs = [
         (0, False),  # raw turns vs mem0 add(infer=False)
         (3, True),  # live: one add at a time, as mem0 always works
@@ -225,7 +225,6 @@ def ingest(
             with Mem0(embed.base_url, llm.base_url) as mem0:
                 mem0.init("qdrant")
                 mem0.call("add", user_id="warm-up", items=warm_up, infer=infer)
-                mem0.init("qdrant")
                 llm.reset()
                 embed_cpu = embed.cpu()
                 added = mem0.call("add", user_id=conv.user_id, items=items, infer=infer)
