@@ -36,12 +36,10 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.lifecycle import Lifecycle
     from engram.services.attachments import AttachmentService
-    from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.forget import Forgetter, UserForgetter
     from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.memory import MemoryService
     from engram.services.search import HybridSearcher
-    from engram.services.task_events import TaskEvents
     from engram.services.worker import ExtractionWorker
 
 
@@ -370,27 +368,6 @@ class Container(LiveWiring):
             extractor,
             resolve_threshold=self.settings.graph_resolve_threshold,
             search_similarity=self.settings.graph_search_similarity,
-        )
-
-    # --- live task events: `events` and `connections` are in live_wiring.py --------------------
-
-    @cached_property
-    def task_events(self) -> TaskEvents:
-        from engram.services.task_events import TaskEvents
-
-        return TaskEvents(self.events, self.queue_metrics, self.accounting)
-
-    @cached_property
-    def breaker(self) -> CircuitBreaker | None:
-        s = self.settings
-        if not s.breaker_enabled:
-            return None
-        from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
-        from engram.services.circuit_breaker import CircuitBreaker
-
-        store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
-        return CircuitBreaker(
-            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
         )
 
     # --- maintenance runs started through the API -----------------------------------------------

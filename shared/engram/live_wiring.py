@@ -1,6 +1,6 @@
-"""The Container's operations parts (metrics, usage counters, accounting, deep health), kept beside
-bootstrap.py so that the wiring module stays readable. Container inherits them; each is built once,
-on first use, like the rest of the container."""
+"""The Container's operations parts (metrics, usage counters, accounting, task events, the LLM circuit
+breaker, deep health), kept beside bootstrap.py so that the wiring module stays readable. Container
+inherits them; each is built once, on first use, like the rest of the container."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
     from engram.services.accounting import Accounting
+    from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.health import HealthCheck
+    from engram.services.task_events import TaskEvents
     from engram.services.usage import UsageService
     from engram.services.usage_buffer import BufferedUsageCounters
     from engram.settings import Settings
@@ -143,6 +145,25 @@ class LiveWiring:
         if not self.settings.connections_table:
             raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
         return DynamoConnectionStore(self.aws.dynamodb, self.settings.connections_table)
+
+    @cached_property
+    def task_events(self) -> TaskEvents:
+        from engram.services.task_events import TaskEvents
+
+        return TaskEvents(self.events, self.queue_metrics, self.accounting)
+
+    @cached_property
+    def breaker(self) -> CircuitBreaker | None:
+        s = self.settings
+        if not s.breaker_enabled:
+            return None
+        from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+        from engram.services.circuit_breaker import CircuitBreaker
+
+        store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
+        return CircuitBreaker(
+            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
+        )
 
 
 def _no_note(_: object) -> None:
