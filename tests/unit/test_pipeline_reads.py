@@ -15,8 +15,8 @@ from tests.unit.test_search_views import DIMS, CountingEmbedder, CountingStore
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 
 
-def pipeline(store: CountingStore, index: object, llm: ScriptedLLM) -> IngestPipeline:
-    return IngestPipeline(store, index, CountingEmbedder(), LLMFactExtractor(llm), LLMReconciler(llm))  # type: ignore[arg-type]
+def pipeline(store: CountingStore, index: object, llm: ScriptedLLM, embedder: object | None = None) -> IngestPipeline:
+    return IngestPipeline(store, index, embedder or CountingEmbedder(), LLMFactExtractor(llm), LLMReconciler(llm))  # type: ignore[arg-type]
 
 
 def add(p: IngestPipeline, text: str, task_id: str, infer: bool = True) -> None:
@@ -59,25 +59,27 @@ def test_without_kept_memories_each_memory_is_read_once_per_add() -> None:
 
 
 def test_an_add_embeds_each_text_once() -> None:
+    from engram.adapters.recent_embeddings import RecentEmbeddings
     from engram.pipeline.one_call import OneCall
     from tests.unit.test_one_call import one_json
 
     llm = ScriptedLLM(
         one_json(["Went to a support group"], [{"id": "0", "text": "Went to a support group", "event": "ADD"}])
     )
-    p = pipeline(CountingStore(), EmbeddedIndex(None, DIMS), llm)
+    model = CountingEmbedder()
+    p = pipeline(CountingStore(), EmbeddedIndex(None, DIMS), llm, RecentEmbeddings(model))  # as the bootstrap wires it
     p.one_call, p.keep_episodes = OneCall(llm), True
     add(p, "I went to a support group yesterday.", "t1")
-    embedded = p.embedder.texts  # type: ignore[attr-defined]
+    embedded = model.texts
     # the message is searched with before the call and kept as an episode after it: one embedding
     assert sorted(embedded) == ["I went to a support group yesterday.", "Went to a support group"]
 
 
-def test_run_vectors_embed_what_they_have_not_seen() -> None:
-    from engram.pipeline.vectors import RunVectors
+def test_recent_embeddings_embed_what_they_have_not_seen() -> None:
+    from engram.adapters.recent_embeddings import RecentEmbeddings
 
     embedder = CountingEmbedder()
-    vectors = RunVectors(embedder)
+    vectors = RecentEmbeddings(embedder)
     first = vectors.embed(["a b", "c d", "a b"])
     assert first[0] == first[2] and vectors.embed(["c d", "e f"])[0] == first[1]
     assert embedder.texts == ["a b", "c d", "e f"]

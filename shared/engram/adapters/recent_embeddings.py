@@ -1,8 +1,10 @@
-"""An Embedder that remembers the vectors of its last few one-text calls.
+"""An Embedder that remembers the vectors of the texts it embedded last.
 
-One search embeds its query twice: for the memory ranking and for the graph's entity lookup (each
-asks the embedder on its own). The second is a dictionary lookup here instead of a model run (about
-5 ms of a search on this machine). Batches (extraction, indexing) pass straight through.
+Texts come back within moments: one search embeds its query for the memory ranking and again for the
+graph's entity lookup, and one add embeds a one-sentence message as a query for the memories shown to
+the single call and again as its episode. Those repeats are dictionary lookups here instead of model
+runs (about 2-5 ms each on this machine). A batch is answered from what is known and the rest embedded
+in one call; duplicates within a batch are embedded once.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from engram.domain.ports import Embedder
 
 
 class RecentEmbeddings:
-    def __init__(self, inner: Embedder, size: int = 64) -> None:
+    def __init__(self, inner: Embedder, size: int = 256) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         self.dimensions = inner.dimensions
@@ -24,17 +26,17 @@ class RecentEmbeddings:
         self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if len(texts) != 1:
-            return self.inner.embed(texts)
-        text = texts[0]
+        wanted = list(dict.fromkeys(texts))
         with self._lock:
-            vector = self._recent.get(text)
-            if vector is not None:
+            found = {t: self._recent[t] for t in wanted if t in self._recent}
+            for text in found:
                 self._recent.move_to_end(text)
-                return [list(vector)]  # a copy: callers may change theirs
-        vector = self.inner.embed(texts)[0]
-        with self._lock:
-            self._recent[text] = vector
-            if len(self._recent) > self._size:
-                self._recent.popitem(last=False)
-        return [list(vector)]
+        missing = [t for t in wanted if t not in found]
+        if missing:
+            fresh = dict(zip(missing, self.inner.embed(missing), strict=True))
+            with self._lock:
+                self._recent.update(fresh)
+                while len(self._recent) > self._size:
+                    self._recent.popitem(last=False)
+            found.update(fresh)
+        return [list(found[t]) for t in texts]  # copies: callers may change theirs

@@ -31,7 +31,6 @@ from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_at
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.reads import RunReads
-from engram.pipeline.vectors import RunVectors
 from engram.reconcile.llm import cover_missing, lost_details
 
 if TYPE_CHECKING:
@@ -79,9 +78,9 @@ class IngestPipeline:
     def run(
         self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
     ) -> IngestOutcome:
-        reads, vectors = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id), RunVectors(self.embedder)
-        planned = self._ask_once(scope, request, reads, vectors)
-        outcome = self._facts(scope, request, task_id, sources, planned, reads, vectors)
+        reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
+        planned = self._ask_once(scope, request, reads)
+        outcome = self._facts(scope, request, task_id, sources, planned, reads)
         if self.graph is not None and request.infer:
             decided = planned.graph if planned is not None else None
             changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided)
@@ -89,9 +88,7 @@ class IngestPipeline:
             outcome.counts.update(changes.counts())
         return outcome
 
-    def _ask_once(
-        self, scope: Scope, request: AddRequest, reads: RunReads, vectors: RunVectors
-    ) -> OneCallAnswer | None:
+    def _ask_once(self, scope: Scope, request: AddRequest, reads: RunReads) -> OneCallAnswer | None:
         """The single call's answer, or None where the separate steps run (rules understood every
         statement, a conversation longer than one window, attachments, the relevance strategy)."""
         if self.one_call is None or not (request.infer and request.deduplicate) or request.attachment_ids:
@@ -101,13 +98,13 @@ class IngestPipeline:
             return None
         if self.one_call.shortcut(self.extractor, request.messages, prompt):
             return None
-        shown = self._nearby(scope, request.messages, reads, vectors)
+        shown = self._nearby(scope, request.messages, reads)
         if any(f.attachment_ids for f in shown):  # the separate reconciler places attachments
             return None
         graph = self.graph.context(scope, request.messages) if self.graph is not None else None
         return self.one_call.ask(request.messages, prompt, shown, graph)
 
-    def _nearby(self, scope: Scope, messages: Sequence[Message], reads: RunReads, vectors: RunVectors) -> list[Fact]:
+    def _nearby(self, scope: Scope, messages: Sequence[Message], reads: RunReads) -> list[Fact]:
         """The current facts most similar to each statement: what reconciliation would compare with."""
         from engram.pipeline.one_call import queries
 
@@ -115,7 +112,7 @@ class IngestPipeline:
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
         hits_of = [
             self.index.knn(scope.tenant_id, scope.user_id, vector, NEARBY_POOL * self.similar_per_fact, filters)
-            for vector in (vectors.embed(texts) if texts else [])
+            for vector in (self.embedder.embed(texts) if texts else [])
         ]
         found = {f.id: f for f in reads.get_many([h.id for hits in hits_of for h in hits])}
         best: dict[str, float] = {}
@@ -137,7 +134,6 @@ class IngestPipeline:
         sources: Sequence[MemorySource],
         planned: OneCallAnswer | None,
         reads: RunReads,
-        run_vectors: RunVectors,
     ) -> IngestOutcome:
         """`sources` says where each message of the request came from (tasks merged into one run);
         without it, memories record `task_id`."""
@@ -170,7 +166,9 @@ class IngestPipeline:
         if not candidates:
             return IngestOutcome([], usage, counts, candidates)
 
-        vectors = dict(zip([c.text for c in candidates], run_vectors.embed([c.text for c in candidates]), strict=True))
+        vectors = dict(
+            zip([c.text for c in candidates], self.embedder.embed([c.text for c in candidates]), strict=True)
+        )
         existing: list[Fact] = []
         if request.deduplicate:
             decisions, existing, used = self._reconcile(scope, request, candidates, vectors, reads, planned)
