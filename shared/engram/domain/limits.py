@@ -17,6 +17,7 @@ MAX_QUERY_CHARS = 4_000
 MAX_METADATA_BYTES = 16 * 1024  # as JSON
 MAX_METADATA_DEPTH = 8
 MAX_ID_CHARS = 256
+MAX_CLOCK_SKEW_S = 300  # a message said "in the future" by more than this is refused (a client's clock may run ahead)
 # DynamoDB numbers: 38 significant digits, magnitude below 1e126; JSON has no NaN or Infinity.
 _MAX_NUMBER = 1e125
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, ConfigDict, Field, field_validator, model_validator
 
-from engram.domain.limits import MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
+from engram.domain.limits import MAX_CLOCK_SKEW_S, MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
 from engram.domain.model_base import Model
 
 
@@ -61,6 +61,15 @@ class Message(Model):
     role: Literal["user", "assistant", "system", "tool"]
     content: MessageText
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    # When it was said: ISO 8601 with a zone, or Unix seconds. Without it, when the add was accepted.
+    created_at: AwareDatetime | None = None
+
+    @field_validator("created_at")
+    @classmethod
+    def _not_in_future(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value > utcnow() + timedelta(seconds=MAX_CLOCK_SKEW_S):
+            raise ValueError(f"is in the future (more than {MAX_CLOCK_SKEW_S} s ahead of the server's clock)")
+        return value.astimezone(UTC) if value is not None else None
 
 
 MemoryKind = Literal["fact", "episode"]

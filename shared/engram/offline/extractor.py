@@ -14,12 +14,15 @@ from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope
 from engram.offline.facts import latest
 from engram.offline.patterns import ClauseResult, analyse_agent_message, analyse_message
 
+DEFAULT_BUDGET_S = 2.0  # CPU seconds per message: the whole extractor reads 100,000 characters in well under one
+
 
 class OfflineExtractor:
     """Implements the FactExtractor port; usage is always zero (no LLM calls)."""
 
-    def __init__(self, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, clock: Callable[[], datetime] = utcnow, budget_s: float | None = DEFAULT_BUDGET_S) -> None:
         self.clock = clock
+        self.budget_s = budget_s  # CPU seconds per message; past it the rest of the message is not read
 
     def extract(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, scope: Scope
@@ -38,6 +41,14 @@ class OfflineExtractor:
         facts, understood = self._facts(messages, prompt)
         return facts if understood else None
 
+    def cut_short(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> list[int]:
+        """Indices of the messages whose reading ran out of time (kept as episodes, the task says so)."""
+        return [
+            index
+            for index, message in enumerate(messages)
+            if any(result.cut_short for result in self._analyse([message], prompt))
+        ]
+
     def _facts(self, messages: Sequence[Message], prompt: ExtractionPrompt) -> tuple[list[CandidateFact], bool]:
         """The latest fact per key, each with the index of its message; and whether every clause
         was understood."""
@@ -53,13 +64,19 @@ class OfflineExtractor:
         # The user prompt reads only what the user said; the agent prompt only what the assistant said.
         if prompt is ExtractionPrompt.AGENT:
             return [r for m in messages if m.role == "assistant" for r in analyse_agent_message(m.content)]
-        # Messages carry no time of their own; extraction runs right after the add, so now is when they were said.
+        # Relative dates resolve against when each message was said; a message without a time was said
+        # when its add was accepted, which the API stamps on it (else now, for callers without the API).
         # Whole seconds: relative dates resolve to days, and an add's shortcut and episode checks ask
         # about the same message within milliseconds (the cache answers the second).
-        at = self.clock().replace(microsecond=0)
-        return [r for m in messages if m.role == "user" for r in _analysed(m.content, at)]
+        now = self.clock().replace(microsecond=0)
+        return [
+            r
+            for m in messages
+            if m.role == "user"
+            for r in _analysed(m.content, (m.created_at or now).replace(microsecond=0), self.budget_s)
+        ]
 
 
 @lru_cache(maxsize=256)
-def _analysed(text: str, at: datetime) -> tuple[ClauseResult, ...]:
-    return tuple(analyse_message(text, at))
+def _analysed(text: str, at: datetime, budget_s: float | None) -> tuple[ClauseResult, ...]:
+    return tuple(analyse_message(text, at, budget_s))

@@ -7,6 +7,7 @@ named anywhere in a clause ("I went hiking with my sister Anna") are picked up b
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,6 +53,7 @@ class ClauseResult:
     text: str
     facts: tuple[CandidateFact, ...]
     understood: bool  # every part of the clause was matched by a rule, or it was small talk
+    cut_short: bool = False  # the message's time budget ran out here: the rest was not read
 
 
 MAX_CLAUSE = 300  # longer run-on clauses are left to the LLM (and keep regex work bounded)
@@ -74,12 +76,17 @@ def analyse_clause(clause: Clause, rules: tuple[Rule, ...] = RULES) -> ClauseRes
     return ClauseResult(clause.text, tuple(facts), bool(facts) and complete)
 
 
-def analyse_message(text: str, at: datetime | None = None) -> list[ClauseResult]:
+def analyse_message(text: str, at: datetime | None = None, budget_s: float | None = None) -> list[ClauseResult]:
     """What the user says about themselves, clause by clause; questions and hypotheticals carry no facts.
-    `at` is when it was said (relative dates resolve against it)."""
+    `at` is when it was said (relative dates resolve against it). Past `budget_s` of CPU time the rest
+    is left unread and the last result says so (`cut_short`): no message can hold a user's queue."""
+    deadline = None if budget_s is None else time.process_time() + budget_s
     lowercase = not any(ch.isupper() for ch in text)
     results: list[ClauseResult] = []
     for sentence in split_sentences(text):
+        if deadline is not None and time.process_time() > deadline:
+            results.append(ClauseResult("", (), False, cut_short=True))
+            break
         question, hypothetical = is_question(sentence), is_hypothetical(sentence)
         for piece in split_clauses(sentence):
             clause = Clause(piece, lowercase, at)

@@ -41,6 +41,7 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[-\u2013\u2014]+\s+")
 _TITLE_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|mt)\.$", re.I)
 _DOTTED_ABBREV = re.compile(r"\b(?:[a-z]\.)+[a-z]\.$|\b(?:etc|approx|vs)\.$", re.I)
+_ABBREV_TAIL = 24  # "e.g.", "U.S.A.", "Prof.": abbreviations are short
 
 
 def normalize(text: str) -> str:
@@ -49,17 +50,19 @@ def normalize(text: str) -> str:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences, keeping their end punctuation (a '?' marks a question)."""
-    out: list[str] = []
+    out: list[list[str]] = []  # each sentence as its pieces, joined once (joining as we go is quadratic)
     for raw in _SENTENCE_END.split(normalize(text)):
         piece = raw.strip()
         if not piece:
             continue
-        # "Dr. Smith", "the U.S. now": a dot after an abbreviation does not end the sentence.
-        if out and (_TITLE_ABBREV.search(out[-1]) or (_DOTTED_ABBREV.search(out[-1]) and piece[0].islower())):
-            out[-1] = f"{out[-1]} {piece}"
+        # "Dr. Smith", "the U.S. now": a dot after an abbreviation does not end the sentence. Only the
+        # previous piece's end is looked at, so a run of "Dr. Dr. Dr." stays linear.
+        last = out[-1][-1][-_ABBREV_TAIL:] if out else ""
+        if out and (_TITLE_ABBREV.search(last) or (_DOTTED_ABBREV.search(last) and piece[0].islower())):
+            out[-1].append(piece)
         else:
-            out.append(piece)
-    return out
+            out.append([piece])
+    return [" ".join(pieces) for pieces in out]
 
 
 _LEAD = re.compile(
@@ -132,25 +135,26 @@ _BARE_VERB = re.compile(
 )
 _CONJ = re.compile(r"\s+(?:and\s+also|but\s+also|and|but|plus|so|while|whereas|although|though|because|since)\s+", re.I)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|im|i've|we|we're|we've)\b", re.I)
+_LOOK = 200  # how far past a conjunction or comma the clause splitter reads
 
 
 def split_clauses(sentence: str) -> list[str]:
     """Clauses of one sentence: "Hi, I'm Alice and I love pizza" -> ["Hi", "I'm Alice", "I love pizza"]."""
     body = sentence.strip().rstrip(".!?;: ")
-    clauses: list[str] = []
+    parts: list[list[str]] = []  # each clause as its comma-separated segments, joined once at the end
     for raw in re.split(r"\s*,\s*", body):
         segment = raw.strip()
         if not segment:
             continue
         lead = strip_lead(segment)
-        if not clauses or _OPENER.match(lead) or is_small_talk(segment):
-            clauses.append(segment)
-        elif _BARE_VERB.match(lead) and _FIRST_PERSON.match(strip_lead(clauses[-1])):
-            clauses.append(f"I {lead}")
+        if not parts or _OPENER.match(lead) or is_small_talk(segment):
+            parts.append([segment])
+        elif _BARE_VERB.match(lead) and _FIRST_PERSON.match(strip_lead(parts[-1][0][:_LOOK])):
+            parts.append([f"I {lead}"])
         else:  # "Berlin, Germany", "my husband, Tom, ...": the comma did not start a new clause
-            clauses[-1] = f"{clauses[-1]}, {segment}"
+            parts[-1].append(segment)
     out: list[str] = []
-    for clause in clauses:
+    for clause in (", ".join(segments) for segments in parts):
         for piece in _split_conjunctions(clause):
             kept = piece.strip() if is_small_talk(piece) else strip_lead(piece)
             if kept:
@@ -162,10 +166,11 @@ def _split_conjunctions(clause: str) -> list[str]:
     pieces: list[str] = []
     start, prefix = 0, ""
     for match in _CONJ.finditer(clause):
-        rest = strip_lead(clause[match.end() :])
+        # Only the words right after the conjunction decide: a bounded look keeps "and and and …" linear.
+        rest = strip_lead(clause[match.end() : match.end() + _LOOK])
         if _OPENER.match(rest):
             next_prefix = ""
-        elif _BARE_VERB.match(rest) and _FIRST_PERSON.match(strip_lead(clause[start:])):
+        elif _BARE_VERB.match(rest) and _FIRST_PERSON.match(strip_lead(clause[start : start + _LOOK])):
             next_prefix = "I "
         else:
             continue

@@ -79,7 +79,11 @@ class MemoryService:
                 raise ValidationError("attachments", "attachments are not configured on this deployment")
             resolved = self.attachments.resolve(tenant_id, request.user_id, request.attachments)
             request = request.model_copy(update={"attachments": resolved})
-        task = Task(tenant_id=tenant_id, user_id=request.user_id, request=request)
+        task = Task(tenant_id=tenant_id, user_id=request.user_id)
+        # A message without a time was said when the add was accepted, not when the worker reads it
+        # (a task that waited for the LLM's breaker resolves "yesterday" against the day it was said).
+        said = [m if m.created_at else m.model_copy(update={"created_at": task.created_at}) for m in request.messages]
+        task.request = request = request.model_copy(update={"messages": said})
         payload = request.model_dump_json().encode("utf-8")
         if len(payload) > self.max_inline_payload_bytes and self.blobs is not None:
             task.payload_key = f"payloads/{tenant_id}/{task.task_id}.json"
