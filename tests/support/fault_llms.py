@@ -14,7 +14,7 @@ from engram.domain.models import LLMReply, Usage
 
 def said(user_prompt: str) -> list[str]:
     """The user messages of an extraction prompt ("user: ..." lines)."""
-    return [line.split(": ", 1)[1] for line in user_prompt.splitlines() if line.startswith("user: ")]
+    return [line.split(": ", 1)[1] for line in user_prompt.splitlines() if line.startswith(("user: ", "user ("))]
 
 
 def fact_of(message: str) -> str:

@@ -111,6 +111,10 @@ class Fact(Model):
     source: MemorySource | None = None
     expires_at: datetime | None = None  # hidden from reads once passed; the expire step closes it
     kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
+    episode_id: str | None = None  # a fact's episode: the message it came from, kept as said
+    # An episode part of which later statements replaced: the memories that did (what it says of
+    # them is outdated; the rest still holds).
+    outdated_by: list[str] = Field(default_factory=list)
     hash: str = ""
 
     def model_post_init(self, __context: Any) -> None:

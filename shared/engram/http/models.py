@@ -129,6 +129,7 @@ class MemoryView(Model):
     source: MemorySource | None = None
     expires_at: datetime | None = None
     kind: MemoryKind = "fact"
+    outdated_by: list[str] = Field(default_factory=list)  # an episode part of which later memories replaced
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
@@ -167,6 +168,7 @@ class MemoryView(Model):
             source=fact.source,
             expires_at=fact.expires_at,
             kind=fact.kind,
+            outdated_by=fact.outdated_by,
             score=score,
         )
 

@@ -63,3 +63,53 @@ def resolve(phrase: str, now: datetime) -> str:
             return f"on {int(month.group(2))} {month.group(1).title()} {year}"
         return f"in {month.group(1).title()} {year}"
     return said
+
+
+# Past times ("yesterday", "last week", "three days ago"), resolved against when they were said, so
+# "I went to a pottery class yesterday" said on 8 May 2023 reads "on 7 May 2023" whenever it is read.
+PAST = (
+    r"(?:yesterday|last\s+night|the\s+day\s+before\s+yesterday|"
+    r"last\s+(?:week|weekend|month|year|summer|winter|spring|autumn|fall|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:two|three|four|five|a\s+couple\s+of|a\s+few|\d{1,2})\s+(?:days|weeks|months|years)\s+ago|"
+    r"an?\s+(?:day|week|month|year)\s+ago)"
+)
+_PAST_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "a couple of": 2, "a few": 3, "a": 1, "an": 1}
+_SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def resolve_past(phrase: str, now: datetime) -> str:
+    """'yesterday' said on 8 May 2023 -> 'on 7 May 2023'; unknown phrases come back as said."""
+    said = " ".join(phrase.lower().split())
+    today = now.date()
+    if said in ("yesterday", "last night"):
+        return f"on {_day(today - timedelta(days=1))}"
+    if said == "the day before yesterday":
+        return f"on {_day(today - timedelta(days=2))}"
+    if said in ("last week", "last weekend"):
+        monday = today - timedelta(days=today.weekday() + 7)
+        if said == "last weekend":
+            return f"on the weekend of {_day(monday + timedelta(days=5))}"
+        return f"in the week of {_day(monday)}"
+    if said == "last month":
+        return f"in {_month_after(today, -1):%B %Y}"
+    if said == "last year":
+        return f"in {today.year - 1}"
+    last = re.fullmatch(r"last (\w+)", said)
+    if last and last.group(1) in _SEASON_MONTH:
+        month = _SEASON_MONTH[last.group(1)]
+        year = today.year - 1 if month >= today.month or last.group(1) == "winter" else today.year
+        return f"in {last.group(1)} {year}"
+    if last and last.group(1) in _DAYS:
+        back = (today.weekday() - _DAYS.index(last.group(1))) % 7 or 7
+        return f"on {_day(today - timedelta(days=back))}"
+    counted = re.fullmatch(r"(two|three|four|five|a couple of|a few|an?|\d{1,2}) (day|week|month|year)s? ago", said)
+    if counted:
+        n = int(counted.group(1)) if counted.group(1).isdigit() else _PAST_COUNTS[counted.group(1)]
+        unit = counted.group(2)
+        if unit in ("day", "week"):
+            return f"around {_day(today - timedelta(days=n * (7 if unit == 'week' else 1)))}"
+        if unit == "month":
+            return f"in {_month_after(today, -n):%B %Y}"
+        return f"in {today.year - n}"
+    return said

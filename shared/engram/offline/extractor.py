@@ -7,13 +7,14 @@ says every user sentence was matched, the pipeline may skip the LLM and use thes
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage, utcnow
 from engram.offline.facts import latest
 from engram.offline.patterns import ClauseResult, analyse_agent_message, analyse_message
 
+_NO_TIME = datetime.max.replace(tzinfo=UTC)  # a message without a time was said last (at its add)
 DEFAULT_BUDGET_S = 2.0  # CPU seconds per message: the whole extractor reads 100,000 characters in well under one
 
 
@@ -54,8 +55,10 @@ class OfflineExtractor:
         was understood."""
         facts: list[CandidateFact] = []
         understood = True
-        for index, message in enumerate(messages):
-            for result in self._analyse([message], prompt):
+        # In the order things were said, so the newest statement of a key wins, whatever the order sent.
+        order = sorted(range(len(messages)), key=lambda i: messages[i].created_at or _NO_TIME)
+        for index in order:
+            for result in self._analyse([messages[index]], prompt):
                 understood = understood and result.understood
                 facts += [fact.model_copy(update={"message_index": index}) for fact in result.facts]
         return [fact for _, fact in latest(facts)], understood

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engram.domain.models import CandidateFact, MemoryBank
 from engram.offline.keys import signature
-from engram.offline.text import Clause, sentence_case
+from engram.offline.text import MAX_CLAUSE, Clause, sentence_case
 
 # Importance by family (0..1). Health and identity matter most; passing tastes least.
 HEALTH = 0.9
@@ -42,6 +42,8 @@ def regex_rule(pattern: str, build: Build) -> Rule:
     compiled = re.compile(pattern, re.IGNORECASE)
 
     def rule(clause: Clause) -> Match | None:
+        if len(clause.text) > MAX_CLAUSE:  # bounded work per clause, whatever the pattern
+            return None
         found = compiled.fullmatch(clause.text)
         if found is None and clause.stripped != clause.text:
             found = compiled.fullmatch(clause.stripped)

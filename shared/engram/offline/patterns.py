@@ -24,6 +24,7 @@ from engram.offline import (
 from engram.offline.facts import NAME, Match, Rule, make, one, regex_rule
 from engram.offline.rules_identity import person_name
 from engram.offline.text import (
+    MAX_CLAUSE,
     Clause,
     is_hypothetical,
     is_question,
@@ -56,8 +57,6 @@ class ClauseResult:
     cut_short: bool = False  # the message's time budget ran out here: the rest was not read
 
 
-MAX_CLAUSE = 300  # longer run-on clauses are left to the LLM (and keep regex work bounded)
-
 
 def analyse_clause(clause: Clause, rules: tuple[Rule, ...] = RULES) -> ClauseResult:
     if is_small_talk(clause.text):
@@ -84,7 +83,7 @@ def analyse_message(text: str, at: datetime | None = None, budget_s: float | Non
     lowercase = not any(ch.isupper() for ch in text)
     results: list[ClauseResult] = []
     for sentence in split_sentences(text):
-        if deadline is not None and time.process_time() > deadline:
+        if deadline is not None and time.process_time() >= deadline:
             results.append(ClauseResult("", (), False, cut_short=True))
             break
         question, hypothetical = is_question(sentence), is_hypothetical(sentence)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from engram.domain.models import MemoryBank
-from engram.offline.dates import WHEN, resolve
+from engram.offline.dates import PAST, WHEN, resolve, resolve_past
 from engram.offline.facts import PERSONAL, PREFERENCE, WORK, Match, Rule, make, one, regex_rule
 from engram.offline.keys import object_key
 from engram.offline.rules_work import employer_fact, job_title, title_fact
@@ -57,6 +57,17 @@ def _promoted(found: re.Match[str], clause: Clause) -> Match | None:
 def _when(found: re.Match[str], clause: Clause) -> str:
     phrase = found.groupdict().get("when")
     return f" {resolve(phrase, clause.at)}" if phrase and clause.at else (f" {phrase.lower()}" if phrase else "")
+
+
+def _past_event(found: re.Match[str], clause: Clause) -> Match | None:
+    what, _ = clean_object(found.group("e"))
+    if not what or len(what.split()) > 6 or clause.at is None:
+        return None
+    when = resolve_past(found.group("when"), clause.at)
+    verb = {"had": "Had", "attended": "Attended", "visited": "Visited"}.get(found.group("v").lower(), "Went to")
+    what = third_person(what)
+    # Each occasion is its own memory: a class last week does not replace the one a month before.
+    return one(make(f"{verb} {what} {when}", f"event:{object_key(what)}:{when}", what, MemoryBank.EVENTS, PLAN))
 
 
 def _trip(found: re.Match[str], clause: Clause) -> Match | None:
@@ -155,6 +166,11 @@ RULES: tuple[Rule, ...] = (
         r"meeting|wedding|party|concert|surgery|flight|match|game|presentation|recital|race|marathon|trip))\s+"
         rf"(?P<when>{WHEN})",
         _event,
+    ),
+    regex_rule(
+        rf"(?:i|we)\s+(?:just\s+|finally\s+)?(?P<v>went\s+to|attended|visited|had)\s+"
+        rf"(?P<e>(?:a|an|the|my|our)\s+[\w' -]+?)\s+(?P<when>{PAST})",
+        _past_event,
     ),
     regex_rule(rf"i\s+(?:usually\s+|always\s+|try\s+to\s+)?{_ACT}\s+{_FREQ}", _routine),
     regex_rule(rf"{_FREQ}\s*,?\s+i\s+(?:usually\s+|always\s+)?{_ACT}", _routine),

@@ -8,7 +8,7 @@ from engram.domain.models import CandidateFact, MemoryBank
 from engram.offline.facts import FAMILY, PERSONAL, PET, Match, Rule, make, regex_rule
 from engram.offline.keys import singular
 from engram.offline.rules_identity import person_name
-from engram.offline.text import ADV, IM, Clause, split_items, strip_trailing
+from engram.offline.text import ADV, IM, MAX_CLAUSE, Clause, split_items, strip_trailing
 from engram.offline.vocab import (
     ANIMALS,
     DEMONYMS,
@@ -135,6 +135,8 @@ def mentions(clause: Clause) -> Match | None:
     """'my sister Anna', "my wife's name is Maria", 'my husband, Tom, ...' anywhere in a clause."""
     facts: list[CandidateFact] = []
     covered = False
+    if len(clause.text) > MAX_CLAUSE:
+        return None
     for found in _MENTION.finditer(clause.text):
         kind = who(found.group("rel"))
         link = (found.group("link") or "").lower()

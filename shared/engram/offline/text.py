@@ -22,6 +22,11 @@ ADV = (
 )
 
 
+# The rules read clauses up to this long; longer run-on clauses are left to the LLM (or kept as said).
+# With the splitting linear in the message, this bounds what any rule's pattern can cost per clause.
+MAX_CLAUSE = 300
+
+
 @dataclass(frozen=True)
 class Clause:
     """One statement: cleaned text in its original casing, without terminal punctuation."""

@@ -4,9 +4,11 @@ then the index and attachment holders)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
+from engram.domain.errors import NotFoundError
 from engram.domain.models import (
     AddRequest,
     CandidateFact,
@@ -19,14 +21,24 @@ from engram.domain.models import (
     text_hash,
     utcnow,
 )
-from engram.pipeline.lifecycle import Lifecycle, next_version
+from engram.pipeline.lifecycle import Changes, Lifecycle, next_version
 
 _IDS = uuid.UUID("6f1c1d1e-2b7a-4f55-9a53-0e1b6c1f2a10")
 
 
-def updated(old: Fact, text: str, candidate: CandidateFact | None = None, importance: float | None = None) -> Fact:
-    """The next version of a memory after an extraction decision."""
-    changes: dict[str, object] = {}
+HISTORY_NOTE = "said before the current memory {id} (valid from {at}): kept as history"
+OLDER_NOTE = "said before the current memory {id} (valid from {at}): not applied"
+
+
+def updated(
+    old: Fact,
+    text: str,
+    candidate: CandidateFact | None = None,
+    importance: float | None = None,
+    valid_from: datetime | None = None,
+) -> Fact:
+    """The next version of a memory after an extraction decision, valid from when it was said."""
+    changes: dict[str, object] = {} if valid_from is None else {"valid_from": valid_from}
     if candidate is not None:
         changes |= {"fact_key": candidate.fact_key or old.fact_key, "fact_value": candidate.fact_value}
         changes["importance"] = max(old.importance, candidate.importance)
@@ -62,37 +74,95 @@ class Applier:
 
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         results: list[TaskResult] = []
+        episode_of = self._episodes_by_message(scope, task_id, candidates, decisions)
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
+            said = said_at(request, candidate)
             if d.event is Event.ADD:
-                fact = self._new_fact(scope, request, task_id, position, d, candidate)
+                fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
                 fact.source = self._source(task_id, candidate, sources)
+                if fact.kind == "fact" and candidate is not None:
+                    fact.episode_id = episode_of.get(candidate.message_index)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
                 results.append(self._result(fact, Event.ADD, None, d.note))
             elif d.event is Event.UPDATE and d.memory_id:
                 old = memory(d.memory_id)
-                new = updated(old, d.text, candidate, d.importance)
+                if said < old.valid_from:  # told out of order: the older statement is history, not news
+                    fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
+                    fact.source = self._source(task_id, candidate, sources)
+                    fact.valid_to = old.valid_from
+                    note = HISTORY_NOTE.format(id=old.id, at=old.valid_from.isoformat())
+                    changes.add(fact, self.actor, task_id, note, vectors.get(d.text))
+                    results.append(self._result(fact, Event.ADD, None, note))
+                    continue
+                new = updated(old, d.text, candidate, d.importance, said)
                 new.attachment_ids = list(d.attachment_ids if d.attachment_ids is not None else old.attachment_ids)
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note, vectors.get(d.text))
                 results.append(self._result(new, Event.UPDATE, old.text, d.note))
+                self._outdate_episode(old, memory, read, changes, task_id)
             elif d.event is Event.NONE and d.memory_id and d.attachment_ids is not None:
                 old = memory(d.memory_id)
                 if set(d.attachment_ids) == set(old.attachment_ids):
                     continue
                 # Same text, other attachments (e.g. a new file for a fact already known): a new version.
-                new = next_version(old, attachment_ids=list(d.attachment_ids))
+                new = next_version(old, attachment_ids=list(d.attachment_ids), valid_from=max(said, old.valid_from))
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note)
                 results.append(self._result(new, Event.NONE, None, d.note))
             elif d.event is Event.DELETE and d.memory_id:
                 old = memory(d.memory_id, include_closed=True)
+                if old.is_current and said < old.valid_from:  # a retraction older than what it would retract
+                    note = OLDER_NOTE.format(id=old.id, at=old.valid_from.isoformat())
+                    results.append(self._result(old, Event.NONE, None, note))
+                    continue
                 if old.is_current:
-                    changes.close(old, self.actor, task_id, d.note)
-                    read[old.id] = old.model_copy(update={"valid_to": utcnow()})
+                    changes.close(old, self.actor, task_id, d.note, when=said)
+                    read[old.id] = old.model_copy(update={"valid_to": said})
+                    self._outdate_episode(old, memory, read, changes, task_id)
                 results.append(self._result(old, Event.DELETE, None, d.note))
         changes.commit()
         return results
+
+    def _episodes_by_message(
+        self, scope: Scope, task_id: str, candidates: Sequence[CandidateFact], decisions: Sequence[Decision]
+    ) -> dict[int | None, str]:
+        """The ids the episodes of this run will get, by the message they keep: a fact read from a
+        message links to its episode, so the episode can say when a later statement outdates part of it."""
+        out: dict[int | None, str] = {}
+        for position, d in enumerate(decisions):
+            candidate = candidates[d.fact_index] if d.fact_index is not None else None
+            if d.event is Event.ADD and candidate is not None and candidate.kind == "episode":
+                out[candidate.message_index] = fact_id(scope, task_id, position, d.text)
+        out.pop(None, None)
+        return out
+
+    def _outdate_episode(
+        self,
+        replaced: Fact,
+        memory: Callable[[str], Fact],
+        read: dict[str, Fact],
+        changes: Changes,
+        task_id: str,
+    ) -> None:
+        """The episode that stated a replaced fact says so (`outdated_by`); its text is unchanged."""
+        if replaced.episode_id is None or replaced.episode_id == replaced.id:
+            return
+        try:
+            episode = memory(replaced.episode_id)
+        except NotFoundError:  # forgotten or closed since: nothing to mark
+            return
+        if replaced.id in episode.outdated_by or not episode.is_current:
+            return
+        marked = episode.model_copy(
+            update={
+                "outdated_by": [*episode.outdated_by, replaced.id],
+                "version": episode.version + 1,
+                "updated_at": utcnow(),
+            }
+        )
+        note = f"outdated in part by a later statement ({replaced.id})"
+        read[episode.id] = changes.rewrite(episode, marked, self.actor, task_id, note)
 
     @staticmethod
     def _source(task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource]) -> MemorySource:
@@ -121,14 +191,14 @@ class Applier:
         position: int,
         decision: Decision,
         candidate: CandidateFact | None,
+        said: datetime,
     ) -> Fact:
-        # Deterministic ids make a redelivered task write the same items (add() then refuses them).
-        fact_id = str(uuid.uuid5(_IDS, f"{scope.tenant_id}:{task_id}:{position}:{text_hash(decision.text)}"))
         importance = (
             decision.importance if decision.importance is not None else (candidate.importance if candidate else 0.5)
         )
         return Fact(
-            id=fact_id,
+            id=fact_id(scope, task_id, position, decision.text),
+            valid_from=said,
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -144,6 +214,22 @@ class Applier:
             embedding_model=self.lifecycle.embedder.model_id,
             kind=candidate.kind if candidate else "fact",
         )
+
+
+def fact_id(scope: Scope, task_id: str, position: int, text: str) -> str:
+    # Deterministic ids make a redelivered task write the same items (add() then refuses them).
+    return str(uuid.uuid5(_IDS, f"{scope.tenant_id}:{task_id}:{position}:{text_hash(text)}"))
+
+
+def said_at(request: AddRequest, candidate: CandidateFact | None) -> datetime:
+    """When the statement behind a decision was said: its message's time, else the latest message's
+    (an LLM may merge several messages into one fact), else now."""
+    index = candidate.message_index if candidate is not None else None
+    said = request.messages[index].created_at if index is not None and index < len(request.messages) else None
+    if said is not None:
+        return said
+    times = [m.created_at for m in request.messages if m.created_at is not None]
+    return max(times) if times else utcnow()
 
 
 def _metadata(request: AddRequest, candidate: CandidateFact | None) -> dict[str, object]:

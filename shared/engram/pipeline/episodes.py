@@ -28,6 +28,16 @@ class UnderstandsMessages(Protocol):
     def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ...) -> bool: ...
 
 
+@runtime_checkable
+class CutsShort(Protocol):
+    """An extractor that reads each message within a time budget and says which ran out."""
+
+    def cut_short(self, messages: Sequence[Message], prompt: ExtractionPrompt = ...) -> list[int]: ...
+
+
+CUT_SHORT = "extraction cut short (the message's time budget ran out): kept as said"
+
+
 def states_something(text: str) -> bool:
     """True when a sentence is neither a question nor only greetings, thanks and filler."""
     for sentence in split_sentences(text):

@@ -14,6 +14,7 @@ from engram.domain.models import (
     CandidateFact,
     Decision,
     Event,
+    ExtractionPrompt,
     Fact,
     MemorySource,
     Message,
@@ -27,7 +28,7 @@ from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtrac
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
-from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_attachments
+from engram.pipeline.episodes import CUT_SHORT, KEPT_FOR_ATTACHMENTS, CutsShort, episodes, kept_for_attachments
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.reads import RunReads
@@ -151,6 +152,7 @@ class IngestPipeline:
                 candidates += [
                     e for e in episodes(request.messages, prompt, self.extractor) if _plain(e.text) not in said
                 ]
+                notes |= self._cut_short(request.messages, prompt, candidates)
             if not candidates and request.attachments:
                 candidates = kept_for_attachments(request.messages, prompt)
                 notes = dict.fromkeys(range(len(candidates)), KEPT_FOR_ATTACHMENTS)
@@ -163,6 +165,8 @@ class IngestPipeline:
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
+        if CUT_SHORT in notes.values():
+            counts["cut_short"] = sum(1 for note in notes.values() if note == CUT_SHORT)
         if not candidates:
             return IngestOutcome([], usage, counts, candidates)
 
@@ -188,6 +192,13 @@ class IngestPipeline:
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
         return IngestOutcome(results, usage, counts, candidates)
+
+    def _cut_short(
+        self, messages: Sequence[Message], prompt: ExtractionPrompt, candidates: Sequence[CandidateFact]
+    ) -> dict[int, str]:
+        """Notes for the episodes of messages whose reading ran out of time."""
+        cut = self.extractor.cut_short(messages, prompt) if isinstance(self.extractor, CutsShort) else []
+        return {i: CUT_SHORT for i, c in enumerate(candidates) if c.kind == "episode" and c.message_index in cut}
 
     def _reconcile(
         self,

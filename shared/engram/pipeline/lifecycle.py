@@ -124,6 +124,8 @@ class Changes:
         already (a replayed task) is left as it is."""
         self._check(fact)
         self._new.append((fact, history_event(fact, Event.ADD, None, fact.text, actor, task_id, (), note)))
+        if fact.valid_to is not None:  # history told late: read by `as_of`, never by current searches
+            return
         self.holders.changed(fact.id, (), fact.attachment_ids)
         self._docs[fact.id] = (fact, vector)
 

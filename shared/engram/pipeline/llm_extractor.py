@@ -7,7 +7,7 @@ from typing import Any
 
 from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
-from engram.pipeline.messages import parse_messages
+from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
@@ -56,7 +56,7 @@ class LLMFactExtractor:
                 continue
             found, used = ask_json(
                 self._llm,
-                extraction_system_prompt(prompt),
+                extraction_system_prompt(prompt, said_last(window)),
                 f"Input:\n{conversation}",
                 EXTRACTION_SCHEMA,
                 "facts",

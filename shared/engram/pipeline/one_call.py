@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from engram.domain.graph import Relation, Triple
@@ -21,7 +22,7 @@ from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
 from engram.offline.text import split_sentences
 from engram.pipeline.llm_extractor import interpret_facts
-from engram.pipeline.messages import parse_messages
+from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.llm_json import ask_json
@@ -58,8 +59,8 @@ class _Interpret:
         return OneCallAnswer(facts, decisions, self.shown, graph)
 
 
-def system_prompt(prompt: ExtractionPrompt, with_graph: bool) -> str:
-    extraction = extraction_system_prompt(prompt).rstrip().rsplit("\n", 1)[0]  # without its answer line
+def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | None = None) -> str:
+    extraction = extraction_system_prompt(prompt, today).rstrip().rsplit("\n", 1)[0]  # without its answer line
     parts = [extraction, load_prompt("one_call").rstrip()]
     shape = '{"facts": [{"text": "...", "fact_key": "... or null", "fact_value": "... or null", '
     shape += '"memory_bank": "...", "importance": 0.0}], "memory": [{"id": "0", "text": "...", '
@@ -131,7 +132,7 @@ class OneCall:
         """Raises LLMOutputError when no attempt gave a usable answer."""
         answer, usage = ask_json(
             self.llm,
-            system_prompt(prompt, graph is not None),
+            system_prompt(prompt, graph is not None, said_last(messages)),
             user_message(shown, graph, messages),
             schema(graph is not None),
             SCHEMA_NAME,

@@ -43,6 +43,11 @@ class ShortcutExtractor:
         return self._rules.understands(messages, prompt)
 
 
+    def cut_short(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> list[int]:
+        """The messages the rules ran out of time on (the LLM then reads them whole)."""
+        return self._rules.cut_short(messages, prompt)
+
+
 class ShortcutReconciler:
     """Key rules decide when every new fact carries a key a rule gave it; else the LLM. (An LLM's
     keys are free-form, so facts it extracted are always decided by the LLM.)"""
