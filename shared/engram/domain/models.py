@@ -100,7 +100,7 @@ class Fact(Model):
     version: int = 1
     embedding_model: str | None = None
     source: MemorySource | None = None
-    expires_at: datetime | None = None  # hidden from reads once passed; the expire step closes it
+    expires_at: datetime | None = None  # hidden from reads once passed (unless protected); expire closes it
     kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
     hash: str = ""
 
@@ -117,7 +117,9 @@ class Fact(Model):
         return self.valid_to is None
 
     def expired(self, now: datetime) -> bool:
-        return self.expires_at is not None and self.expires_at <= now
+        # A protected memory does not expire: no automatic process closes it. Its expires_at is
+        # kept and counts again once the client lifts the protection.
+        return self.expires_at is not None and self.expires_at <= now and not self.is_protected
 
 
 class HistoryEvent(Model):

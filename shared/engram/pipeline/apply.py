@@ -20,6 +20,7 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.pipeline.lifecycle import Lifecycle, next_version
+from engram.pipeline.protection import keep_protected
 
 _IDS = uuid.UUID("6f1c1d1e-2b7a-4f55-9a53-0e1b6c1f2a10")
 
@@ -60,6 +61,8 @@ class Applier:
                 read[memory_id] = self.lifecycle.facts.get(scope.tenant_id, memory_id, include_closed)
             return read[memory_id]
 
+        decisions, known = self.protect(scope.tenant_id, candidates, decisions, known)
+        read |= {f.id: f for f in known}
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         results: list[TaskResult] = []
         for position, d in enumerate(decisions):
@@ -93,6 +96,17 @@ class Applier:
                 results.append(self._result(old, Event.DELETE, None, d.note))
         changes.commit()
         return results
+
+    def protect(
+        self, tenant_id: str, candidates: Sequence[CandidateFact], decisions: Sequence[Decision], known: Sequence[Fact]
+    ) -> tuple[list[Decision], list[Fact]]:
+        """The decisions with changes to protected memories turned into new memories beside them
+        (pipeline/protection.py), and `known` plus the memories read to tell. Checked on the memories
+        as stored, whatever the decider was shown; apply() calls it too, so no caller can skip it."""
+        have = {f.id for f in known}
+        named = [d.memory_id for d in decisions if d.memory_id and d.event is not Event.ADD and d.memory_id not in have]
+        read = [*known, *self.lifecycle.facts.get_many(tenant_id, list(dict.fromkeys(named)))] if named else list(known)
+        return keep_protected(decisions, candidates, {f.id: f for f in read}), read
 
     @staticmethod
     def _source(task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource]) -> MemorySource:

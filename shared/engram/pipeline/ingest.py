@@ -182,10 +182,11 @@ class IngestPipeline:
             if decision.fact_index in notes and decision.note is None:
                 decision.note = notes[decision.fact_index]
         decisions = settle_attachments(decisions, candidates, existing)
-        for decision in decisions:
-            counts[decision.event.value] += 1
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
+        decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
+        for decision in decisions:
+            counts[decision.event.value] += 1
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
         return IngestOutcome(results, usage, counts, candidates)
 
