@@ -150,3 +150,21 @@ def test_the_client_still_changes_and_deletes_a_protected_memory() -> None:
     assert world.service.update("acme", berlin.id, MemoryPatch(text="Lives in Potsdam")).text == "Lives in Potsdam"
     world.service.delete("acme", berlin.id)
     assert world.current() == []
+
+
+def test_the_graph_keeps_a_relation_a_protected_memory_states() -> None:
+    from engram.graph.service import GraphService
+    from tests.fakes import MemoryGraphStore
+
+    world = World()
+    graph = GraphService(MemoryGraphStore(), MemoryIndex(), HashEmbedder())
+    world.pipeline.graph = graph
+    world.say("I live in Berlin. I work at Siemens.", "t1")
+    world.protect("Lives in Berlin")
+
+    outcome = world.say("I moved to Munich. I work at BMW now.", "t2")
+
+    current = {(r.relation, r.destination) for r in graph.relations("acme", "alice", 100, None).relations}
+    # The protected home stays beside the new one; the unprotected employer is replaced as usual.
+    assert current == {("lives_in", "Berlin"), ("lives_in", "Munich"), ("works_at", "BMW")}
+    assert outcome.counts["relations_kept_protected"] == 1 and outcome.counts["relations_closed"] == 1
