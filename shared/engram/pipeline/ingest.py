@@ -196,6 +196,9 @@ class IngestPipeline:
         for decision in decisions:
             if decision.fact_index in notes and decision.note is None:
                 decision.note = notes[decision.fact_index]
+            repaired = candidates[decision.fact_index].note if decision.fact_index is not None else None
+            if repaired and decision.event in (Event.ADD, Event.UPDATE) and repaired not in (decision.note or ""):
+                decision.note = f"{decision.note}; {repaired}" if decision.note else repaired
         decisions = settle_attachments(decisions, candidates, existing)
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
