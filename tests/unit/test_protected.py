@@ -4,6 +4,7 @@ statement beside it, and the task result says so (offline rules and an LLM alike
 from __future__ import annotations
 
 from engram.domain.models import AddRequest, Event, Fact, MemoryPatch, Message, Scope, TaskResult
+from engram.domain.ports import VectorIndex
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
@@ -25,8 +26,8 @@ SCOPE = Scope(tenant_id="acme", user_id="alice")
 
 
 class World:
-    def __init__(self, llm: ScriptedLLM | None = None) -> None:
-        self.facts, self.index, embedder = MemoryFactStore(), MemoryIndex(), HashEmbedder()
+    def __init__(self, llm: ScriptedLLM | None = None, index: VectorIndex | None = None) -> None:
+        self.facts, self.index, embedder = MemoryFactStore(), index or MemoryIndex(), HashEmbedder()
         if llm is None:
             self.pipeline = IngestPipeline(self.facts, self.index, embedder, OfflineExtractor(), KeyReconciler())
         else:
@@ -49,7 +50,7 @@ def untouched(world: World, before: Fact) -> None:
     now = world.facts.get("acme", before.id)
     assert (now.text, now.version, now.valid_to, now.is_protected) == (before.text, before.version, None, True)
     assert [e.event for e in world.facts.history("acme", before.id)] == [Event.ADD, Event.UPDATE]  # add, PATCH
-    assert world.index.docs[("acme", "alice", before.id)].text == before.text
+    assert world.index.docs[("acme", "alice", before.id)].text == before.text  # type: ignore[attr-defined]
 
 
 def beside(results: list[TaskResult], protected: Fact) -> TaskResult:

@@ -76,11 +76,17 @@ class Message(Model):
 MemoryKind = Literal["fact", "episode"]
 
 
+SpeakerRole = Literal["user", "assistant", "tool"]
+
+
 class MemorySource(Model):
-    """Where a memory came from: the add task and, when known, the message within it."""
+    """Where a memory came from: the add task and, when known, the message within it and who said
+    it (the message's role and `name`), so "Thanks!" stored as given still says the assistant said it."""
 
     task_id: str
     message_index: int | None = None
+    role: SpeakerRole | None = None  # None: memories stored before roles were kept, or no one role said it
+    name: str | None = None
 
 
 class Fact(Model):
