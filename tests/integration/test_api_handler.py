@@ -155,6 +155,15 @@ def test_patch_needs_something_to_change(call: Any, stack: Stack) -> None:
     assert status == 422 and "text" in json.dumps(answer)
 
 
+@pytest.mark.parametrize("value", [7, -0.5, 1.0001, float("inf")])
+def test_patch_importance_outside_0_to_1_is_refused_naming_the_field(call: Any, stack: Stack, value: float) -> None:
+    (memory_id,) = remember(stack, "acme", "alice", "Likes tea")
+    status, answer = call("PATCH", f"/v1/memories/{memory_id}", {"importance": value})
+    assert status == 422 and "importance" in json.dumps(answer)
+    assert call("GET", f"/v1/memories/{memory_id}")[1]["importance"] == 0.5  # unchanged
+    assert call("PATCH", f"/v1/memories/{memory_id}", {"importance": 1})[1]["importance"] == 1.0
+
+
 def test_list_requires_user_id(call: Any) -> None:
     status, answer = call("GET", "/v1/memories")
     assert status == 422 and "user_id" in json.dumps(answer)

@@ -64,6 +64,28 @@ def test_a_stored_as_given_memory_points_at_its_own_message(call: Any, stack: St
     assert [m["content"] for m in view["source_messages"]] == ["second turn"]
 
 
+def test_a_memory_says_who_said_it_through_dynamodb(call: Any, stack: Stack) -> None:
+    messages = [
+        {"role": "user", "content": "My gate code is 4711", "name": "alice"},
+        {"role": "assistant", "content": "Noted, I will remember it."},
+        {"role": "tool", "content": "gate=4711", "name": "vault"},
+        {"role": "user", "content": "Thanks!"},
+    ]
+    status, accepted = call("POST", "/v1/memories", {"messages": messages, "user_id": "alice", "infer": False})
+    assert status == 202
+    stack.container.worker.process("acme", accepted["task_id"])
+    results = call("GET", f"/v1/tasks/{accepted['task_id']}")[1]["results"]
+    sources = {r["memory"]: call("GET", f"/v1/memories/{r['id']}")[1]["source"] for r in results}
+    assert {m: (s["role"], s["name"], s["message_index"]) for m, s in sources.items()} == {
+        "My gate code is 4711": ("user", "alice", 0),
+        "Noted, I will remember it.": ("assistant", None, 1),
+        "gate=4711": ("tool", "vault", 2),
+        "Thanks!": ("user", None, 3),
+    }
+    listed = call("GET", "/v1/memories", query={"user_id": "alice"})[1]["results"]
+    assert {m["memory"]: m["source"]["role"] for m in listed}["Noted, I will remember it."] == "assistant"
+
+
 def test_listings_filter_by_bank_protection_and_key(call: Any, stack: Stack) -> None:
     answer = (
         '{"facts": [{"text": "Lives in Oslo", "fact_key": "location", "fact_value": "Oslo", '

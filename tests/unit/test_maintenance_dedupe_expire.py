@@ -87,3 +87,21 @@ def test_an_expired_memory_is_hidden_at_once_and_closed_by_the_expire_step() -> 
     closed = life.facts.get("acme", soon.id, include_closed=True)
     assert not closed.is_current and life.facts.history("acme", soon.id)[-1].note == "expired"
     assert soon.id not in life.index.ids("acme", "alice")
+
+
+def test_a_protected_memory_does_not_expire_until_its_protection_is_lifted() -> None:
+    life = world()
+    service = MemoryService(life.facts, life.index, life.embedder, MemoryTaskStore(), MemoryQueue(), life.blobs)
+    service.lifecycle = life
+    kept = remember(life, "Passport number is X1234", 0)
+    past = datetime.now(UTC) - timedelta(seconds=1)
+    service.update("acme", kept.id, MemoryPatch(expires_at=past, is_protected=True))
+
+    assert [f.id for f in service.list_memories("acme", "alice", 10, None).items] == [kept.id]
+    assert service.get("acme", kept.id).expires_at == past  # the client's date is kept, dormant
+    assert ExpireService(Scanner(life.facts), life).run()["expired"] == 0  # type: ignore[arg-type]
+    assert life.facts.get("acme", kept.id).is_current
+
+    service.update("acme", kept.id, MemoryPatch(is_protected=False))
+    assert service.list_memories("acme", "alice", 10, None).items == []
+    assert ExpireService(Scanner(life.facts), life).run()["expired"] == 1  # type: ignore[arg-type]

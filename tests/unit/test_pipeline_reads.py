@@ -39,7 +39,8 @@ def test_an_add_decides_from_the_kept_memories_and_updates_the_stored_one() -> N
     ]
     add(p, "I work at Siemens in Munich", "t1")
     assert '"text": "Works at Siemens"' in llm.calls[1]["user"]  # reconciled against the kept memory
-    assert store.reads == []  # neither deciding nor applying needed a batch read
+    # Deciding read nothing; applying read the one memory it changes, once (also to see it is not protected).
+    assert store.reads == [[siemens.id]]
     (munich,) = store.list_current("acme", "alice").items
     assert (munich.id, munich.text, munich.version) == (siemens.id, "Works at Siemens in Munich", 2)
     assert munich.access_count == 1  # the use count the index does not keep survived the update

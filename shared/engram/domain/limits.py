@@ -18,12 +18,14 @@ MAX_METADATA_BYTES = 16 * 1024  # as JSON
 MAX_METADATA_DEPTH = 8
 MAX_ID_CHARS = 256
 MAX_CLOCK_SKEW_S = 300  # a message said "in the future" by more than this is refused (a client's clock may run ahead)
+MIN_IMPORTANCE, MAX_IMPORTANCE = 0.0, 1.0  # a memory's importance; a client's value outside is a 422
 # DynamoDB numbers: 38 significant digits, magnitude below 1e126; JSON has no NaN or Infinity.
 _MAX_NUMBER = 1e125
 
 # user_id, agent_id, run_id: printable (no control characters); they become parts of keys and logs.
 ID_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 ScopeId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
+Importance = Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, allow_inf_nan=False)]
 # Message text: anything printable or whitespace; NUL is refused (it truncates text in C-based tools).
 MessageText = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=r"^[^\x00]*$")]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,17 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, ConfigDict, Field, field_validator, model_validator
 
-from engram.domain.limits import MAX_CLOCK_SKEW_S, MAX_ID_CHARS, MAX_MESSAGES, MessageText, Metadata, ScopeId
+from engram.domain.limits import (
+    MAX_CLOCK_SKEW_S,
+    MAX_ID_CHARS,
+    MAX_IMPORTANCE,
+    MAX_MESSAGES,
+    MIN_IMPORTANCE,
+    Importance,
+    MessageText,
+    Metadata,
+    ScopeId,
+)
 from engram.domain.model_base import Model
 
 
@@ -75,11 +86,17 @@ class Message(Model):
 MemoryKind = Literal["fact", "episode"]
 
 
+SpeakerRole = Literal["user", "assistant", "tool"]
+
+
 class MemorySource(Model):
-    """Where a memory came from: the add task and, when known, the message within it."""
+    """Where a memory came from: the add task and, when known, the message within it and who said
+    it (the message's role and `name`), so "Thanks!" stored as given still says the assistant said it."""
 
     task_id: str
     message_index: int | None = None
+    role: SpeakerRole | None = None  # None: memories stored before roles were kept, or no one role said it
+    name: str | None = None
 
 
 class Fact(Model):
@@ -94,7 +111,7 @@ class Fact(Model):
     fact_key: str | None = None
     fact_value: str | None = None
     memory_bank: MemoryBank = MemoryBank.GENERAL
-    importance: float = 0.5
+    importance: Importance = 0.5
     metadata: dict[str, Any] = Field(default_factory=dict)
     attachment_ids: list[str] = Field(default_factory=list)
     valid_from: datetime = Field(default_factory=utcnow)
@@ -109,13 +126,22 @@ class Fact(Model):
     version: int = 1
     embedding_model: str | None = None
     source: MemorySource | None = None
-    expires_at: datetime | None = None  # hidden from reads once passed; the expire step closes it
+    expires_at: datetime | None = None  # hidden from reads once passed (unless protected); expire closes it
     kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
     episode_id: str | None = None  # a fact's episode: the message it came from, kept as said
     # An episode part of which later statements replaced: the memories that did (what it says of
     # them is outdated; the rest still holds).
     outdated_by: list[str] = Field(default_factory=list)
     hash: str = ""
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _stored_unbounded(cls, value: Any) -> Any:
+        # Memories stored before importance had bounds (a relevance reply of 7 was kept as 7) read
+        # back clamped instead of failing every read of them; new values are bounded where they enter.
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return min(MAX_IMPORTANCE, max(MIN_IMPORTANCE, float(value)))
+        return value
 
     def model_post_init(self, __context: Any) -> None:
         if not self.hash:
@@ -130,7 +156,9 @@ class Fact(Model):
         return self.valid_to is None
 
     def expired(self, now: datetime) -> bool:
-        return self.expires_at is not None and self.expires_at <= now
+        # A protected memory does not expire: no automatic process closes it. Its expires_at is
+        # kept and counts again once the client lifts the protection.
+        return self.expires_at is not None and self.expires_at <= now and not self.is_protected
 
 
 class HistoryEvent(Model):
@@ -280,12 +308,13 @@ class CandidateFact(Model):
     fact_key: str | None = None
     fact_value: str | None = None
     memory_bank: MemoryBank = MemoryBank.GENERAL
-    importance: float = 0.5
+    importance: Importance = 0.5
     negated: bool = False  # "I don't like X anymore": retires a memory, adds nothing
     attachment_ids: list[str] = Field(default_factory=list)
     message_index: int | None = None  # the message it came from, when the extractor knows it
     by_llm: bool = False  # its key and value are an LLM's reading, not a rule's
     kind: MemoryKind = "fact"
+    note: str | None = None  # what validation repaired in it (an LLM's importance of 7), for the task result
 
 
 class Decision(Model):
@@ -296,7 +325,7 @@ class Decision(Model):
     memory_id: str | None = None  # required for UPDATE / DELETE / NONE
     fact_index: int | None = None  # which candidate fact it came from, when known
     old_memory: str | None = None
-    importance: float | None = None
+    importance: Importance | None = None
     attachment_ids: list[str] | None = None  # None: the decider said nothing about attachments
     note: str | None = None  # what validation repaired, for the task result and history
 
@@ -342,7 +371,7 @@ class MemoryPatch(Model):
 
     text: str | None = Field(default=None, min_length=1, max_length=8000, pattern=r"^[^\x00]*$")
     metadata: Metadata | None = None  # merged into the memory's metadata
-    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    importance: Importance | None = None
     is_protected: bool | None = None
     memory_bank: MemoryBank | None = None
     expires_at: AwareDatetime | None = None

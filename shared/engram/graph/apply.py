@@ -1,10 +1,12 @@
 """Apply extracted triples to a user's graph: resolve both ends, skip what is already known, close
 what the new relation contradicts (single-valued relations, likes vs dislikes, explicit negations
-and the decider's deletions), open the rest. Closing sets valid_to; nothing is hard-deleted."""
+and the decider's deletions), open the rest. Closing sets valid_to; nothing is hard-deleted. A relation
+a protected memory states (both ends named in its text) is never closed here: like the memory, only
+the client closes it (DELETE /v1/graph/relations/{id})."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from engram.domain.graph import Entity, Relation, Triple, normalise_name, normalise_relation
@@ -29,9 +31,11 @@ class GraphChanges:
     added: list[Relation] = field(default_factory=list)
     closed: list[Relation] = field(default_factory=list)
     unchanged: int = 0
+    kept: int = 0  # contradicted, but stated by a protected memory
 
     def counts(self) -> dict[str, int]:
-        return {"relations_added": len(self.added), "relations_closed": len(self.closed)}
+        counts = {"relations_added": len(self.added), "relations_closed": len(self.closed)}
+        return counts | ({"relations_kept_protected": self.kept} if self.kept else {})
 
 
 def _role_group(relation: str) -> str:
@@ -43,6 +47,8 @@ class GraphApplier:
     store: GraphStore
     resolver: EntityResolver
     task_id: str | None = None
+    # Texts of the user's protected memories, read only when a relation is about to close.
+    protected: Callable[[], Sequence[str]] = tuple
     _current: dict[str, list[Relation]] = field(default_factory=dict)
 
     def apply(self, triples: Sequence[Triple], deletions: Iterable[Relation] = ()) -> GraphChanges:
@@ -118,6 +124,9 @@ class GraphApplier:
     def _close(self, relation: Relation, changes: GraphChanges) -> None:
         if not relation.current or any(r.id == relation.id for r in changes.closed):
             return
+        if relation not in changes.added and self._stated_by_protected(relation):
+            changes.kept += 1
+            return
         closed = relation.model_copy(update={"valid_to": utcnow(), "closed_by": self.task_id or "api"})
         if relation in changes.added:  # opened and contradicted in the same run
             changes.added.remove(relation)
@@ -127,3 +136,15 @@ class GraphApplier:
             for i, r in enumerate(cached):
                 if r.id == relation.id:
                     cached[i] = closed
+
+    def _stated_by_protected(self, relation: Relation) -> bool:
+        ends = (
+            [relation.destination]
+            if relation.source_entity_id == self.resolver.user().id
+            else [
+                relation.source,
+                relation.destination,
+            ]
+        )
+        wanted = [set(normalise_name(end).split()) for end in ends]
+        return any(all(w <= set(normalise_name(text).split()) for w in wanted) for text in self.protected())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -45,9 +45,11 @@ class GraphService:
         facts: Sequence[CandidateFact],
         task_id: str,
         decided: tuple[list[Triple], list[Relation]] | None = None,
+        protected: Callable[[], Sequence[str]] = tuple,
     ) -> tuple[GraphChanges, Usage]:
         """Extract relations from one run's messages (at most one LLM call) and apply them.
-        `decided`: relations the pipeline's single LLM call already returned (no call here)."""
+        `decided`: relations the pipeline's single LLM call already returned (no call here);
+        `protected`: reads the texts of the user's protected memories (the relations they state stay)."""
         from engram.graph.apply import GraphApplier, GraphChanges
         from engram.offline.relations import offline_triples
 
@@ -62,7 +64,7 @@ class GraphService:
             triples = offline_triples(messages, facts)
         if not triples and not deletions:
             return GraphChanges(), usage
-        return GraphApplier(self.store, resolver, task_id).apply(triples, deletions), usage
+        return GraphApplier(self.store, resolver, task_id, protected).apply(triples, deletions), usage
 
     def context(self, scope: Scope, messages: Sequence[Message]) -> GraphContext | None:
         """The graph part of a combined prompt; None when relations are not an LLM's job here."""

@@ -1,4 +1,5 @@
-"""Expire: close the memories whose `expires_at` has passed (note "expired"); reads already hide them."""
+"""Expire: close the memories whose `expires_at` has passed (note "expired"); reads already hide them.
+Protected memories never expire (Fact.expired): no automatic process closes them."""
 
 from __future__ import annotations
 

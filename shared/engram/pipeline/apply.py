@@ -14,6 +14,7 @@ from engram.domain.models import (
     CandidateFact,
     Decision,
     Event,
+    ExtractionPrompt,
     Fact,
     MemorySource,
     Scope,
@@ -22,6 +23,8 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.pipeline.lifecycle import Changes, Lifecycle, next_version
+from engram.pipeline.messages import choose_prompt
+from engram.pipeline.protection import keep_protected
 
 _IDS = uuid.UUID("6f1c1d1e-2b7a-4f55-9a53-0e1b6c1f2a10")
 
@@ -72,6 +75,8 @@ class Applier:
                 read[memory_id] = self.lifecycle.facts.get(scope.tenant_id, memory_id, include_closed)
             return read[memory_id]
 
+        decisions, known = self.protect(scope.tenant_id, candidates, decisions, known)
+        read |= {f.id: f for f in known}
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         results: list[TaskResult] = []
         episode_of = self._episodes_by_message(scope, task_id, candidates, decisions)
@@ -80,7 +85,7 @@ class Applier:
             said = said_at(request, candidate)
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
-                fact.source = self._source(task_id, candidate, sources)
+                fact.source = _source(task_id, candidate, sources, request)
                 if fact.kind == "fact" and candidate is not None:
                     fact.episode_id = episode_of.get(candidate.message_index)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
@@ -89,7 +94,7 @@ class Applier:
                 old = memory(d.memory_id)
                 if said < old.valid_from:  # told out of order: the older statement is history, not news
                     fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
-                    fact.source = self._source(task_id, candidate, sources)
+                    fact.source = _source(task_id, candidate, sources, request)
                     fact.valid_to = old.valid_from
                     note = HISTORY_NOTE.format(id=old.id, at=old.valid_from.isoformat())
                     changes.add(fact, self.actor, task_id, note, vectors.get(d.text))
@@ -164,13 +169,16 @@ class Applier:
         note = f"outdated in part by a later statement ({replaced.id})"
         read[episode.id] = changes.rewrite(episode, marked, self.actor, task_id, note)
 
-    @staticmethod
-    def _source(task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource]) -> MemorySource:
-        index = candidate.message_index if candidate is not None else None
-        if index is not None and index < len(sources):
-            return sources[index]
-        # Merged runs without a known message: the run's tasks are found through the leader's task.
-        return MemorySource(task_id=task_id, message_index=index if not sources else None)
+    def protect(
+        self, tenant_id: str, candidates: Sequence[CandidateFact], decisions: Sequence[Decision], known: Sequence[Fact]
+    ) -> tuple[list[Decision], list[Fact]]:
+        """The decisions with changes to protected memories turned into new memories beside them
+        (pipeline/protection.py), and `known` plus the memories read to tell. Checked on the memories
+        as stored, whatever the decider was shown; apply() calls it too, so no caller can skip it."""
+        have = {f.id for f in known}
+        named = [d.memory_id for d in decisions if d.memory_id and d.event is not Event.ADD and d.memory_id not in have]
+        read = [*known, *self.lifecycle.facts.get_many(tenant_id, list(dict.fromkeys(named)))] if named else list(known)
+        return keep_protected(decisions, candidates, {f.id: f for f in read}), read
 
     @staticmethod
     def _result(fact: Fact, event: Event, previous: str | None, note: str | None) -> TaskResult:
@@ -241,3 +249,40 @@ def _metadata(request: AddRequest, candidate: CandidateFact | None) -> dict[str,
         if speaker:
             metadata.setdefault("speaker", speaker)
     return metadata
+
+
+def _source(
+    task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource], request: AddRequest
+) -> MemorySource:
+    """The task and message a new memory came from, with who said it."""
+    index = candidate.message_index if candidate is not None else None
+    role: str | None = None
+    if index is None and candidate is not None and candidate.kind == "fact":
+        index, role = _speaker_of_read_fact(request)
+    source = sources[index] if index is not None and index < len(sources) else None
+    if source is None:
+        # Merged runs without a known message: the run's tasks are found through the leader's task.
+        source = MemorySource(task_id=task_id, message_index=index if not sources else None)
+    if index is not None and index < len(request.messages):
+        message = request.messages[index]
+        role, name = message.role, message.name
+    else:
+        names = {m.name for m in request.messages if m.role == role}
+        name = names.pop() if len(names) == 1 else None
+    if role not in ("user", "assistant", "tool"):
+        return source
+    return source.model_copy(update={"role": role, "name": name})
+
+
+def _speaker_of_read_fact(request: AddRequest) -> tuple[int | None, str | None]:
+    """Who said a fact an extractor read without naming its message: the user prompt reads only the
+    user's words; the agent prompt the assistant's and the user's instructions to it, so it names a
+    role only when one role speaks. The message too, when that role sent only one."""
+    said = [(i, m) for i, m in enumerate(request.messages) if m.role != "system"]
+    if choose_prompt(request.messages, request.prompt) is ExtractionPrompt.USER:
+        role: str | None = "user"
+    else:
+        roles = {m.role for _, m in said}
+        role = roles.pop() if len(roles) == 1 else None
+    theirs = [i for i, m in said if m.role == role]
+    return (theirs[0] if len(theirs) == 1 else None), role

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -84,10 +86,23 @@ class IngestPipeline:
         outcome = self._facts(scope, request, task_id, sources, planned, reads)
         if self.graph is not None and request.infer:
             decided = planned.graph if planned is not None else None
-            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided)
+            protected = functools.cache(functools.partial(self._protected_texts, scope))
+            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided, protected)
             outcome.usage.add(used)
             outcome.counts.update(changes.counts())
         return outcome
+
+    def _protected_texts(self, scope: Scope) -> list[str]:
+        """The user's protected memories; the graph keeps what they state. A filtered listing of all
+        the user's memories, so it is read only when a relation is about to close."""
+        wanted = ListFilters(is_protected=True)  # the graph is the user's, whichever agent or run
+        texts: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = self.facts.list_current(scope.tenant_id, scope.user_id, 100, cursor, wanted)
+            texts += [f.text for f in page.items]
+            if not (cursor := page.next_cursor):
+                return texts
 
     def _ask_once(self, scope: Scope, request: AddRequest, reads: RunReads) -> OneCallAnswer | None:
         """The single call's answer, or None where the separate steps run (rules understood every
@@ -185,11 +200,15 @@ class IngestPipeline:
         for decision in decisions:
             if decision.fact_index in notes and decision.note is None:
                 decision.note = notes[decision.fact_index]
+            repaired = candidates[decision.fact_index].note if decision.fact_index is not None else None
+            if repaired and decision.event in (Event.ADD, Event.UPDATE) and repaired not in (decision.note or ""):
+                decision.note = f"{decision.note}; {repaired}" if decision.note else repaired
         decisions = settle_attachments(decisions, candidates, existing)
-        for decision in decisions:
-            counts[decision.event.value] += 1
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
+        decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
+        for decision in decisions:
+            counts[decision.event.value] += 1
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
         return IngestOutcome(results, usage, counts, candidates)
 

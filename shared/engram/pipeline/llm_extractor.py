@@ -9,6 +9,7 @@ from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Me
 from engram.domain.ports import LLM
 from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
+from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
 
@@ -23,7 +24,7 @@ def interpret_facts(answer: Any) -> list[CandidateFact]:
         if not isinstance(item, dict) or not str(item.get("text", "")).strip():
             raise ValueError(f"fact without text: {item!r}")
         bank = item.get("memory_bank")
-        importance = item.get("importance", 0.5)
+        importance, repaired = bounded_importance(item.get("importance", 0.5))
         key, value = item.get("fact_key"), item.get("fact_value")
         facts.append(
             CandidateFact(
@@ -32,7 +33,8 @@ def interpret_facts(answer: Any) -> list[CandidateFact]:
                 fact_value=value.strip() or None if isinstance(value, str) else None,
                 by_llm=True,
                 memory_bank=MemoryBank(str(bank)) if bank in MemoryBank._value2member_map_ else MemoryBank.GENERAL,
-                importance=min(1.0, max(0.0, float(importance))) if isinstance(importance, int | float) else 0.5,
+                importance=0.5 if importance is None else importance,
+                note=repaired,
             )
         )
     return facts

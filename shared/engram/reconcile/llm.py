@@ -6,11 +6,13 @@ answer is validated (unknown ids, missing facts, lost details) and repaired or r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.limits import MAX_IMPORTANCE, MIN_IMPORTANCE
 from engram.domain.models import Attachment, CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
 from engram.pipeline.attachment_codes import AttachmentCodes
@@ -72,7 +74,8 @@ class DecisionInterpreter:
             decision.attachment_ids = known
             if invented:
                 logger.warning("unknown attachment ids dropped", extra={"ids": invented})
-                decision.note = f"unknown attachment ids dropped: {', '.join(invented)}"
+                dropped = f"unknown attachment ids dropped: {', '.join(invented)}"
+                decision.note = f"{decision.note}; {dropped}" if decision.note else dropped
         return decision
 
     def _verdict(self, item: dict[str, Any]) -> Decision | None:
@@ -88,7 +91,22 @@ class DecisionInterpreter:
         event = Event(event_name)
         short = None if item.get("id") is None else str(item.get("id"))
         memory_id = self.short_to_id.get(short) if short is not None else None
-        importance = item.get("importance") if isinstance(item.get("importance"), int | float) else None
+        importance, repaired = bounded_importance(item.get("importance"))
+        decision = self._decision(event, text, short, memory_id, item, importance)
+        if decision is not None and repaired:
+            logger.warning("importance repaired", extra={"repair": repaired})
+            decision.note = repaired
+        return decision
+
+    def _decision(
+        self,
+        event: Event,
+        text: str,
+        short: str | None,
+        memory_id: str | None,
+        item: dict[str, Any],
+        importance: float | None,
+    ) -> Decision | None:
         if event is Event.ADD or (event is Event.UPDATE and memory_id is None):
             if event is Event.UPDATE:
                 logger.warning("UPDATE of an unknown id becomes an ADD", extra={"id": short})
@@ -195,11 +213,22 @@ class LLMReconciler:
                         fact_index=d.fact_index,
                         importance=d.importance,
                         attachment_ids=d.attachment_ids,
+                        note=d.note,
                     )
                 )
             else:
                 kept.append(d)
         return kept
+
+
+def bounded_importance(value: Any) -> tuple[float | None, str | None]:
+    """An LLM's importance within 0-1 (Fact's bounds), and what was repaired, for the task result."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None, None
+    if not math.isfinite(value):
+        return None, f"importance {value} dropped"
+    bounded = min(MAX_IMPORTANCE, max(MIN_IMPORTANCE, float(value)))
+    return bounded, (f"importance {value} clamped to {bounded}" if bounded != value else None)
 
 
 def _accounts_for(decision: Decision, fact: CandidateFact) -> bool:
