@@ -56,6 +56,19 @@ def test_large_input_goes_to_the_blob_store(call: Any, stack: Stack) -> None:
         ({"messages": [{"role": "robot", "content": "hi"}], "user_id": "alice"}, "role"),
         ({"messages": [{"role": "user", "content": "hi"}], "user_id": "alice", "infer": "maybe"}, "infer"),
         ({"messages": [{"role": "user", "content": "hi"}], "user_id": "alice", "colour": 1}, "colour"),
+        (
+            {"messages": [{"role": "user", "content": "hi", "created_at": "2023-05-08T13:56:00"}], "user_id": "a"},
+            "messages.0.created_at",
+        ),
+        (
+            {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b", "created_at": "soon"}]}
+            | {"user_id": "alice"},
+            "messages.1.created_at",
+        ),
+        (
+            {"messages": [{"role": "user", "content": "hi", "created_at": "2999-01-01T00:00:00Z"}], "user_id": "a"},
+            "messages.0.created_at",
+        ),
     ],
 )
 def test_bad_add_input_is_a_4xx_naming_the_field(call: Any, body: dict[str, Any], field: str) -> None:
@@ -142,6 +155,13 @@ def test_unknown_ids_are_404_not_500(call: Any) -> None:
         ("/v1/memories/search", {"user_id": "alice"}, "query"),
         ("/v1/memories/search", {"query": "x", "user_id": "alice", "top_k": 0}, "top_k"),
         ("/v1/memories/search", {"query": "x", "user_id": "alice", "threshold": 2}, "threshold"),
+        (
+            "/v1/memories/search",
+            {"query": "x", "user_id": "alice", "time_range": {"from": "2024-01-01T00:00:00Z", "to": "2023-01-01"}},
+            "time_range",
+        ),
+        ("/v1/memories/search", {"query": "x", "user_id": "alice", "time_range": {"from": "2024-01-01"}}, "to"),
+        ("/v1/memories/search", {"query": "x", "user_id": "alice", "now": "tomorrow"}, "now"),
     ],
 )
 def test_bad_search_input_names_the_field(call: Any, path: str, body: dict[str, Any], field: str) -> None:

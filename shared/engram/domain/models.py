@@ -386,6 +386,8 @@ class SearchQuery(Model):
     filters: SearchFilters | None = None
     threshold: float | None = None
     as_of: datetime | None = None  # rank the versions that were current then
+    time_range: tuple[datetime, datetime] | None = None  # only memories valid from within [start, end)
+    now: datetime | None = None  # when the question is asked: "last week" resolves against it
 
 
 class Page(Model):

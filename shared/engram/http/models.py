@@ -68,6 +68,21 @@ def aware(when: datetime | None) -> datetime | None:
     return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
 
 
+class TimeRangeBody(Strict):
+    """Event time: memories said (or holding) from `from` up to `to`. Times without a zone are UTC."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    start: datetime = Field(alias="from")
+    end: datetime = Field(alias="to")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeRangeBody:
+        if aware(self.end) <= aware(self.start):  # type: ignore[operator]
+            raise ValueError("'to' must be after 'from'")
+        return self
+
+
 class SearchBody(Strict):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     user_id: ScopeId
@@ -77,6 +92,8 @@ class SearchBody(Strict):
     filters: MetadataFilters | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     as_of: datetime | None = None  # rank the versions that were current at this time
+    time_range: TimeRangeBody | None = None  # only memories valid from within this span of event time
+    now: datetime | None = None  # when the question is asked (default: the server's clock)
     graph: bool = True  # false: no relations in the answer
     graph_hops: int = Field(default=1, ge=1, le=2)
 
@@ -95,6 +112,8 @@ class SearchBody(Strict):
             filters=filters,
             threshold=self.threshold,
             as_of=aware(self.as_of),
+            time_range=(aware(self.time_range.start), aware(self.time_range.end)) if self.time_range else None,
+            now=aware(self.now),
         )
 
 

@@ -33,6 +33,7 @@ from engram.services.intent import rerank
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import load_request
+from engram.services.time_ranking import RANGE_POOL, TIME_POOL, asks_about_time, rank_by_time
 from engram.services.touches import TouchBuffer
 
 if TYPE_CHECKING:
@@ -106,17 +107,23 @@ class MemoryService:
         if q.as_of is not None:
             return self._search_as_of(tenant_id, q, q.as_of)
         assert self.searcher is not None  # noqa: S101 - type narrowing: the container always sets it
-        # A few more hits than asked for, so a fact of the kind the question wants can move up.
+        now = utcnow()
+        asked = q.now or now
+        # A few more hits than asked for, so a fact of the kind the question wants can move up; more
+        # when the question names a time (a memory of that time may rank lower on words alone).
         pool = max(q.top_k, RERANK_POOL)
+        if q.time_range is not None:
+            pool = max(pool, RANGE_POOL)
+        elif asks_about_time(q.query, asked):
+            pool = max(pool, TIME_POOL)
         hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
         facts = self._hit_facts(tenant_id, q.user_id, [h.id for h in hits])
-        now = utcnow()
         found = [
             (facts[h.id], h.score)
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
-        ranked = rerank(q.query, found)[: q.top_k]
+        ranked = rerank(q.query, rank_by_time(q.query, found, asked, q.time_range))[: q.top_k]
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked

@@ -1,0 +1,52 @@
+"""Ranking by event time: what a question asks about when, what is outdated, and what is newest.
+
+- A memory valid from within the span a question names ("in August 2023", "last week") is lifted;
+  with an explicit `time_range`, memories outside it are left out.
+- An episode part of which a later statement replaced (`outdated_by`) keeps a share of its score, so
+  current knowledge ranks above outdated text.
+- A question about the latest state ("what is my current job", "do I still ...") lifts newer
+  memories over older ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from engram.domain.models import Fact
+from engram.services.query_time import TimeSpan, asks_for_latest, time_in_query
+
+TIME_LIFT = 0.5  # a memory valid in the asked span closes this share of its distance to 1
+OUTDATED_SHARE = 0.8  # of an outdated episode's score
+NEWEST_LIFT = 0.15  # the newest hit of a "latest" question closes this share of its distance to 1
+TIME_POOL = 60  # hits ranked when the question names a time (a span can lift one from far down)
+RANGE_POOL = 200  # hits searched when `time_range` leaves some out
+
+
+def _lift(score: float, share: float) -> float:
+    return 1.0 - (1.0 - score) * (1.0 - share)
+
+
+def asks_about_time(query: str, now: datetime) -> bool:
+    return time_in_query(query, now) is not None or asks_for_latest(query)
+
+
+def rank_by_time(
+    query: str, hits: Sequence[tuple[Fact, float]], now: datetime, time_range: tuple[datetime, datetime] | None = None
+) -> list[tuple[Fact, float]]:
+    """The hits re-scored by event time, best first."""
+    given = TimeSpan(*time_range) if time_range is not None else None
+    kept = [(f, s) for f, s in hits if given is None or given.holds(f.valid_from)]
+    span = given or time_in_query(query, now)
+    latest = asks_for_latest(query)
+    newest = sorted({f.valid_from for f, _ in kept})
+    ranked: list[tuple[Fact, float]] = []
+    for fact, score in kept:
+        if fact.outdated_by:
+            score *= OUTDATED_SHARE
+        if span is not None and span.holds(fact.valid_from):
+            score = _lift(score, TIME_LIFT)
+        if latest and len(newest) > 1:
+            score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
+        ranked.append((fact, score))
+    return sorted(ranked, key=lambda hit: -hit[1])
