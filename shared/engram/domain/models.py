@@ -97,6 +97,7 @@ class MemorySource(Model):
     message_index: int | None = None
     role: SpeakerRole | None = None  # None: memories stored before roles were kept, or no one role said it
     name: str | None = None
+    span: tuple[int, int] | None = None  # the characters [start, end) of the message a part of it keeps
 
 
 class Fact(Model):
@@ -313,6 +314,7 @@ class CandidateFact(Model):
     attachment_ids: list[str] = Field(default_factory=list)
     message_index: int | None = None  # the message it came from, when the extractor knows it
     by_llm: bool = False  # its key and value are an LLM's reading, not a rule's
+    span: tuple[int, int] | None = None  # a part of a long message: its characters [start, end)
     kind: MemoryKind = "fact"
     note: str | None = None  # what validation repaired in it (an LLM's importance of 7), for the task result
 

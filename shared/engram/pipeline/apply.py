@@ -269,6 +269,8 @@ def _source(
     else:
         names = {m.name for m in request.messages if m.role == role}
         name = names.pop() if len(names) == 1 else None
+    if candidate is not None and candidate.span is not None:
+        source = source.model_copy(update={"span": candidate.span})
     if role not in ("user", "assistant", "tool"):
         return source
     return source.model_copy(update={"role": role, "name": name})

@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from engram.domain.models import CandidateFact, ExtractionPrompt, Message
 from engram.offline.text import is_question, is_small_talk, split_clauses, split_sentences
+from engram.pipeline.parts import spans
 
 KEPT_FOR_ATTACHMENTS = "kept as given: no fact was extracted and the message carries attachments"
 EPISODE_IMPORTANCE = 0.4  # below any recognised fact: the facts read from it say what matters
@@ -52,10 +53,19 @@ def _read_role(prompt: ExtractionPrompt) -> str:
     return "assistant" if prompt is ExtractionPrompt.AGENT else "user"
 
 
-def _episode(message: Message, index: int) -> CandidateFact:
-    return CandidateFact(
-        text=message.content.strip(), kind="episode", message_index=index, importance=EPISODE_IMPORTANCE
-    )
+def as_given(message: Message, index: int, **fields: object) -> list[CandidateFact]:
+    """A message as said: one memory, or parts of a long one at sentence boundaries (pipeline/parts.py)."""
+    content = message.content
+    found = spans(content)
+    whole = len(found) == 1
+    return [
+        CandidateFact(text=content[a:b], message_index=index, span=None if whole else (a, b), **fields)
+        for a, b in found
+    ]
+
+
+def _episode(message: Message, index: int) -> list[CandidateFact]:
+    return as_given(message, index, kind="episode", importance=EPISODE_IMPORTANCE)
 
 
 def episodes(messages: Sequence[Message], prompt: ExtractionPrompt, extractor: object) -> list[CandidateFact]:
@@ -68,7 +78,7 @@ def episodes(messages: Sequence[Message], prompt: ExtractionPrompt, extractor: o
             continue
         if isinstance(extractor, UnderstandsMessages) and extractor.understands([message], prompt):
             continue
-        kept.append(_episode(message, index))
+        kept += _episode(message, index)
     return kept
 
 
@@ -79,4 +89,4 @@ def kept_for_attachments(messages: Sequence[Message], prompt: ExtractionPrompt) 
     chosen = [(i, m) for i, m in enumerate(messages) if m.role == role] or [
         (i, m) for i, m in enumerate(messages) if m.role != "system"
     ]
-    return [_episode(message, index) for index, message in chosen]
+    return [part for index, message in chosen for part in _episode(message, index)]

@@ -30,7 +30,14 @@ from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtrac
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
-from engram.pipeline.episodes import CUT_SHORT, KEPT_FOR_ATTACHMENTS, CutsShort, episodes, kept_for_attachments
+from engram.pipeline.episodes import (
+    CUT_SHORT,
+    KEPT_FOR_ATTACHMENTS,
+    CutsShort,
+    as_given,
+    episodes,
+    kept_for_attachments,
+)
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.reads import RunReads
@@ -172,11 +179,7 @@ class IngestPipeline:
                 candidates = kept_for_attachments(request.messages, prompt)
                 notes = dict.fromkeys(range(len(candidates)), KEPT_FOR_ATTACHMENTS)
         else:  # stored as given, no LLM call
-            candidates = [
-                CandidateFact(text=m.content.strip(), message_index=i)
-                for i, m in enumerate(request.messages)
-                if m.role != "system"
-            ]
+            candidates = [part for i, m in enumerate(request.messages) if m.role != "system" for part in as_given(m, i)]
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
