@@ -158,3 +158,22 @@ def test_a_message_time_without_a_zone_unparseable_or_in_the_future_is_refused(b
     with pytest.raises(ValidationError) as refused:
         AddRequest.model_validate({"user_id": "a", "messages": [{"role": "user", "content": "x", "created_at": bad}]})
     assert refused.value.errors()[0]["loc"] == ("messages", 0, "created_at")
+
+
+def test_graph_relations_hold_from_when_they_were_said_and_history_told_late_stays_history() -> None:
+    from engram.graph.service import GraphService
+    from tests.fakes import MemoryGraphStore
+
+    store = MemoryGraphStore()
+    graph = GraphService(store, MemoryIndex(), HashEmbedder())
+    scope = Scope(tenant_id="local", user_id="alice")
+    for text, when in [
+        ("My sister Maren lives in Oslo", day(2024, 3, 1)),
+        ("My sister Maren lives in Bergen", day(2022, 1, 1)),
+    ]:
+        graph.ingest(scope, [Message(role="user", content=text, created_at=when)], [], f"t-{when.year}")
+    lives = [r for r in store.relation_rows.values() if r.relation == "lives_in"]
+    current = [r for r in lives if r.valid_to is None]
+    assert [(r.destination, r.valid_from) for r in current] == [("Oslo", day(2024, 3, 1))]
+    (older,) = [r for r in lives if r.valid_to is not None]
+    assert (older.destination, older.valid_from, older.valid_to) == ("Bergen", day(2022, 1, 1), day(2024, 3, 1))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from engram.domain.graph import Entity, Relation, Triple, normalise_name, normalise_relation
 from engram.domain.models import utcnow
@@ -49,7 +50,12 @@ class GraphApplier:
     task_id: str | None = None
     # Texts of the user's protected memories, read only when a relation is about to close.
     protected: Callable[[], Sequence[str]] = tuple
+    said: datetime | None = None  # when the run's messages were said: relations hold from then (else now)
     _current: dict[str, list[Relation]] = field(default_factory=dict)
+
+    @property
+    def _when(self) -> datetime:
+        return self.said or utcnow()
 
     def apply(self, triples: Sequence[Triple], deletions: Iterable[Relation] = ()) -> GraphChanges:
         changes = GraphChanges()
@@ -102,11 +108,16 @@ class GraphApplier:
         if same:
             changes.unchanged += 1
             return
-        for relation in outgoing:
-            single = name in SINGLE_VALUED and relation.relation == name
-            opposite = OPPOSITES.get(name) == relation.relation and relation.destination_entity_id == destination.id
-            if single or opposite:
-                self._close(relation, changes)
+        replaced = [
+            r
+            for r in outgoing
+            if (name in SINGLE_VALUED and r.relation == name)
+            or (OPPOSITES.get(name) == r.relation and r.destination_entity_id == destination.id)
+        ]
+        # Told out of order: a relation said before the one that holds now is history, closed when that was said.
+        newer = [r.valid_from for r in replaced if r.valid_from > self._when]
+        for relation in [] if newer else replaced:
+            self._close(relation, changes)
         relation = Relation(
             tenant_id=source.tenant_id,
             user_id=source.user_id,
@@ -116,6 +127,8 @@ class GraphApplier:
             source=source.name,
             destination=destination.name,
             task_id=self.task_id,
+            valid_from=self._when,
+            valid_to=min(newer) if newer else None,
         )
         changes.added.append(relation)
         for end in (source, destination):
@@ -127,7 +140,9 @@ class GraphApplier:
         if relation not in changes.added and self._stated_by_protected(relation):
             changes.kept += 1
             return
-        closed = relation.model_copy(update={"valid_to": utcnow(), "closed_by": self.task_id or "api"})
+        closed = relation.model_copy(
+            update={"valid_to": max(self._when, relation.valid_from), "closed_by": self.task_id or "api"}
+        )
         if relation in changes.added:  # opened and contradicted in the same run
             changes.added.remove(relation)
         else:

@@ -52,6 +52,7 @@ class GraphService:
         `protected`: reads the texts of the user's protected memories (the relations they state stay)."""
         from engram.graph.apply import GraphApplier, GraphChanges
         from engram.offline.relations import offline_triples
+        from engram.pipeline.messages import said_last
 
         resolver = self._resolver(scope)
         deletions: list[Relation] = []
@@ -64,7 +65,8 @@ class GraphService:
             triples = offline_triples(messages, facts)
         if not triples and not deletions:
             return GraphChanges(), usage
-        return GraphApplier(self.store, resolver, task_id, protected).apply(triples, deletions), usage
+        said = said_last(messages)
+        return GraphApplier(self.store, resolver, task_id, protected, said).apply(triples, deletions), usage
 
     def context(self, scope: Scope, messages: Sequence[Message]) -> GraphContext | None:
         """The graph part of a combined prompt; None when relations are not an LLM's job here."""
