@@ -53,6 +53,21 @@ class Applier:
     ) -> list[TaskResult]:
         """Apply in order; a replay of the same task (same ids) changes nothing twice. `known` are
         the memories reconciliation already read, so they are not read again."""
+        applied = self.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
+        return [result for _, result in applied]
+
+    def apply_each(
+        self,
+        scope: Scope,
+        request: AddRequest,
+        task_id: str,
+        candidates: Sequence[CandidateFact],
+        vectors: dict[str, list[float]],
+        decisions: Sequence[Decision],
+        known: Sequence[Fact] = (),
+        sources: Sequence[MemorySource] = (),
+    ) -> list[tuple[Decision, TaskResult]]:
+        """As `apply`, each result with the decision it came from (whose task it reports to)."""
         read = {f.id: f for f in known}
 
         def memory(memory_id: str, include_closed: bool = False) -> Fact:
@@ -61,14 +76,14 @@ class Applier:
             return read[memory_id]
 
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
-        results: list[TaskResult] = []
+        results: list[tuple[Decision, TaskResult]] = []
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate)
                 fact.source = self._source(task_id, candidate, sources)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
-                results.append(self._result(fact, Event.ADD, None, d.note))
+                results.append((d, self._result(fact, Event.ADD, None, d.note)))
             elif d.event is Event.UPDATE and d.memory_id:
                 old = memory(d.memory_id)
                 new = updated(old, d.text, candidate, d.importance)
@@ -76,7 +91,7 @@ class Applier:
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note, vectors.get(d.text))
-                results.append(self._result(new, Event.UPDATE, old.text, d.note))
+                results.append((d, self._result(new, Event.UPDATE, old.text, d.note)))
             elif d.event is Event.NONE and d.memory_id and d.attachment_ids is not None:
                 old = memory(d.memory_id)
                 if set(d.attachment_ids) == set(old.attachment_ids):
@@ -84,13 +99,13 @@ class Applier:
                 # Same text, other attachments (e.g. a new file for a fact already known): a new version.
                 new = next_version(old, attachment_ids=list(d.attachment_ids))
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note)
-                results.append(self._result(new, Event.NONE, None, d.note))
+                results.append((d, self._result(new, Event.NONE, None, d.note)))
             elif d.event is Event.DELETE and d.memory_id:
                 old = memory(d.memory_id, include_closed=True)
                 if old.is_current:
                     changes.close(old, self.actor, task_id, d.note)
                     read[old.id] = old.model_copy(update={"valid_to": utcnow()})
-                results.append(self._result(old, Event.DELETE, None, d.note))
+                results.append((d, self._result(old, Event.DELETE, None, d.note)))
         changes.commit()
         return results
 
