@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engram.domain.models import AddRequest, Event, Message, Scope
+from engram.domain.models import AddRequest, CandidateFact, Event, Message, Scope
 from engram.pipeline.duplicates import DuplicateRule, text_similarity
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
@@ -82,3 +82,18 @@ def test_with_the_text_rule_a_same_text_fact_close_in_meaning_is_skipped() -> No
     say(p, "Lives in Berlin, Germany", "t1")
     assert say(p, "Lives in Berlin Germany", "t2") == []
     assert len(llm.calls) == 2 and facts.texts("acme", "alice") == ["Lives in Berlin, Germany"]
+
+
+def test_a_new_fact_repeating_an_earlier_one_of_the_run_is_a_repeat_by_the_same_rules() -> None:
+    vectors = {"Loves pizza": [1.0, 0.0], "Loves sushi": [0.0, 1.0], "I love pizza!": [0.99, 0.05]}
+    fact, other = CandidateFact(text="Loves pizza"), CandidateFact(text="Loves sushi")
+    episode = CandidateFact(text="I love pizza!", kind="episode")
+    rule = DuplicateRule()
+    assert rule.repeats(CandidateFact(text="Loves pizza"), [other, fact], vectors)
+    assert not rule.repeats(CandidateFact(text="Loves pizza"), [other], vectors)
+    assert not rule.repeats(CandidateFact(text="Loves pizza", negated=True), [fact], vectors)  # a retraction
+    assert not rule.repeats(CandidateFact(text="Loves pizza"), [fact.model_copy(update={"negated": True})], vectors)
+    assert rule.repeats(episode, [fact], vectors)  # an episode repeats anything
+    assert not rule.repeats(CandidateFact(text="Loves pizza"), [episode], vectors)  # a fact only a fact
+    # With the text rule, close vectors are not enough.
+    assert not DuplicateRule(0.9, 0.85).repeats(CandidateFact(text="Loves pizza"), [episode], vectors)

@@ -3,6 +3,8 @@ the sentence that answers is found and a search answer stays small."""
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +20,9 @@ FILLER = "We talked about the weather and the traffic on the way to the office t
 
 
 def long_message() -> str:
-    return FILLER * 300 + "My grandmother's secret lasagne recipe uses nutmeg in the bechamel. " + FILLER * 300
+    before = "".join(f"On day {i} {FILLER}" for i in range(300))
+    after = "".join(f"On day {i + 300} {FILLER}" for i in range(300))
+    return before + "My grandmother's secret lasagne recipe uses nutmeg in the bechamel. " + after
 
 
 def test_a_long_message_is_kept_in_parts_and_the_answering_sentence_is_found() -> None:
@@ -54,5 +58,5 @@ def test_parts_cover_the_message_in_order_and_stay_under_the_limit(pieces: list[
     text = "".join(pieces)
     found = spans(text)
     assert all(0 < end - start <= PART_CHARS for start, end in found)
-    assert all(a[1] <= b[0] for a, b in zip(found, found[1:], strict=False))
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(found))
     assert "".join(text[a:b] for a, b in found).replace(" ", "").replace("\n", "") == "".join(text.split())

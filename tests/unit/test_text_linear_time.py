@@ -149,7 +149,7 @@ def test_a_message_past_its_time_budget_is_kept_whole_and_the_task_says_it_was_c
     facts = MemoryFactStore()
     extractor = OfflineExtractor(budget_s=0.0)  # every message runs out at once
     pipeline = IngestPipeline(facts, MemoryIndex(), HashEmbedder(), extractor, KeyReconciler(), keep_episodes=True)
-    text = "I live in Berlin. " + "I really enjoy long walks by the river in the evening. " * 50
+    text = "I live in Berlin. " + "I really enjoy long walks by the river in the evening. " * 20
     request = AddRequest(messages=[Message(role="user", content=text)], user_id="alice")
     outcome = pipeline.run(Scope(tenant_id="local", user_id="alice"), request, "t1")
     assert outcome.counts["cut_short"] == 1

@@ -32,6 +32,9 @@ class _BodyTooLarge(Exception):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # idle keep-alive connections must not hold up shutdown
+    # socketserver listens with a backlog of 5: twenty clients connecting at once overflowed it
+    # and some saw their connection reset.
+    request_queue_size = 128
 
     gateway: ApiGateway  # set by HttpFront.start; connections wait in the backlog until then
     events: websocket.EventHub | None = None  # task events on /v1/events, on the same port

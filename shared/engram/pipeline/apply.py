@@ -68,6 +68,21 @@ class Applier:
     ) -> list[TaskResult]:
         """Apply in order; a replay of the same task (same ids) changes nothing twice. `known` are
         the memories reconciliation already read, so they are not read again."""
+        applied = self.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
+        return [result for _, result in applied]
+
+    def apply_each(
+        self,
+        scope: Scope,
+        request: AddRequest,
+        task_id: str,
+        candidates: Sequence[CandidateFact],
+        vectors: dict[str, list[float]],
+        decisions: Sequence[Decision],
+        known: Sequence[Fact] = (),
+        sources: Sequence[MemorySource] = (),
+    ) -> list[tuple[Decision, TaskResult]]:
+        """As `apply`, each result with the decision it came from (whose task it reports to)."""
         read = {f.id: f for f in known}
 
         def memory(memory_id: str, include_closed: bool = False) -> Fact:
@@ -78,7 +93,7 @@ class Applier:
         decisions, known = self.protect(scope.tenant_id, candidates, decisions, known)
         read |= {f.id: f for f in known}
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
-        results: list[TaskResult] = []
+        results: list[tuple[Decision, TaskResult]] = []
         episode_of = self._episodes_by_message(scope, task_id, candidates, decisions)
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
@@ -89,7 +104,7 @@ class Applier:
                 if fact.kind == "fact" and candidate is not None:
                     fact.episode_id = episode_of.get(candidate.message_index)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
-                results.append(self._result(fact, Event.ADD, None, d.note))
+                results.append((d, self._result(fact, Event.ADD, None, d.note)))
             elif d.event is Event.UPDATE and d.memory_id:
                 old = memory(d.memory_id)
                 if said < old.valid_from:  # told out of order: the older statement is history, not news
@@ -98,14 +113,14 @@ class Applier:
                     fact.valid_to = old.valid_from
                     note = HISTORY_NOTE.format(id=old.id, at=old.valid_from.isoformat())
                     changes.add(fact, self.actor, task_id, note, vectors.get(d.text))
-                    results.append(self._result(fact, Event.ADD, None, note))
+                    results.append((d, self._result(fact, Event.ADD, None, note)))
                     continue
                 new = updated(old, d.text, candidate, d.importance, said)
                 new.attachment_ids = list(d.attachment_ids if d.attachment_ids is not None else old.attachment_ids)
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note, vectors.get(d.text))
-                results.append(self._result(new, Event.UPDATE, old.text, d.note))
+                results.append((d, self._result(new, Event.UPDATE, old.text, d.note)))
                 self._outdate_episode(old, memory, read, changes, task_id)
             elif d.event is Event.NONE and d.memory_id and d.attachment_ids is not None:
                 old = memory(d.memory_id)
@@ -114,18 +129,18 @@ class Applier:
                 # Same text, other attachments (e.g. a new file for a fact already known): a new version.
                 new = next_version(old, attachment_ids=list(d.attachment_ids), valid_from=max(said, old.valid_from))
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note)
-                results.append(self._result(new, Event.NONE, None, d.note))
+                results.append((d, self._result(new, Event.NONE, None, d.note)))
             elif d.event is Event.DELETE and d.memory_id:
                 old = memory(d.memory_id, include_closed=True)
                 if old.is_current and said < old.valid_from:  # a retraction older than what it would retract
                     note = OLDER_NOTE.format(id=old.id, at=old.valid_from.isoformat())
-                    results.append(self._result(old, Event.NONE, None, note))
+                    results.append((d, self._result(old, Event.NONE, None, note)))
                     continue
                 if old.is_current:
                     changes.close(old, self.actor, task_id, d.note, when=said)
                     read[old.id] = old.model_copy(update={"valid_to": said})
                     self._outdate_episode(old, memory, read, changes, task_id)
-                results.append(self._result(old, Event.DELETE, None, d.note))
+                results.append((d, self._result(old, Event.DELETE, None, d.note)))
         changes.commit()
         return results
 

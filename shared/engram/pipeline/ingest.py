@@ -41,6 +41,7 @@ from engram.pipeline.episodes import (
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.reads import RunReads
+from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 
 if TYPE_CHECKING:
@@ -62,6 +63,13 @@ class IngestOutcome:
     usage: Usage
     counts: dict[str, int]
     candidates: list[CandidateFact] = field(default_factory=list)
+    shares: RunShares | None = None  # the results and counts of each task of a merged run
+
+    def share(self, task_id: str, run_task_id: str) -> TaskShare:
+        """What one task of the run made; without shares, the whole outcome is the run's own task's."""
+        if self.shares is not None:
+            return self.shares.by_task.get(task_id) or TaskShare()
+        return TaskShare(list(self.results), dict(self.counts)) if task_id == run_task_id else TaskShare()
 
 
 @dataclass
@@ -97,6 +105,8 @@ class IngestPipeline:
             changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided, protected)
             outcome.usage.add(used)
             outcome.counts.update(changes.counts())
+            if outcome.shares is not None:
+                outcome.shares.add_run_counts(changes.counts())
         return outcome
 
     def _protected_texts(self, scope: Scope) -> list[str]:
@@ -161,6 +171,7 @@ class IngestPipeline:
         """`sources` says where each message of the request came from (tasks merged into one run);
         without it, memories record `task_id`."""
         usage = Usage()
+        shares = RunShares(task_id, sources)
         notes: dict[int, str] = {}  # candidate index -> why it was kept, for the task result
         if request.infer:
             prompt = choose_prompt(request.messages, request.prompt)
@@ -184,9 +195,10 @@ class IngestPipeline:
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
         if CUT_SHORT in notes.values():
-            counts["cut_short"] = sum(1 for note in notes.values() if note == CUT_SHORT)
+            counts["cut_short"] = len({candidates[i].message_index for i, note in notes.items() if note == CUT_SHORT})
+        shares.count_facts(candidates)
         if not candidates:
-            return IngestOutcome([], usage, counts, candidates)
+            return IngestOutcome([], usage, counts, candidates, shares)
 
         vectors = dict(
             zip([c.text for c in candidates], self.embedder.embed([c.text for c in candidates]), strict=True)
@@ -198,6 +210,7 @@ class IngestPipeline:
             if planned is not None:
                 counts["one_call"] = 1
                 counts["one_call_rechecked"] = int(used.llm_calls > 0)
+                shares.add_run_counts({"one_call": 1, "one_call_rechecked": counts["one_call_rechecked"]})
         else:
             decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(candidates)]
         for decision in decisions:
@@ -212,8 +225,10 @@ class IngestPipeline:
         decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
         for decision in decisions:
             counts[decision.event.value] += 1
-        results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
-        return IngestOutcome(results, usage, counts, candidates)
+        shares.count_decisions(decisions, candidates)
+        applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
+        shares.add_results(applied, candidates)
+        return IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
 
     def _cut_short(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, candidates: Sequence[CandidateFact]
@@ -246,6 +261,7 @@ class IngestPipeline:
         skipped: list[Decision] = []
         pending: list[CandidateFact] = []
         episodes_added: list[Decision] = []
+        earlier: list[CandidateFact] = []  # this run's new facts so far, which a later one may repeat
         for index, (candidate, hits) in enumerate(zip(candidates, hits_of, strict=True)):
             hits = [h for h in hits if h.id in kinds]
             # A near-duplicate of a current memory is skipped before the LLM sees it; a fact is only
@@ -254,6 +270,12 @@ class IngestPipeline:
             if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
                 skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index))
                 continue
+            # The index holds none of this run's facts: one repeating an earlier fact of the run (an
+            # identical add merged with it) is skipped as it would be with the earlier one stored.
+            if rule.repeats(candidate, earlier, vectors):
+                skipped.append(Decision(event=Event.NONE, text=candidate.text, fact_index=index))
+                continue
+            earlier.append(candidate)
             if candidate.kind == "episode":  # kept as said: never merged into or replacing a fact
                 episodes_added.append(Decision(event=Event.ADD, text=candidate.text, fact_index=index))
                 continue

@@ -64,9 +64,9 @@ class Accounting:
 
     def _completed(self, task: Task) -> dict[str, int]:
         """Records the task's metrics and log line; returns its usage counts."""
-        leads = not task.processed_with or task.processed_with[0] == task.task_id
-        # What was applied (the results), not what reconciliation proposed (task.counts).
-        events = [r.event for r in task.results] if leads else []
+        # What was applied (the results), not what reconciliation proposed (task.counts); a task of
+        # a merged run holds only its own results, so the run's are counted once.
+        events = [r.event for r in task.results]
         added, updated, deleted = (events.count(e) for e in (Event.ADD, Event.UPDATE, Event.DELETE))
         duration = _duration_s(task)
         m = self.metrics

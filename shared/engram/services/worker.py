@@ -1,7 +1,9 @@
 """Runs queued tasks through the pipeline with their status kept current (queued -> processing -> done).
 
 Consecutive tasks of one user that ask for the same treatment are processed together: one extraction
-and one reconciliation for all their messages, so a chatty user costs fewer LLM calls.
+and one reconciliation for all their messages, so a chatty user costs fewer LLM calls. That cannot be
+seen: each task gets the results and counts of its own messages (pipeline/shares.py), and a fact that
+repeats an earlier one of the run is skipped as if the earlier task had run first.
 """
 
 from __future__ import annotations
@@ -150,9 +152,10 @@ class ExtractionWorker:
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
         for task, _ in group:
+            share = outcome.share(task.task_id, leader.task_id)  # what its own messages made, as if run alone in turn
             task.status = TaskStatus.COMPLETED
-            task.results = outcome.results
-            task.counts = outcome.counts
+            task.results = share.results
+            task.counts = share.counts
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())
             task.processed_with = together

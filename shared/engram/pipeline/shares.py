@@ -1,0 +1,67 @@
+"""What each task of a merged run made: its own results and counts.
+
+The worker runs a user's consecutive adds as one run (one extraction, one reconciliation), which
+must not show: each task reports the memories made from its own messages, as if the tasks had run
+one after another. A result belongs to the task whose message its fact came from (the memory's
+recorded source); a decision with no known message (an LLM's fact, a memory kept for its
+attachments) belongs to the run's own task, as the memory's source does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from engram.domain.models import CandidateFact, Decision, MemorySource, TaskResult
+
+EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
+
+
+def zero_counts() -> dict[str, int]:
+    return {"facts": 0, **dict.fromkeys(EVENTS, 0)}
+
+
+@dataclass
+class TaskShare:
+    results: list[TaskResult] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=zero_counts)
+
+
+@dataclass
+class RunShares:
+    task_id: str  # the run's own task (the first of a merged run)
+    sources: Sequence[MemorySource]  # where each message of the run came from
+    by_task: dict[str, TaskShare] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for task_id in dict.fromkeys([self.task_id, *(s.task_id for s in self.sources)]):
+            self.by_task.setdefault(task_id, TaskShare())
+
+    def owner(self, candidate: CandidateFact | None) -> str:
+        index = candidate.message_index if candidate is not None else None
+        if index is not None and index < len(self.sources):
+            return self.sources[index].task_id
+        return self.task_id
+
+    def count_facts(self, candidates: Sequence[CandidateFact]) -> None:
+        for candidate in candidates:
+            self.by_task[self.owner(candidate)].counts["facts"] += 1
+
+    def count_decisions(self, decisions: Sequence[Decision], candidates: Sequence[CandidateFact]) -> None:
+        for decision in decisions:
+            self.by_task[self.owner(_candidate(decision, candidates))].counts[decision.event.value] += 1
+
+    def add_results(self, applied: Sequence[tuple[Decision, TaskResult]], candidates: Sequence[CandidateFact]) -> None:
+        for decision, result in applied:
+            self.by_task[self.owner(_candidate(decision, candidates))].results.append(result)
+
+    def add_run_counts(self, counts: Mapping[str, int]) -> None:
+        """Counts of the run as a whole (the single call, graph relations): on the run's own task,
+        as its LLM usage is."""
+        mine = self.by_task[self.task_id].counts
+        for name, value in counts.items():
+            mine[name] = mine.get(name, 0) + value
+
+
+def _candidate(decision: Decision, candidates: Sequence[CandidateFact]) -> CandidateFact | None:
+    return candidates[decision.fact_index] if decision.fact_index is not None else None
