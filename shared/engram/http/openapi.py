@@ -96,6 +96,7 @@ def _document(app: APIGatewayRestResolver) -> dict[str, Any]:
             security_schemes={SCHEME: scheme},
         )
     )
+    document["paths"] = dict(sorted(document["paths"].items()))  # by path within each tag, as a reader looks
     for (path, method), examples in EXAMPLES.items():
         body = document["paths"][path][method]["requestBody"]["content"]["application/json"]
         body["examples"] = examples
@@ -118,5 +119,5 @@ def served_prefix(event: dict[str, Any]) -> str:
 def document_json(app: APIGatewayRestResolver) -> str:
     """The OpenAPI document, its server the URL prefix of the request being answered."""
     prefix = served_prefix(app.current_event.raw_event)
-    document = {**_document(app), "servers": [{"url": prefix or "/", "description": "where this was fetched"}]}
+    document = {**_document(app), "servers": [{"url": prefix or "/", "description": "the API this document came from"}]}
     return json.dumps(document, separators=(",", ":"))
