@@ -22,6 +22,7 @@ from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
 from engram.http.authorization import tenant_of
 from engram.http.cors import cors_config
+from engram.http.docs import openapi_document, swagger_page
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
 from engram.http.graph_routes import router as graph_router
@@ -41,6 +42,7 @@ from engram.http.models import (
     TaskView,
     aware,
 )
+from engram.http.operation_docs import OPERATIONS
 from engram.http.operations_routes import router as operations_router
 from engram.http.screen import screen
 
@@ -72,31 +74,29 @@ def invalid_request(error: RequestValidationError) -> Response[Any]:
     return Response(422, content_types.APPLICATION_JSON, validation_body(error.errors()))
 
 
-@app.get("/openapi.json")
+@app.get("/openapi.json", **OPERATIONS["openapi"])
 def openapi() -> Response[str]:
-    return Response(200, content_types.APPLICATION_JSON, app.get_openapi_json_schema(title="Engram", version="1.0.0"))
+    return openapi_document(app)
 
 
 @app.get("/docs", include_in_schema=False)
 def docs() -> Response[str]:
-    from engram.http.docs import swagger_page  # the OpenAPI models load on first use, not at cold start
-
-    return swagger_page(app, "Engram", "1.0.0")
+    return swagger_page(app)  # Swagger UI and the OpenAPI models load on first use, not at cold start
 
 
-@app.post("/v1/memories")
+@app.post("/v1/memories", **OPERATIONS["add_memories"])
 def add_memories(body: AddRequest) -> Response[Accepted]:
     task = container().memories.submit(tenant(), body)
     container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
-@app.get("/v1/tasks/<task_id>")
+@app.get("/v1/tasks/<task_id>", **OPERATIONS["get_task"])
 def get_task(task_id: str) -> TaskView:
     return TaskView.of(container().memories.task(tenant(), task_id))
 
 
-@app.post("/v1/memories/search")
+@app.post("/v1/memories/search", **OPERATIONS["search"])
 def search(body: SearchBody) -> SearchResponse:
     memories = container().memories
     query = body.to_query()
@@ -109,7 +109,7 @@ def search(body: SearchBody) -> SearchResponse:
     )
 
 
-@app.get("/v1/memories")
+@app.get("/v1/memories", **OPERATIONS["list_memories"])
 def list_memories(
     user_id: UserId,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -132,14 +132,14 @@ def list_memories(
     return ListResponse(results=[MemoryView.of(f, None, details) for f in page.items], next_cursor=page.next_cursor)
 
 
-@app.delete("/v1/memories")
+@app.delete("/v1/memories", **OPERATIONS["delete_all"])
 def delete_all(user_id: UserId) -> Response[Accepted]:
     task = container().memories.delete_all(tenant(), user_id)
     container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
-@app.get("/v1/memories/<memory_id>")
+@app.get("/v1/memories/<memory_id>", **OPERATIONS["get_memory"])
 def get_memory(memory_id: str, include: Annotated[Literal["source"] | None, Query()] = None) -> MemoryView:
     memories = container().memories
     fact = memories.get(tenant(), memory_id)
@@ -149,19 +149,19 @@ def get_memory(memory_id: str, include: Annotated[Literal["source"] | None, Quer
     return view
 
 
-@app.patch("/v1/memories/<memory_id>")
+@app.patch("/v1/memories/<memory_id>", **OPERATIONS["patch_memory"])
 def patch_memory(memory_id: str, body: PatchBody) -> MemoryView:
     fact = container().memories.update(tenant(), memory_id, body)
     return MemoryView.of(fact)
 
 
-@app.delete("/v1/memories/<memory_id>")
+@app.delete("/v1/memories/<memory_id>", **OPERATIONS["delete_memory"])
 def delete_memory(memory_id: str) -> Deleted:
     container().memories.delete(tenant(), memory_id)
     return Deleted(deleted=1, message=f"memory {memory_id} deleted")
 
 
-@app.get("/v1/memories/<memory_id>/history")
+@app.get("/v1/memories/<memory_id>/history", **OPERATIONS["memory_history"])
 def memory_history(
     memory_id: str,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -171,7 +171,7 @@ def memory_history(
     return HistoryResponse(results=[HistoryView.of(e) for e in page.items], next_cursor=page.next_cursor)
 
 
-@app.post("/v1/attachments")
+@app.post("/v1/attachments", **OPERATIONS["create_attachment"])
 def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
     attachment, upload_url = container().attachments.create(
         tenant(), body.name, body.media_type, body.description, body.content_base64
@@ -180,7 +180,7 @@ def create_attachment(body: AttachmentCreate) -> Response[AttachmentCreated]:
     return Response(201, content_types.APPLICATION_JSON, created)
 
 
-@app.get("/v1/attachments/<attachment_id>")
+@app.get("/v1/attachments/<attachment_id>", **OPERATIONS["get_attachment"])
 def get_attachment(
     attachment_id: str,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,

@@ -1,4 +1,5 @@
-"""Headless Chromium from the system's packages for the memory page tests (never a browser download).
+"""Headless Chromium from the system's packages for the browser tests: the memory page and /docs (never a
+browser download).
 
 Locally the tests skip with one line when no Chromium is installed; in CI (CI=true) they fail instead."""
 
@@ -24,7 +25,7 @@ def chromium_path() -> str | None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     executable = chromium_path()
-    missing = "no Chromium found (apt-get install chromium); the memory page browser tests need one"
+    missing = "no Chromium found (apt-get install chromium); the browser tests need one"
     if executable is None:
         if os.environ.get("CI") == "true":
             pytest.fail(missing)

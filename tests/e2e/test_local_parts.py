@@ -103,6 +103,8 @@ def test_the_api_gets_a_rest_proxy_event_with_the_authorizer_context(template: T
     assert event["multiValueQueryStringParameters"] == {"user_id": ["u"], "tag": ["a", "b"]}
     assert event["requestContext"]["authorizer"]["tenant_id"] == "acme"
     assert event["requestContext"]["stage"] == template.api.stage
+    # The path the client sent (no stage: the front serves at the root), so /openapi.json's server is "/".
+    assert event["requestContext"]["path"] == "/v1/memories/m-1"
     assert event["requestContext"]["identity"]["sourceIp"] == "127.0.0.1"
     auth_event = authorizer.events[0]
     assert auth_event["type"] == "REQUEST"

@@ -14,6 +14,7 @@ from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.http.authorization import tenant_of
 from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.models import aware
+from engram.http.operation_docs import OPERATIONS
 
 if TYPE_CHECKING:  # built by the container when a request first uses graph memory
     from engram.graph.service import GraphService
@@ -31,7 +32,7 @@ def graph() -> GraphService:
     return service
 
 
-@router.get("/v1/graph")
+@router.get("/v1/graph", **OPERATIONS["get_graph"])
 def get_graph(
     user_id: UserId,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -50,13 +51,13 @@ def get_graph(
     )
 
 
-@router.get("/v1/graph/entities/<entity_id>")
+@router.get("/v1/graph/entities/<entity_id>", **OPERATIONS["get_entity"])
 def get_entity(entity_id: str) -> EntityResponse:
     entity, relations = graph().entity(tenant_of(router.current_event), entity_id)
     return EntityResponse(**EntityView.of(entity).model_dump(), relations=[RelationView.of(r) for r in relations])
 
 
-@router.delete("/v1/graph/relations/<relation_id>")
+@router.delete("/v1/graph/relations/<relation_id>", **OPERATIONS["delete_relation"])
 def delete_relation(relation_id: str) -> RelationDeleted:
     closed = graph().delete_relation(tenant_of(router.current_event), relation_id)
     return RelationDeleted(id=closed.id, valid_to=closed.valid_to, message=f"relation {relation_id} closed")

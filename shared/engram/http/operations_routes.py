@@ -16,6 +16,7 @@ from engram.domain.operations import HealthReport, QueueFigures, UsageReport
 from engram.http.authorization import authorize, tenant_of
 from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
 from engram.http.models import UsersResponse
+from engram.http.operation_docs import OPERATIONS
 from engram.ui import static_file
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
@@ -27,6 +28,7 @@ _JSON = content_types.APPLICATION_JSON
 # --- health: cheap and open; deep=true checks every dependency, for a caller with a key ----------
 @router.get(
     "/health",
+    **OPERATIONS["health"],
     responses={
         200: {"description": "up (deep: every dependency answered)", "content": {_JSON: {"model": HealthReport}}},
         503: {
@@ -51,13 +53,13 @@ def health(deep: Annotated[bool, Query()] = False) -> Response[str]:
 _WINDOWS = {"hour": 3600, "day": 86400}
 
 
-@router.get("/v1/metrics/extraction-queue")
+@router.get("/v1/metrics/extraction-queue", **OPERATIONS["extraction_queue_metrics"])
 def extraction_queue_metrics(window: Annotated[Literal["hour", "day"], Query()] = "hour") -> QueueFigures:
     return bootstrap.container().queue_metrics.figures(tenant_of(router.current_event), _WINDOWS[window])
 
 
 # --- usage per day, from counters kept as tasks finish and searches answer ---------------------------
-@router.get("/v1/usage")
+@router.get("/v1/usage", **OPERATIONS["usage"])
 def usage(
     from_: Annotated[date | None, Query(alias="from")] = None, to: Annotated[date | None, Query()] = None
 ) -> UsageReport:
@@ -65,7 +67,7 @@ def usage(
 
 
 # --- maintenance runs --------------------------------------------------------------------------
-@router.post("/v1/maintenance")
+@router.post("/v1/maintenance", **OPERATIONS["start_maintenance"])
 def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
     execution_id = bootstrap.container().maintenance_runs.start(
         tenant_of(router.current_event), body.actions, body.user_id
@@ -73,7 +75,7 @@ def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
     return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
 
 
-@router.get("/v1/maintenance/<execution_id>")
+@router.get("/v1/maintenance/<execution_id>", **OPERATIONS["get_maintenance"])
 def get_maintenance(execution_id: str) -> MaintenanceRunView:
     return MaintenanceRunView.of(
         bootstrap.container().maintenance_runs.get(tenant_of(router.current_event), execution_id)
@@ -81,15 +83,15 @@ def get_maintenance(execution_id: str) -> MaintenanceRunView:
 
 
 # --- the tenant's users, and the memory page's static files (no key: the page sends it on API calls)
-@router.get("/v1/users")
+@router.get("/v1/users", **OPERATIONS["list_users"])
 def list_users(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100, cursor: Annotated[str | None, Query(max_length=4096)] = None
 ) -> UsersResponse:
     return UsersResponse.of(bootstrap.container().memories.list_users(tenant_of(router.current_event), limit, cursor))
 
 
-@router.get("/ui")
-@router.get("/ui/<name>")
+@router.get("/ui", include_in_schema=False)  # a page, not an API operation
+@router.get("/ui/<name>", include_in_schema=False)
 def ui_file(name: str = "index.html") -> Response[str]:
     body, media_type = static_file(name)
     return Response(200, media_type, body, headers={"Cache-Control": "no-cache"})

@@ -180,7 +180,6 @@ class ApiGateway:
             multi_query.setdefault(name, []).append(value)
         body, encoded = self._body(request.body, headers)
         now = datetime.now(UTC)
-        stage = self._api.stage
         return {
             "resource": route.path,
             "path": path,
@@ -199,8 +198,10 @@ class ApiGateway:
                 "resourceId": route.path,
                 "resourcePath": route.path,
                 "httpMethod": request.method,
-                "path": f"/{stage}{path}",
-                "stage": stage,
+                # The path as the client sent it: this front serves the routes at the root (as a custom
+                # domain without a base path does), so no "/<stage>" before them; /openapi.json's server.
+                "path": path,
+                "stage": self._api.stage,
                 "protocol": "HTTP/1.1",
                 "requestId": str(uuid.uuid4()),
                 "extendedRequestId": uuid.uuid4().hex[:16],

@@ -1,0 +1,123 @@
+"""The OpenAPI document of the API: what /openapi.json and /docs answer.
+
+Routes carry their own tags, summary and description (`operation(...)` below); this module adds what is
+the same for the whole document: the API-key security scheme, the tag descriptions, request examples, and
+a `servers` entry for the URL the document was fetched under, so Swagger UI's "Try it out" calls the API
+on AWS (`/<stage>` on the execute-api host, a base path on a custom domain) and on `make run` (the root).
+
+Nothing here imports Powertools' OpenAPI models at module level: the API's cold start does not need them.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+
+TITLE = "Engram"
+VERSION = "1.0.0"
+SCHEME = "ApiKey"
+API_KEY: list[dict[str, list[str]]] = [{SCHEME: []}]  # an operation's `security`: the x-api-key header
+
+TAGS: dict[str, str] = {
+    "memories": "Add conversations (facts are extracted in the background), list, read, correct and forget a "
+    "user's memories, see how each one changed, and list the tenant's users.",
+    "search": "Rank a user's memories by relevance to a query (vector and keyword), with graph relations.",
+    "tasks": "Follow the work an add or a delete-all queued: status, the memories it made, counts, LLM usage.",
+    "attachments": "Upload files (inline or to a presigned URL) to attach to memories, and read them back.",
+    "graph": "A user's entity graph: the people, places and things in their memories and their relations.",
+    "maintenance": "Start and follow a maintenance run: repair index drift, expire, dedupe, summarise, prune.",
+    "operations": "Health, the extraction queue's figures, usage per day, and this document.",
+}
+
+
+def operation(tag: str, summary: str, description: str, *, key: bool = True) -> dict[str, Any]:
+    """A route's OpenAPI fields, as keyword arguments of the route decorator. The key is needed unless
+    `key=False` (a route API Gateway serves without the authorizer, as template.yaml says)."""
+    if tag not in TAGS:
+        raise ValueError(f"unknown OpenAPI tag {tag!r}: one of {', '.join(TAGS)}")
+    return {"tags": [tag], "summary": summary, "description": description, "security": API_KEY if key else None}
+
+
+_ADD_EXAMPLE = {
+    "user_id": "alice",
+    "messages": [
+        {"role": "user", "content": "Hi, I am Alice. I live in Berlin and I love pizza."},
+        {"role": "assistant", "content": "Nice to meet you, Alice!"},
+    ],
+    "metadata": {"source": "chat"},
+}
+# (path, method) -> the named examples of its JSON request body; the first one fills "Try it out".
+EXAMPLES: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("/v1/memories", "post"): {
+        "conversation": {"summary": "A conversation to remember", "value": _ADD_EXAMPLE},
+        "raw": {
+            "summary": "Store a note as it is (no extraction)",
+            "value": {"user_id": "alice", "messages": [{"role": "user", "content": "Prefers tea"}], "infer": False},
+        },
+    },
+    ("/v1/memories/search", "post"): {
+        "question": {"summary": "Ask about a user", "value": {"user_id": "alice", "query": "where does she live?"}},
+        "filtered": {
+            "summary": "Top 3 in one bank, above a score",
+            "value": {
+                "user_id": "alice",
+                "query": "food she likes",
+                "top_k": 3,
+                "threshold": 0.2,
+                "filters": {"memory_bank": "Interests"},
+            },
+        },
+    },
+    ("/v1/memories/{memory_id}", "patch"): {
+        "text": {"summary": "Correct the text", "value": {"text": "Lives in Munich since 2024"}},
+        "protect": {"summary": "Protect it from pruning", "value": {"is_protected": True, "importance": 0.9}},
+    },
+}
+
+
+@cache
+def _document(app: APIGatewayRestResolver) -> dict[str, Any]:
+    """The document without `servers` (the one part that depends on the request), built once per app."""
+    from aws_lambda_powertools.event_handler.openapi.models import APIKey, APIKeyIn, Tag
+
+    scheme = APIKey.model_validate(
+        {"in": APIKeyIn.header, "name": "x-api-key", "description": "The tenant's API key (`make run` prints one)."}
+    )
+    document: dict[str, Any] = json.loads(
+        app.get_openapi_json_schema(
+            title=TITLE,
+            version=VERSION,
+            description="Long-term memory for AI assistants. Every operation but the health check and this "
+            "document needs the `x-api-key` header: press Authorize and paste the key.",
+            tags=[Tag(name=name, description=text) for name, text in TAGS.items()],
+            security_schemes={SCHEME: scheme},
+        )
+    )
+    document["paths"] = dict(sorted(document["paths"].items()))  # by path within each tag, as a reader looks
+    for (path, method), examples in EXAMPLES.items():
+        body = document["paths"][path][method]["requestBody"]["content"]["application/json"]
+        body["examples"] = examples
+    return document
+
+
+def served_prefix(event: dict[str, Any]) -> str:
+    """The part of the URL the client put before the API's routes: `/<stage>` on the execute-api host,
+    a base path mapping on a custom domain, nothing on a custom domain's root or on `make run`.
+
+    requestContext.path is the path as the client sent it; the route's own path (`resource`, a literal for
+    the routes that call this) is at its end, so what comes before is the prefix."""
+    requested = str((event.get("requestContext") or {}).get("path") or "")
+    route = str(event.get("resource") or event.get("path") or "")
+    if route and requested.endswith(route):
+        return requested[: len(requested) - len(route)].rstrip("/")
+    return ""
+
+
+def document_json(app: APIGatewayRestResolver) -> str:
+    """The OpenAPI document, its server the URL prefix of the request being answered."""
+    prefix = served_prefix(app.current_event.raw_event)
+    document = {**_document(app), "servers": [{"url": prefix or "/", "description": "the API this document came from"}]}
+    return json.dumps(document, separators=(",", ":"))
