@@ -11,9 +11,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engram_client.cli.extras import needs
 from engram_client.cli.sources import SourceError, read_units
 from engram_client.cli.transfer import Importer, ImportState, export_user
 from engram_client.client import Engram
@@ -199,7 +201,7 @@ def import_file(
         f"({report.skipped} done before): {report.memories} memories added"
     )
     for failure in report.failed:
-        err.print(f"[red]failed[/red] {failure}")
+        err.print(f"[red]failed[/red] {escape(str(failure))}")
     if report.failed:
         raise typer.Exit(1)
 
@@ -221,13 +223,13 @@ def export_memories(
     err.print(f"exported {count} memories of {user_id}")
 
 
-@app.command()
+@app.command(cls=needs("websockets.sync.client", "events"))
 def tail(
     ctx: typer.Context,
     user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="only this user's tasks")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C."""
+    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C (the events extra)."""
     settings = resolve(ctx.obj["url"], ctx.obj["api_key"])
     try:
         with event_stream(settings.url, settings.api_key, user_id) as events:
@@ -246,7 +248,7 @@ def tail(
         return
 
 
-@app.command()
+@app.command(cls=needs("mcp.server.mcpserver", "mcp"))
 def mcp(
     ctx: typer.Context,
     user_id: Annotated[
@@ -256,7 +258,7 @@ def mcp(
     host: Annotated[str, typer.Option(help="with streamable-http")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="with streamable-http")] = 8765,
 ) -> None:
-    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp)."""
+    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp; the mcp extra)."""
     from engram_client.mcp_server import serve  # the mcp package loads only for this command
 
     if transport not in ("stdio", "streamable-http"):
@@ -268,5 +270,6 @@ def main() -> None:
     try:
         app()
     except EngramError as error:
-        err.print(f"[red]error:[/red] {error}")
+        # Escaped: a message such as pip install "engram-client[events]" is text, not rich markup.
+        err.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
         sys.exit(1)
