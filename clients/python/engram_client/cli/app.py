@@ -50,14 +50,25 @@ def client(ctx: typer.Context) -> Engram:
     return Engram(ctx.obj["url"], ctx.obj["api_key"])
 
 
+WIDE = 100  # columns from which a table of memories also shows when each was last updated
+
+
 def memory_table(memories: list[Memory], title: str) -> Table:
+    """Ids in full on one line whatever the terminal's width (they are what show, history and forget
+    take); the memory text wraps into what is left, and below WIDE columns the update time is left out."""
+    wide = out.width >= WIDE
     table = Table(title=title)
-    for column in ("id", "memory", "bank", "updated"):
-        table.add_column(column)
+    table.add_column("id", no_wrap=True, min_width=max((len(m.id) for m in memories), default=2))
+    table.add_column("memory", ratio=1, min_width=12)
+    table.add_column("bank", overflow="ellipsis", no_wrap=True, max_width=14)
+    if wide:
+        table.add_column("updated", no_wrap=True)
     if any(m.score is not None for m in memories):
-        table.add_column("score", justify="right")
+        table.add_column("score", justify="right", no_wrap=True)
     for m in memories:
-        row = [m.id, m.memory, m.memory_bank, m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else ""]
+        row = [m.id, m.memory, m.memory_bank]
+        if wide:
+            row.append(m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else "")
         table.add_row(*row, *([f"{m.score:.3f}"] if m.score is not None else []))
     return table
 
