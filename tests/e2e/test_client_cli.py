@@ -54,6 +54,25 @@ def test_add_search_list_show_history_forget(stack: StackProcess) -> None:
     assert missing.returncode == 1 and "404" in missing.stderr
 
 
+def test_an_add_that_stores_nothing_new_says_why(stack: StackProcess) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    ok(engram(stack, "add", "--user-id", user, "I live in Berlin. I love pizza."))
+
+    again = ok(engram(stack, "add", "--user-id", user, "I live in Berlin. I love pizza."))
+    assert "completed" in again and "ADD" not in again
+    assert "no memory changed: 2 facts found, 2 near-duplicates of current memories" in again
+
+    chat = ok(engram(stack, "add", "--user-id", user, "Hello! Thanks a lot, how are you?"))
+    assert "no memory changed: only greetings, small talk or questions, nothing to remember" in chat
+
+    task = json.loads(ok(engram(stack, "add", "--user-id", user, "I love pizza", "--json")))
+    assert task["results"] == [] and task["counts"]["duplicates"] == 1
+    assert task["note"] == "no memory changed: 1 fact found, 1 near-duplicate of a current memory"
+
+    stored = ok(engram(stack, "add", "--user-id", user, "I work at Brightwave"))
+    assert "ADD" in stored and "no memory changed" not in stored
+
+
 def test_tables_in_80_columns_show_ids_that_show_history_and_forget_take(stack: StackProcess) -> None:
     user = f"cli-{uuid.uuid4().hex[:8]}"
     with Engram(stack.url, ACME_KEY) as client:

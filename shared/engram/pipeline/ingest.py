@@ -30,6 +30,7 @@ from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, episodes, kept_for_attachments
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
+from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.reads import RunReads
 from engram.reconcile.llm import cover_missing, lost_details
 
@@ -52,6 +53,7 @@ class IngestOutcome:
     usage: Usage
     counts: dict[str, int]
     candidates: list[CandidateFact] = field(default_factory=list)
+    note: str | None = None  # why no memory changed, when none did
 
 
 @dataclass
@@ -86,6 +88,7 @@ class IngestPipeline:
             changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided)
             outcome.usage.add(used)
             outcome.counts.update(changes.counts())
+        outcome.note = why_nothing_changed(request, outcome.counts, outcome.results)
         return outcome
 
     def _ask_once(self, scope: Scope, request: AddRequest, reads: RunReads) -> OneCallAnswer | None:
@@ -162,7 +165,7 @@ class IngestPipeline:
             ]
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
-        counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
+        counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0, "duplicates": 0}
         if not candidates:
             return IngestOutcome([], usage, counts, candidates)
 
@@ -184,6 +187,7 @@ class IngestPipeline:
         decisions = settle_attachments(decisions, candidates, existing)
         for decision in decisions:
             counts[decision.event.value] += 1
+            counts["duplicates"] += decision.duplicate
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
         results = applier.apply(scope, request, task_id, candidates, vectors, decisions, known, sources)
@@ -219,7 +223,11 @@ class IngestPipeline:
             # ever a duplicate of a fact (an episode does not hold its key), an episode of anything.
             same = [h for h in hits if candidate.kind == "episode" or kinds[h.id] == "fact"]
             if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
-                skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index))
+                skipped.append(
+                    Decision(
+                        event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index, duplicate=True
+                    )
+                )
                 continue
             if candidate.kind == "episode":  # kept as said: never merged into or replacing a fact
                 episodes_added.append(Decision(event=Event.ADD, text=candidate.text, fact_index=index))

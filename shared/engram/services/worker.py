@@ -153,6 +153,7 @@ class ExtractionWorker:
             task.status = TaskStatus.COMPLETED
             task.results = outcome.results
             task.counts = outcome.counts
+            task.note = outcome.note
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())
             task.processed_with = together

@@ -22,7 +22,7 @@ from engram_client.client import Engram
 from engram_client.config import resolve
 from engram_client.errors import EngramError
 from engram_client.events import event_stream
-from engram_client.models import Memory
+from engram_client.models import Memory, Task
 
 app = typer.Typer(
     help="Engram: long-term memory for AI assistants.",
@@ -95,9 +95,19 @@ def add(
     if as_json:
         emit(task.model_dump(mode="json"))
         return
-    out.print(f"task {task.task_id}: {task.status}")
+    out.print(f"task {task.task_id}: {task.status}", highlight=False)
     for result in task.results:
-        out.print(f"  {result.event} {result.id}: {result.memory}")
+        out.print(f"  {result.event} {result.id}: {escape(result.memory)}", highlight=False)
+    if task.status == "completed" and not any(r.event in ("ADD", "UPDATE", "DELETE") for r in task.results):
+        out.print(f"  {escape(nothing_stored(task))}", highlight=False)
+
+
+def nothing_stored(task: Task) -> str:
+    """The server's reason, or one read from the counts where an older server gives none."""
+    if task.note:
+        return task.note
+    found = task.counts.get("facts")
+    return "no memory changed" + (f": {found} facts found, {task.counts.get('NONE', 0)} already known" if found else "")
 
 
 @app.command()
