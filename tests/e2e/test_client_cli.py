@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -19,9 +20,11 @@ pytestmark = pytest.mark.e2e
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 
 
-def engram(stack: StackProcess, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def engram(
+    stack: StackProcess, *args: str, timeout: float = 300, columns: int = 200
+) -> subprocess.CompletedProcess[str]:
     """Run the command; `timeout` only guards against a hang (a loaded shared machine is slow)."""
-    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY, "COLUMNS": "200"}
+    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY, "COLUMNS": str(columns)}
     return subprocess.run([ENGRAM, *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
@@ -49,6 +52,47 @@ def test_add_search_list_show_history_forget(stack: StackProcess) -> None:
 
     missing = engram(stack, "show", memory_id + "0")
     assert missing.returncode == 1 and "404" in missing.stderr
+
+
+def test_an_add_that_stores_nothing_new_says_why(stack: StackProcess) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    ok(engram(stack, "add", "--user-id", user, "I live in Berlin. I love pizza."))
+
+    again = ok(engram(stack, "add", "--user-id", user, "I live in Berlin. I love pizza."))
+    assert "completed" in again and "ADD" not in again
+    assert "no memory changed: 2 facts found, 2 near-duplicates of current memories" in again
+
+    chat = ok(engram(stack, "add", "--user-id", user, "Hello! Thanks a lot, how are you?"))
+    assert "no memory changed: only greetings, small talk or questions, nothing to remember" in chat
+
+    task = json.loads(ok(engram(stack, "add", "--user-id", user, "I love pizza", "--json")))
+    assert task["results"] == [] and task["counts"]["duplicates"] == 1
+    assert task["note"] == "no memory changed: 1 fact found, 1 near-duplicate of a current memory"
+
+    stored = ok(engram(stack, "add", "--user-id", user, "I work at Brightwave"))
+    assert "ADD" in stored and "no memory changed" not in stored
+
+
+def test_tables_in_80_columns_show_ids_that_show_history_and_forget_take(stack: StackProcess) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    with Engram(stack.url, ACME_KEY) as client:
+        client.add("I live in Berlin", user_id=user)
+        client.add("My sister Anna is a doctor and she loves climbing in the Alps every summer", user_id=user)
+        stored = {m.id: m.memory for m in client.list(user)}
+    assert len(stored) >= 2
+
+    for args in (("list", "--user-id", user), ("search", "--user-id", user, "where does my sister live")):
+        table = ok(engram(stack, *args, columns=80))
+        assert all(len(line) <= 80 for line in table.splitlines()), table
+        shown = re.findall(r"^│ (\S+)\s+│", table, flags=re.MULTILINE)
+        assert sorted(shown) == sorted(stored), table  # every id whole, nothing cut with "…"
+
+    for memory_id, text in stored.items():  # what the table shows is what the commands take
+        assert text.split()[0] in ok(engram(stack, "show", memory_id, columns=80))
+        assert memory_id in ok(engram(stack, "history", memory_id, columns=80))
+    forgotten = shown[0]
+    ok(engram(stack, "forget", forgotten, columns=80))
+    assert forgotten not in ok(engram(stack, "list", "--user-id", user, columns=80))
 
 
 def test_import_of_500_turns_loses_nothing_and_resumes(stack: StackProcess, tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def event_stream(
         from websockets.sync.client import connect
     except ImportError as error:
         raise EventsUnavailable(
-            "live events need the websockets package: pip install 'engram-client[events]'"
+            'live events need the websockets package: pip install "engram-client[events]"'
         ) from error
     headers = {"x-api-key": api_key} if api_key else {}
     try:

@@ -73,6 +73,7 @@ class Task(_Open):
     error: str | None = None
     counts: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0
+    note: str | None = None  # why a completed add changed no memory (servers that report it)
 
     @property
     def done(self) -> bool:

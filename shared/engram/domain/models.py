@@ -294,6 +294,7 @@ class Task(Model):
     counts: dict[str, int] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     processed_with: list[str] = Field(default_factory=list)  # tasks of one user extracted in one run
+    note: str | None = None  # why a completed add changed no memory (nothing said, duplicates, ...)
     # Kept past the usual expiry while it is the source of memories, so their source can be shown.
     retained: bool = False
     created_at: datetime = Field(default_factory=utcnow)
@@ -330,6 +331,7 @@ class Decision(Model):
     importance: Importance | None = None
     attachment_ids: list[str] | None = None  # None: the decider said nothing about attachments
     note: str | None = None  # what validation repaired, for the task result and history
+    duplicate: bool = False  # a NONE because the fact is a near-duplicate of a current memory
 
 
 class IndexDoc(Model):

@@ -48,6 +48,7 @@ class TaskView(Model):
     results: list[TaskResult]
     error: str | None = None
     counts: dict[str, int] = Field(default_factory=dict)
+    note: str | None = None  # why a completed add changed no memory
     usage: Usage
     attempts: int
     created_at: datetime

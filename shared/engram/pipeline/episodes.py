@@ -49,7 +49,7 @@ def states_something(text: str) -> bool:
     return False
 
 
-def _read_role(prompt: ExtractionPrompt) -> str:
+def read_role(prompt: ExtractionPrompt) -> str:
     return "assistant" if prompt is ExtractionPrompt.AGENT else "user"
 
 
@@ -71,7 +71,7 @@ def _episode(message: Message, index: int) -> list[CandidateFact]:
 def episodes(messages: Sequence[Message], prompt: ExtractionPrompt, extractor: object) -> list[CandidateFact]:
     """One episode per message (of the side the prompt reads) that states something the extractor
     did not fully understand."""
-    role = _read_role(prompt)
+    role = read_role(prompt)
     kept: list[CandidateFact] = []
     for index, message in enumerate(messages):
         if message.role != role or not states_something(message.content):
@@ -85,7 +85,7 @@ def episodes(messages: Sequence[Message], prompt: ExtractionPrompt, extractor: o
 def kept_for_attachments(messages: Sequence[Message], prompt: ExtractionPrompt) -> list[CandidateFact]:
     """The messages as given (those of the side the prompt reads, else any but system), for an add
     whose attachments would otherwise be held by nothing."""
-    role = _read_role(prompt)
+    role = read_role(prompt)
     chosen = [(i, m) for i, m in enumerate(messages) if m.role == role] or [
         (i, m) for i, m in enumerate(messages) if m.role != "system"
     ]

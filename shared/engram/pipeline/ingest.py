@@ -40,6 +40,7 @@ from engram.pipeline.episodes import (
 )
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
+from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
@@ -64,6 +65,7 @@ class IngestOutcome:
     counts: dict[str, int]
     candidates: list[CandidateFact] = field(default_factory=list)
     shares: RunShares | None = None  # the results and counts of each task of a merged run
+    note: str | None = None  # why no memory changed, when none did (the worker says it per task)
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -107,6 +109,7 @@ class IngestPipeline:
             outcome.counts.update(changes.counts())
             if outcome.shares is not None:
                 outcome.shares.add_run_counts(changes.counts())
+        outcome.note = why_nothing_changed(request, outcome.counts, outcome.results)
         return outcome
 
     def _protected_texts(self, scope: Scope) -> list[str]:
@@ -193,9 +196,10 @@ class IngestPipeline:
             candidates = [part for i, m in enumerate(request.messages) if m.role != "system" for part in as_given(m, i)]
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
-        counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0}
+        counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0, "duplicates": 0}
         if CUT_SHORT in notes.values():
             counts["cut_short"] = len({candidates[i].message_index for i, note in notes.items() if note == CUT_SHORT})
+            shares.add_run_counts({"cut_short": counts["cut_short"]})
         shares.count_facts(candidates)
         if not candidates:
             return IngestOutcome([], usage, counts, candidates, shares)
@@ -225,6 +229,7 @@ class IngestPipeline:
         decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
         for decision in decisions:
             counts[decision.event.value] += 1
+            counts["duplicates"] += decision.duplicate
         shares.count_decisions(decisions, candidates)
         applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
         shares.add_results(applied, candidates)
@@ -268,7 +273,11 @@ class IngestPipeline:
             # ever a duplicate of a fact (an episode does not hold its key), an episode of anything.
             same = [h for h in hits if candidate.kind == "episode" or kinds[h.id] == "fact"]
             if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
-                skipped.append(Decision(event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index))
+                skipped.append(
+                    Decision(
+                        event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index, duplicate=True
+                    )
+                )
                 continue
             # The index holds none of this run's facts: one repeating an earlier fact of the run (an
             # identical add merged with it) is skipped as it would be with the earlier one stored.

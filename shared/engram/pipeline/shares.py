@@ -18,7 +18,7 @@ EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
 
 
 def zero_counts() -> dict[str, int]:
-    return {"facts": 0, **dict.fromkeys(EVENTS, 0)}
+    return {"facts": 0, **dict.fromkeys(EVENTS, 0), "duplicates": 0}
 
 
 @dataclass
@@ -49,7 +49,9 @@ class RunShares:
 
     def count_decisions(self, decisions: Sequence[Decision], candidates: Sequence[CandidateFact]) -> None:
         for decision in decisions:
-            self.by_task[self.owner(_candidate(decision, candidates))].counts[decision.event.value] += 1
+            counts = self.by_task[self.owner(_candidate(decision, candidates))].counts
+            counts[decision.event.value] += 1
+            counts["duplicates"] += decision.duplicate
 
     def add_results(self, applied: Sequence[tuple[Decision, TaskResult]], candidates: Sequence[CandidateFact]) -> None:
         for decision, result in applied:

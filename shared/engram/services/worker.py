@@ -18,6 +18,7 @@ from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind
 from engram.domain.operations import BreakerStatus
 from engram.domain.ports import BlobStore, TaskStore, UserDirectory
 from engram.pipeline.ingest import IngestPipeline
+from engram.pipeline.nothing_new import why_nothing_changed
 from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
 from engram.services.task_events import NoEvents, TaskEvents
@@ -151,11 +152,12 @@ class ExtractionWorker:
             self.users.touch(tenant_id, request.user_id, max(t.created_at for t, _ in group))
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
-        for task, _ in group:
+        for task, asked in group:
             share = outcome.share(task.task_id, leader.task_id)  # what its own messages made, as if run alone in turn
             task.status = TaskStatus.COMPLETED
             task.results = share.results
             task.counts = share.counts
+            task.note = why_nothing_changed(asked, share.counts, share.results)
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())
             task.processed_with = together

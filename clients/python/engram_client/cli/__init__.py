@@ -9,7 +9,7 @@ def main() -> None:
     try:
         from engram_client.cli.app import main as run
     except ImportError as error:  # installed without the extra: say how to get it
-        sys.exit(f"the engram command needs typer and rich ({error}): pip install 'engram-client[cli]'")
+        sys.exit(f"the engram command needs the 'cli' extra ({error}): pip install \"engram-client[cli]\"")
     run()
 
 

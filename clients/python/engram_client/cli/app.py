@@ -11,16 +11,18 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engram_client.cli.extras import needs
 from engram_client.cli.sources import SourceError, read_units
 from engram_client.cli.transfer import Importer, ImportState, export_user
 from engram_client.client import Engram
 from engram_client.config import resolve
 from engram_client.errors import EngramError
 from engram_client.events import event_stream
-from engram_client.models import Memory
+from engram_client.models import Memory, Task
 
 app = typer.Typer(
     help="Engram: long-term memory for AI assistants.",
@@ -48,14 +50,25 @@ def client(ctx: typer.Context) -> Engram:
     return Engram(ctx.obj["url"], ctx.obj["api_key"])
 
 
+WIDE = 100  # columns from which a table of memories also shows when each was last updated
+
+
 def memory_table(memories: list[Memory], title: str) -> Table:
+    """Ids in full on one line whatever the terminal's width (they are what show, history and forget
+    take); the memory text wraps into what is left, and below WIDE columns the update time is left out."""
+    wide = out.width >= WIDE
     table = Table(title=title)
-    for column in ("id", "memory", "bank", "updated"):
-        table.add_column(column)
+    table.add_column("id", no_wrap=True, min_width=max((len(m.id) for m in memories), default=2))
+    table.add_column("memory", ratio=1, min_width=12)
+    table.add_column("bank", overflow="ellipsis", no_wrap=True, max_width=14)
+    if wide:
+        table.add_column("updated", no_wrap=True)
     if any(m.score is not None for m in memories):
-        table.add_column("score", justify="right")
+        table.add_column("score", justify="right", no_wrap=True)
     for m in memories:
-        row = [m.id, m.memory, m.memory_bank, m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else ""]
+        row = [m.id, m.memory, m.memory_bank]
+        if wide:
+            row.append(m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else "")
         table.add_row(*row, *([f"{m.score:.3f}"] if m.score is not None else []))
     return table
 
@@ -82,9 +95,19 @@ def add(
     if as_json:
         emit(task.model_dump(mode="json"))
         return
-    out.print(f"task {task.task_id}: {task.status}")
+    out.print(f"task {task.task_id}: {task.status}", highlight=False)
     for result in task.results:
-        out.print(f"  {result.event} {result.id}: {result.memory}")
+        out.print(f"  {result.event} {result.id}: {escape(result.memory)}", highlight=False)
+    if task.status == "completed" and not any(r.event in ("ADD", "UPDATE", "DELETE") for r in task.results):
+        out.print(f"  {escape(nothing_stored(task))}", highlight=False)
+
+
+def nothing_stored(task: Task) -> str:
+    """The server's reason, or one read from the counts where an older server gives none."""
+    if task.note:
+        return task.note
+    found = task.counts.get("facts")
+    return "no memory changed" + (f": {found} facts found, {task.counts.get('NONE', 0)} already known" if found else "")
 
 
 @app.command()
@@ -199,7 +222,7 @@ def import_file(
         f"({report.skipped} done before): {report.memories} memories added"
     )
     for failure in report.failed:
-        err.print(f"[red]failed[/red] {failure}")
+        err.print(f"[red]failed[/red] {escape(str(failure))}")
     if report.failed:
         raise typer.Exit(1)
 
@@ -221,13 +244,13 @@ def export_memories(
     err.print(f"exported {count} memories of {user_id}")
 
 
-@app.command()
+@app.command(cls=needs("websockets.sync.client", "events"))
 def tail(
     ctx: typer.Context,
     user_id: Annotated[str | None, typer.Option("--user-id", "-u", help="only this user's tasks")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C."""
+    """Follow extraction tasks live (queued, processing, completed, failed) until Ctrl-C (the events extra)."""
     settings = resolve(ctx.obj["url"], ctx.obj["api_key"])
     try:
         with event_stream(settings.url, settings.api_key, user_id) as events:
@@ -246,7 +269,7 @@ def tail(
         return
 
 
-@app.command()
+@app.command(cls=needs("mcp.server.mcpserver", "mcp"))
 def mcp(
     ctx: typer.Context,
     user_id: Annotated[
@@ -256,7 +279,7 @@ def mcp(
     host: Annotated[str, typer.Option(help="with streamable-http")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="with streamable-http")] = 8765,
 ) -> None:
-    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp)."""
+    """Serve the memory tools over MCP (stdio for a desktop host; streamable HTTP at /mcp; the mcp extra)."""
     from engram_client.mcp_server import serve  # the mcp package loads only for this command
 
     if transport not in ("stdio", "streamable-http"):
@@ -268,5 +291,6 @@ def main() -> None:
     try:
         app()
     except EngramError as error:
-        err.print(f"[red]error:[/red] {error}")
+        # Escaped: a message such as pip install "engram-client[events]" is text, not rich markup.
+        err.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
         sys.exit(1)
