@@ -18,6 +18,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from engram.bootstrap import container
 from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
+from engram.domain.imports import ImportRequest
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
 from engram.http.authorization import tenant_of
@@ -87,6 +88,13 @@ def docs() -> Response[str]:
 @app.post("/v1/memories")
 def add_memories(body: AddRequest) -> Response[Accepted]:
     task = container().memories.submit(tenant(), body)
+    container().task_events.queued(task)
+    return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
+
+
+@app.post("/v1/memories/import")
+def import_memories(body: ImportRequest) -> Response[Accepted]:
+    task = container().memories.submit_import(tenant(), body)
     container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 

@@ -71,6 +71,9 @@ class MemorySource(Model):
 
     task_id: str
     message_index: int | None = None
+    # What an import kept of the original source (the task is then the import task).
+    role: str | None = None
+    at: datetime | None = None
 
 
 class Fact(Model):
@@ -236,6 +239,7 @@ class Usage(Model):
 class TaskKind(StrEnum):
     ADD = "add"  # extract and reconcile the request's messages
     DELETE_ALL = "delete_all"  # forget every current memory of the user
+    IMPORT = "import"  # write exported memories as they were (services/importer.py)
 
 
 class Task(Model):
