@@ -92,10 +92,12 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
     first.with_name(first.name + ".engram-import").unlink()
     rerun = ok(engram(stack, "import", str(first), "--user-id", bob))
     assert f"0 added, {count} skipped" in rerun
+    # Back into the user it was exported from: nothing doubles.
+    assert f"0 added, {count} skipped" in ok(engram(stack, "import", str(first)))
     # Into another user, with bob's resume state beside the file: not skipped.
     assert f"{count} added, 0 skipped" in ok(engram(stack, "import", str(first), "--user-id", carol))
     with Engram(stack.url, ACME_KEY) as client:
-        assert len(list(client.list(bob))) == count and len(list(client.list(carol))) == count
+        assert [len(list(client.list(u))) for u in (alice, bob, carol)] == [count] * 3
 
 
 def _uploads(record: dict[str, Any]) -> list[dict[str, Any]]:

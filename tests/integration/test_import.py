@@ -100,6 +100,10 @@ def test_import_writes_every_field_as_exported_searchably_and_once(call: Any, st
     again = imported(call, extraction, stack, import_body("bob", bob))
     assert again["counts"] == {"memories": 4, "added": 0, "skipped": 4}
     assert len(memories(call, "bob")) == 4
+    # An export imported back into the user it came from: every memory is there already.
+    home = imported(call, extraction, stack, import_body("alice", alice))
+    assert home["counts"] == {"memories": 4, "added": 0, "skipped": 4}
+    assert memories(call, "alice") == alice
 
 
 def test_reimport_after_delete_all_restores_and_import_is_per_tenant(call: Any, stack: Stack, extraction: Any) -> None:

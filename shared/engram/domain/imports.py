@@ -51,16 +51,19 @@ class ImportedAttachment(Model):
 
 class ImportedMemory(Model):
     """One line of an export (version 1 or 2). Fields an export carries that an import cannot keep
-    (id, user_id, version, history, access statistics) are ignored."""
+    (user_id, version, history, access statistics) are ignored."""
 
     model_config = ConfigDict(extra="ignore")
 
+    # The memory's id where it was exported: when the target user holds that memory still (an export
+    # imported back into its own user), it is skipped rather than stored twice.
+    id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     memory: str = Field(min_length=1, max_length=MAX_IMPORT_TEXT_CHARS, pattern=r"^[^\x00]*$")
     kind: MemoryKind = "fact"
     memory_bank: MemoryBank = MemoryBank.GENERAL
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
-    fact_key: str | None = Field(default=None, max_length=2000)
-    fact_value: str | None = Field(default=None, max_length=2000)
+    fact_key: str | None = Field(default=None, max_length=2000, pattern=r"^[^\x00]*$")
+    fact_value: str | None = Field(default=None, max_length=2000, pattern=r"^[^\x00]*$")
     is_protected: bool = False
     metadata: Metadata = Field(default_factory=dict)
     agent_id: ScopeId | None = None

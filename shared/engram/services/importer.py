@@ -5,7 +5,8 @@ delete-alls. Memories are written in batches through the lifecycle (history even
 index entry with a fresh embedding, attachment holders), and the task's counts are saved after each
 batch. Each memory's id comes from its import id (domain/imports.py), so:
 
-- a memory the same user holds already from an earlier import is `skipped`;
+- a memory the same user holds already from an earlier import, or still holds as the original the
+  export was made of (an export imported back into its own user), is `skipped`;
 - a memory that earlier import gave and that was forgotten since is restored under the next id;
 - a task redelivered half-way finds the memories it wrote itself (their source is this task) and
   counts them `added` again rather than writing them twice; the lifecycle indexes them as stored,
@@ -83,9 +84,11 @@ class MemoryImporter:
             # twice in this request): nothing to write.
             ids = [imported_memory_id(p.key, p.generation) for p in pending]
             held = {f.id: f for f in self.facts.get_many(task.tenant_id, ids)}
+            originals = self._originals(task, pending)
             todo: dict[str, _Pending] = {}
             for p, memory_id in zip(pending, ids, strict=True):
-                if (memory_id in held and not _ours(held[memory_id], task, p)) or memory_id in todo:
+                mine = memory_id in held and _ours(held[memory_id], task, p)
+                if (memory_id in held and not mine) or memory_id in todo or (p.memory.id in originals and not mine):
                     skipped += 1
                 else:
                     todo[memory_id] = p
@@ -104,6 +107,13 @@ class MemoryImporter:
                     p.generation += 1
                     pending.append(p)
         return added, skipped
+
+    def _originals(self, task: Task, pending: list[_Pending]) -> set[str]:
+        """The exported ids that are current memories of the target user: an export imported back
+        into the user it came from holds nothing new."""
+        exported = [p.memory.id for p in pending if p.memory.id]
+        found = self.facts.get_many(task.tenant_id, exported) if exported else []
+        return {f.id for f in found if f.user_id == task.user_id}
 
     def _stored(self, tenant_id: str, memory_id: str) -> Fact | None:
         try:

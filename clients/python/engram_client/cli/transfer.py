@@ -25,7 +25,7 @@ from engram_client.client import Engram
 
 IMPORT_BATCH = 500  # memories per import request (the server's limit)
 IMPORT_BATCH_BYTES = 4 * 1024 * 1024  # and well under the 6 MiB request body limit
-_NOT_SENT = ("history", "attachments", "id", "user_id", "version", "score", "last_accessed_at", "access_count")
+_NOT_SENT = ("history", "attachments", "user_id", "version", "score", "last_accessed_at", "access_count")
 
 
 def target_key(url: str, api_key: str | None, user_id: str | None) -> str:
@@ -131,7 +131,8 @@ class Importer:
 
     def _importable(self, memory: dict[str, Any], state: ImportState) -> dict[str, Any]:
         """The memory as the import route takes it: attachments uploaded (once per target) and named by
-        their new ids; what only a reader needs (history, the old ids) left out."""
+        their new ids; what only a reader needs (history, access statistics) left out. The memory's
+        own id goes along: the server skips it when the target user still holds that very memory."""
         sent = {k: v for k, v in memory.items() if k not in _NOT_SENT}
         sent["attachments"] = [
             {"id": self._attachment(a, state), "name": a.get("name"), "media_type": a.get("media_type")}
