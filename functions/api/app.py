@@ -20,12 +20,12 @@ from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
+from engram.http import graph_routes, import_routes, operations_routes
 from engram.http.authorization import tenant_of
 from engram.http.cors import cors_config
 from engram.http.docs import openapi_document, swagger_page
 from engram.http.errors import to_http, validation_body
 from engram.http.graph_models import RelationView
-from engram.http.graph_routes import router as graph_router
 from engram.http.models import (
     Accepted,
     AttachmentCreate,
@@ -43,14 +43,14 @@ from engram.http.models import (
     aware,
 )
 from engram.http.operation_docs import OPERATIONS
-from engram.http.operations_routes import router as operations_router
 from engram.http.screen import screen
 
 logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config(container().settings.cors_origin_list))
 
-app.include_router(graph_router)  # /v1/graph routes
-app.include_router(operations_router)  # /health, /v1/metrics, /v1/usage, /v1/maintenance, /v1/users, /ui
+# /v1/graph; POST /v1/memories/import; /health, /v1/metrics, /v1/usage, /v1/maintenance, /v1/users, /ui
+for routes in (graph_routes, import_routes, operations_routes):
+    app.include_router(routes.router)
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]

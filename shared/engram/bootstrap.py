@@ -318,9 +318,11 @@ class Container(LiveWiring):
 
         breaker = self.breaker if self.llm is not None else None
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
-        return ExtractionWorker(
-            self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users
-        )
+        from engram.services.importer import MemoryImporter
+
+        importer = MemoryImporter(self.facts, self.lifecycle, self.tasks, self.blobs, self.users)
+        wiring = (self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users)
+        return ExtractionWorker(*wiring, importer=importer)
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property

@@ -36,6 +36,7 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/memories"),
     ("DELETE", "/v1/memories"),
     ("POST", "/v1/memories/search"),
+    ("POST", "/v1/memories/import"),
     ("GET", "/v1/memories/{memory_id}"),
     ("PATCH", "/v1/memories/{memory_id}"),
     ("DELETE", "/v1/memories/{memory_id}"),

@@ -3,7 +3,7 @@ history told in any order ending in the same current state."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -152,7 +152,7 @@ def test_a_message_time_is_iso_8601_with_a_zone_or_unix_seconds(given_time: obje
 
 
 @pytest.mark.parametrize(
-    "bad", ["2023-05-08T13:56:00", "yesterday", (datetime.now(UTC) + timedelta(hours=1)).isoformat()]
+    "bad", ["2023-05-08T13:56:00", "yesterday", "2999-01-01T00:00:00+00:00"]
 )
 def test_a_message_time_without_a_zone_unparseable_or_in_the_future_is_refused(bad: str) -> None:
     with pytest.raises(ValidationError) as refused:

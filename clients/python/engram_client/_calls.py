@@ -77,6 +77,14 @@ def add(messages: Messages, user_id: str, **options: Unpack[AddOptions]) -> Call
     return Call("POST", "/v1/memories", Task.model_validate, body=body)
 
 
+def import_memories(
+    user_id: str, memories: Sequence[Mapping[str, Any]], agent_id: str | None = None, run_id: str | None = None
+) -> Call[Task]:
+    """Exported memories written as they were (no extraction), as a task: `counts` says added / skipped."""
+    body = _drop_none({"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "memories": _plain(memories)})
+    return Call("POST", "/v1/memories/import", Task.model_validate, body=body)
+
+
 def task(task_id: str) -> Call[Task]:
     return Call("GET", f"/v1/tasks/{task_id}", Task.model_validate)
 

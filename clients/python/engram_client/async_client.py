@@ -79,6 +79,19 @@ class AsyncEngram:
         task = await self._run(_calls.add(messages, user_id, **options))
         return await self.wait_for_task(task.task_id) if wait else task
 
+    async def import_memories(
+        self,
+        memories: builtins.list[dict[str, Any]],
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        wait: bool = True,
+    ) -> Task:
+        """Write exported memories (up to 500) as they were; see Engram.import_memories."""
+        task = await self._run(_calls.import_memories(user_id, memories, agent_id, run_id))
+        return await self.wait_for_task(task.task_id) if wait else task
+
     async def task(self, task_id: str) -> Task:
         return await self._run(_calls.task(task_id))
 

@@ -101,6 +101,20 @@ class Engram:
                 self._events_offered = False
         yield None
 
+    def import_memories(
+        self,
+        memories: builtins.list[dict[str, Any]],
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        wait: bool = True,
+    ) -> Task:
+        """Write exported memories (lines of `engram export`, up to 500) as they were, for `user_id`.
+        Re-importing the same memories into the same user adds nothing (`counts["skipped"]`)."""
+        task = self._run(_calls.import_memories(user_id, memories, agent_id, run_id))
+        return self.wait_for_task(task.task_id) if wait else task
+
     def task(self, task_id: str) -> Task:
         return self._run(_calls.task(task_id))
 

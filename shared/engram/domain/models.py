@@ -98,6 +98,7 @@ class MemorySource(Model):
     role: SpeakerRole | None = None  # None: memories stored before roles were kept, or no one role said it
     name: str | None = None
     span: tuple[int, int] | None = None  # the characters [start, end) of the message a part of it keeps
+    at: datetime | None = None  # when the message was said (kept by an import of an export)
 
 
 class Fact(Model):
@@ -278,6 +279,7 @@ class Usage(Model):
 class TaskKind(StrEnum):
     ADD = "add"  # extract and reconcile the request's messages
     DELETE_ALL = "delete_all"  # forget every current memory of the user
+    IMPORT = "import"  # write exported memories as they were (services/importer.py)
 
 
 class Task(Model):

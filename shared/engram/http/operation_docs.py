@@ -23,6 +23,13 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "messages as they are; `attachments` attach files; `expires_at` makes the memories expire. Follow the "
         "task with GET /v1/tasks/{task_id}.",
     ),
+    "import_memories": operation(
+        "memories",
+        "Import exported memories as they were",
+        "Writes memories from `engram export` (up to 500 per request) without extraction, as a task (202 with a "
+        "task id) in the user's queue: every field as exported, idempotent per memory, so importing the same "
+        "file again adds nothing. Follow the task's counts (added, skipped) with GET /v1/tasks/{task_id}.",
+    ),
     "get_task": operation(
         "tasks",
         "Get a task's status and results",

@@ -72,7 +72,7 @@ class UserForgetter:
             finished = [
                 t
                 for t in tasks
-                if t.kind is TaskKind.ADD
+                if t.kind in (TaskKind.ADD, TaskKind.IMPORT)  # what the user sent
                 and t.status in (TaskStatus.COMPLETED, TaskStatus.FAILED)
                 and (t.request is not None or t.payload_key is not None or t.results or t.retained)
             ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.filters import matches
 from engram.domain.graph import ScoredRelation
+from engram.domain.imports import ImportRequest
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -32,7 +33,7 @@ from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher
-from engram.services.task_inputs import load_request
+from engram.services.task_inputs import PAYLOADS, load_request
 from engram.services.time_ranking import RANGE_POOL, TIME_POOL, asks_about_time, rank_by_time
 from engram.services.touches import TouchBuffer
 
@@ -93,6 +94,33 @@ class MemoryService:
         self.tasks.create(task)
         self.queue.enqueue(task)
         return task
+
+    def submit_import(self, tenant_id: str, request: ImportRequest) -> Task:
+        """Store exported memories before acknowledging them; the worker writes them as they were,
+        in the user's FIFO group (services/importer.py). The payload always goes to the bucket: 500
+        memories are more than a task item may hold."""
+        if self.blobs is None:
+            raise ValidationError("memories", "imports are not configured on this deployment")
+        self._check_attachments(tenant_id, request)
+        counts = {"memories": len(request.memories), "added": 0, "skipped": 0}
+        task = Task(tenant_id=tenant_id, user_id=request.user_id, kind=TaskKind.IMPORT, counts=counts)
+        task.payload_key = f"{PAYLOADS}{tenant_id}/{task.task_id}.json"
+        self.blobs.put(task.payload_key, request.model_dump_json().encode("utf-8"), "application/json")
+        self.tasks.create(task)
+        self.queue.enqueue(task)
+        return task
+
+    def _check_attachments(self, tenant_id: str, request: ImportRequest) -> None:
+        """Every attachment an imported memory names must be this tenant's (uploaded before)."""
+        wanted = [(i, j, a.id) for i, m in enumerate(request.memories) for j, a in enumerate(m.attachments)]
+        if not wanted:
+            return
+        if self.attachments is None:
+            raise ValidationError("memories", "attachments are not configured on this deployment")
+        known = self.attachments.store.get_many(tenant_id, list({a for _, _, a in wanted}))
+        for i, j, attachment_id in wanted:
+            if attachment_id not in known or known[attachment_id].deleted:
+                raise ValidationError(f"memories.{i}.attachments.{j}.id", f"no attachment {attachment_id!r}")
 
     def list_users(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
         if self.users is None:
@@ -197,9 +225,12 @@ class MemoryService:
         if fact.source is None:
             return None
         try:
-            request = load_request(self.tasks.get(tenant_id, fact.source.task_id), self.blobs)
+            task = self.tasks.get(tenant_id, fact.source.task_id)
         except NotFoundError:
             return None
+        if task.kind is not TaskKind.ADD:  # an imported memory: its messages are not here
+            return None
+        request = load_request(task, self.blobs)
         index = fact.source.message_index
         if index is None:
             return list(request.messages)

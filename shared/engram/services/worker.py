@@ -21,6 +21,7 @@ from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.nothing_new import why_nothing_changed
 from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
+from engram.services.importer import MemoryImporter
 from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.task_inputs import load_request, retain_if_source
 
@@ -46,10 +47,10 @@ def _merge(requests: Sequence[AddRequest]) -> AddRequest:
 
 
 def _split_at_deletes(tasks: Sequence[Task]) -> list[list[Task]]:
-    """Runs of consecutive adds, with each delete-all task on its own, in queue order."""
+    """Runs of consecutive adds, with each delete-all or import task on its own, in queue order."""
     runs: list[list[Task]] = []
     for task in tasks:
-        if task.kind is TaskKind.DELETE_ALL or not runs or runs[-1][0].kind is TaskKind.DELETE_ALL:
+        if task.kind is not TaskKind.ADD or not runs or runs[-1][0].kind is not TaskKind.ADD:
             runs.append([task])
         else:
             runs[-1].append(task)
@@ -71,6 +72,7 @@ class ExtractionWorker:
     # The tenant's user listing, touched once per run of adds when they finish: in the user's FIFO
     # order, so an add after a delete-all lists the user again and one before it does not.
     users: UserDirectory | None = None
+    importer: MemoryImporter | None = None  # runs import tasks
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -87,6 +89,9 @@ class ExtractionWorker:
         for run in _split_at_deletes(pending):
             if run[0].kind is TaskKind.DELETE_ALL:
                 self._forget(run[0], final_attempt)
+                continue
+            if run[0].kind is TaskKind.IMPORT:
+                self._import(run[0], final_attempt)
                 continue
             for group in self._groups(run):
                 self._run(tenant_id, group, final_attempt)
@@ -173,6 +178,21 @@ class ExtractionWorker:
         self._start([task])
         try:
             self.forgetter.run(task)
+        except Exception as err:  # recorded on the task, then re-raised for the queue to retry
+            self._record_failure([task], err, final_attempt)
+            raise
+        task.status = TaskStatus.COMPLETED
+        task.error = None
+        task.finished_at = task.updated_at = utcnow()
+        self.tasks.save(task)
+        self.events.completed([task])
+
+    def _import(self, task: Task, final_attempt: bool) -> None:
+        if self.importer is None:
+            raise EngramError("import tasks need an importer; none is configured")
+        self._start([task])
+        try:
+            self.importer.run(task)
         except Exception as err:  # recorded on the task, then re-raised for the queue to retry
             self._record_failure([task], err, final_attempt)
             raise

@@ -15,9 +15,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engram_client.cli.export import export_user
 from engram_client.cli.extras import needs
 from engram_client.cli.sources import SourceError, read_units
-from engram_client.cli.transfer import Importer, ImportState, export_user
+from engram_client.cli.transfer import Importer, ImportState, target_key
 from engram_client.client import Engram
 from engram_client.config import resolve
 from engram_client.errors import EngramError
@@ -206,21 +207,28 @@ def import_file(
     concurrency: Annotated[int, typer.Option(min=1, max=64, help="tasks in flight")] = 4,
     infer: Annotated[bool, typer.Option(help="extract facts (--no-infer stores every message as given)")] = True,
 ) -> None:
-    """Import a file; rerun it to resume after an interruption (done parts are skipped)."""
+    """Import a file; rerun it to resume after an interruption (parts done for the same server, key and
+    user are skipped). An export is written as it was, without extraction."""
     try:
         units = read_units(file, user_id, batch)
     except (SourceError, ValueError, KeyError) as error:
         raise typer.BadParameter(str(error), param_hint="FILE") from error
-    state = ImportState.load(file)
+    settings = resolve(ctx.obj["url"], ctx.obj["api_key"])
+    state = ImportState.load(file, target_key(settings.url, settings.api_key, user_id))
     columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with client(ctx) as engram, Progress(*columns, console=err) as progress:
         bar = progress.add_task("import", total=len(units))
-        importer = Importer(engram, infer, concurrency, on_done=lambda: progress.advance(bar))
+        importer = Importer(engram, infer, concurrency, on_done=lambda n: progress.advance(bar, n))
         report = importer.run(units, state)
-    out.print(
-        f"imported {report.units - report.skipped - len(report.failed)} of {report.units} parts "
-        f"({report.skipped} done before): {report.memories} memories added"
-    )
+    before = f" ({report.parts_done_before} done before)"
+    if units and units[0].memory is not None:
+        out.print(
+            f"imported {report.memories} memories in {report.parts} parts{before}: "
+            f"{report.added} added, {report.skipped} skipped (held already)"
+        )
+    else:
+        done = report.parts - report.parts_done_before - len(report.failed)
+        out.print(f"imported {done} of {report.parts} parts{before}: {report.added} memories added")
     for failure in report.failed:
         err.print(f"[red]failed[/red] {escape(str(failure))}")
     if report.failed:
@@ -234,7 +242,7 @@ def export_memories(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="file (default: standard output)")] = None,
     content: Annotated[bool, typer.Option(help="include attachment bytes (base64)")] = True,
 ) -> None:
-    """Write the user's memories, with history and attachments, as JSONL."""
+    """Write the user's current memories, every field of each, as JSON Lines (format version 2)."""
     with client(ctx) as engram:
         if output is None:
             count = export_user(engram, user_id, sys.stdout, content)

@@ -1,8 +1,13 @@
-"""Export a user's memories to JSONL and import files back, resumably and with bounded concurrency.
+"""`engram import`: files back into Engram, resumably and with bounded concurrency.
 
-Import submits units in file order (the server keeps one FIFO queue per user, so a conversation is read
-in order) and keeps at most `concurrency` tasks in flight; a unit counts as done once its task completed,
-and done units are recorded in a state file beside the input so a rerun skips them."""
+An export (engram-export, version 1 or 2) goes through `POST /v1/memories/import` in batches: each
+memory is written as it was (bank, importance, protection, times, metadata, attachments), without
+extraction, and the server skips a memory the target user holds already, so the counts it reports
+(added / skipped) are exact. Messages and LoCoMo conversations go through adds, in file order (the
+server keeps one FIFO queue per user), with at most `concurrency` tasks in flight.
+
+Finished parts are recorded in `<file>.engram-import`, per target (server URL, API key hash and
+target user), so a rerun into the same target resumes and one into another target starts over."""
 
 from __future__ import annotations
 
@@ -12,68 +17,86 @@ import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from engram_client.cli.sources import EXPORT_TYPE, Unit
+from engram_client.cli.sources import Unit
 from engram_client.client import Engram
-from engram_client.models import Task
 
-DEFAULTS = {"memory_bank": "General", "importance": 0.5, "is_protected": False}
-
-
-def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = True) -> int:
-    """Write a header line, then one line per current memory with its history and attachments."""
-    header = {"type": EXPORT_TYPE, "version": 1, "user_id": user_id, "exported_at": datetime.now(UTC).isoformat()}
-    out.write(json.dumps(header) + "\n")
-    count = 0
-    for memory in client.list(user_id):
-        record = memory.model_dump(mode="json", exclude={"score"})
-        record["history"] = [h.model_dump(mode="json") for h in client.history(memory.id)]
-        record["attachments"] = [_attachment_record(client, a.id, with_content) for a in memory.attachments]
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        count += 1
-    return count
+IMPORT_BATCH = 500  # memories per import request (the server's limit)
+IMPORT_BATCH_BYTES = 4 * 1024 * 1024  # and well under the 6 MiB request body limit
+_NOT_SENT = ("history", "attachments", "user_id", "version", "score", "last_accessed_at", "access_count")
 
 
-def _attachment_record(client: Engram, attachment_id: str, with_content: bool) -> dict[str, Any]:
-    found = client.attachment(attachment_id)
-    record = found.model_dump(mode="json", exclude={"download_url", "memory_ids"})
-    if with_content and found.download_url:
-        record["content_base64"] = base64.b64encode(client.download_attachment(attachment_id)).decode("ascii")
-    return record
+def target_key(url: str, api_key: str | None, user_id: str | None) -> str:
+    """Who an import writes to: the server, the tenant (by the API key's hash: the key itself is never
+    written down) and the user (--user-id, or the users the file names)."""
+    key_hash = hashlib.sha256((api_key or "").encode("utf-8")).hexdigest()[:16]
+    return f"{url.rstrip('/')} key:{key_hash} user:{user_id or '(as in the file)'}"
 
 
 @dataclass
 class ImportState:
-    """Done unit indices of one input file (keyed by its SHA-256, so an edited file starts over)."""
+    """Done parts of one input file for one target (the file is keyed by its SHA-256, so an edited
+    file starts over), with their counts and the attachments uploaded for it."""
 
     path: Path
     digest: str
-    done: set[int] = field(default_factory=set)
+    target: str
+    done: dict[int, dict[str, int]] = field(default_factory=dict)
+    attachments: dict[str, str] = field(default_factory=dict)  # exported id -> id in the target
+    others: dict[str, Any] = field(default_factory=dict)  # the other targets' states, kept as they are
 
     @classmethod
-    def load(cls, source: Path) -> ImportState:
+    def load(cls, source: Path, target: str) -> ImportState:
         digest = hashlib.sha256(source.read_bytes()).hexdigest()
         path = source.with_name(source.name + ".engram-import")
+        saved: dict[str, Any] = {}
         if path.is_file():
-            saved = json.loads(path.read_text())
-            if saved.get("sha256") == digest:
-                return cls(path, digest, set(saved.get("done", [])))
-        return cls(path, digest)
+            loaded = json.loads(path.read_text())
+            if isinstance(loaded, dict) and loaded.get("sha256") == digest and isinstance(loaded.get("targets"), dict):
+                saved = loaded["targets"]
+        mine = saved.pop(target, {})
+        done = {int(k): dict(v) for k, v in mine.get("done", {}).items()}
+        return cls(path, digest, target, done, dict(mine.get("attachments", {})), saved)
 
-    def mark(self, index: int) -> None:
-        self.done.add(index)
-        self.path.write_text(json.dumps({"sha256": self.digest, "done": sorted(self.done)}))
+    def mark(self, index: int, counts: dict[str, int] | None = None) -> None:
+        self.done[index] = counts or {}
+        self.save()
+
+    def save(self) -> None:
+        mine = {"done": {str(k): v for k, v in sorted(self.done.items())}, "attachments": self.attachments}
+        text = json.dumps({"sha256": self.digest, "targets": {**self.others, self.target: mine}})
+        partial = self.path.with_name(self.path.name + ".tmp")
+        partial.write_text(text)
+        partial.replace(self.path)  # a crash mid-write leaves the previous state, never half of one
 
 
 @dataclass
 class ImportReport:
-    units: int = 0
-    skipped: int = 0
-    memories: int = 0
+    parts: int = 0
+    parts_done_before: int = 0
+    memories: int = 0  # in the file
+    added: int = 0  # in this run
+    skipped: int = 0  # in this run: held by the target already
     failed: list[str] = field(default_factory=list)
+
+
+def export_batches(units: list[Unit]) -> list[list[Unit]]:
+    """Consecutive exported memories of one user, up to IMPORT_BATCH of them and IMPORT_BATCH_BYTES."""
+    batches: list[list[Unit]] = []
+    size = 0
+    for unit in units:
+        length = len(json.dumps(unit.memory, ensure_ascii=False).encode("utf-8"))
+        last = batches[-1] if batches else None
+        fits = last is not None and len(last) < IMPORT_BATCH and size + length <= IMPORT_BATCH_BYTES
+        if last is not None and fits and last[0].user_id == unit.user_id:
+            last.append(unit)
+            size += length
+        else:
+            batches.append([unit])
+            size = length
+    return batches
 
 
 @dataclass
@@ -81,37 +104,76 @@ class Importer:
     client: Engram
     infer: bool = True
     concurrency: int = 4
-    on_done: Callable[[], None] = lambda: None
-    _attachments: dict[str, str] = field(default_factory=dict)  # exported id -> id in this deployment
-    _patches: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # unit, memory, fields
+    on_done: Callable[[int], None] = lambda n: None  # n units finished
 
     def run(self, units: list[Unit], state: ImportState) -> ImportReport:
-        report = ImportReport(units=len(units))
-        # Attachments first, and field edits last: neither then writes while extraction is running
-        # (moto, the local stand-in for DynamoDB, is not safe against that; on AWS it only saves contention).
-        for index, unit in enumerate(units):
-            if index not in state.done and unit.memory is not None:
-                for record in unit.memory.get("attachments", []):
-                    self._attachment(record)
-        window: deque[tuple[int, Unit, str]] = deque()
-        for index, unit in enumerate(units):
+        if units and all(u.memory is not None for u in units):
+            return self._run_export(export_batches(units), state)
+        return self._run_messages(units, state)
+
+    # --- an export: POST /v1/memories/import ---------------------------------------------------
+    def _run_export(self, batches: list[list[Unit]], state: ImportState) -> ImportReport:
+        report = ImportReport(parts=len(batches), memories=sum(len(b) for b in batches))
+        window: deque[tuple[int, list[Unit], str]] = deque()
+        for index, batch in enumerate(batches):
             if index in state.done:
-                report.skipped += 1
-                self.on_done()
+                report.parts_done_before += 1
+                self.on_done(len(batch))
                 continue
-            window.append((index, unit, self._submit(unit).task_id))
+            memories = [self._importable(unit.memory or {}, state) for unit in batch]
+            task = self.client.import_memories(memories, user_id=batch[0].user_id, wait=False)
+            window.append((index, batch, task.task_id))
             if len(window) >= self.concurrency:
-                self._finish(*window.popleft(), state, report)
+                self._finish_export(*window.popleft(), state, report)
         while window:
-            self._finish(*window.popleft(), state, report)
-        for index, memory_id, fields in self._patches:
-            self.client.update(memory_id, **fields)
-            state.mark(index)
+            self._finish_export(*window.popleft(), state, report)
         return report
 
-    def _submit(self, unit: Unit) -> Task:
-        if unit.memory is None:
-            return self.client.add(
+    def _importable(self, memory: dict[str, Any], state: ImportState) -> dict[str, Any]:
+        """The memory as the import route takes it: attachments uploaded (once per target) and named by
+        their new ids; what only a reader needs (history, access statistics) left out. The memory's
+        own id goes along: the server skips it when the target user still holds that very memory."""
+        sent = {k: v for k, v in memory.items() if k not in _NOT_SENT}
+        sent["attachments"] = [
+            {"id": self._attachment(a, state), "name": a.get("name"), "media_type": a.get("media_type")}
+            for a in memory.get("attachments", [])
+        ]
+        return sent
+
+    def _attachment(self, record: dict[str, Any], state: ImportState) -> str:
+        if record["id"] not in state.attachments:
+            data = base64.b64decode(record.get("content_base64") or "")
+            created = self.client.upload_attachment(
+                record["name"], record["media_type"], data, record.get("description")
+            )
+            state.attachments[record["id"]] = created.attachment_id
+            state.save()
+        return state.attachments[record["id"]]
+
+    def _finish_export(
+        self, index: int, batch: list[Unit], task_id: str, state: ImportState, report: ImportReport
+    ) -> None:
+        task = self.client.wait_for_task(task_id, raise_on_failure=False)
+        self.on_done(len(batch))
+        if task.status != "completed":
+            report.failed.append(f"memories {index}: task {task_id} {task.status}: {task.error}")
+            return
+        counts = {"added": task.counts.get("added", 0), "skipped": task.counts.get("skipped", 0)}
+        report.added += counts["added"]
+        report.skipped += counts["skipped"]
+        state.mark(index, counts)
+
+    # --- messages and conversations: one add per unit -------------------------------------------
+    def _run_messages(self, units: list[Unit], state: ImportState) -> ImportReport:
+        report = ImportReport(parts=len(units), memories=0)
+        added: set[str] = set()  # ids: tasks run together may each list the memories of the run
+        window: deque[tuple[int, str]] = deque()
+        for index, unit in enumerate(units):
+            if index in state.done:
+                report.parts_done_before += 1
+                self.on_done(1)
+                continue
+            task = self.client.add(
                 unit.messages,
                 user_id=unit.user_id,
                 metadata=unit.metadata,
@@ -119,43 +181,20 @@ class Importer:
                 deduplicate=self.infer,  # stored as given means every message, near-duplicates too
                 wait=False,
             )
-        memory = unit.memory
-        return self.client.add(
-            {"role": "user", "content": memory["memory"]},
-            user_id=unit.user_id,
-            agent_id=memory.get("agent_id"),
-            run_id=memory.get("run_id"),
-            metadata=memory.get("metadata") or {},
-            infer=False,
-            deduplicate=False,
-            attachments=[{"attachment_id": self._attachment(a)} for a in memory.get("attachments", [])],
-            wait=False,
-        )
+            window.append((index, task.task_id))
+            if len(window) >= self.concurrency:
+                self._finish_add(*window.popleft(), state, report, added)
+        while window:
+            self._finish_add(*window.popleft(), state, report, added)
+        report.added = len(added)
+        return report
 
-    def _attachment(self, record: dict[str, Any]) -> str:
-        if record["id"] not in self._attachments:
-            data = base64.b64decode(record.get("content_base64") or "")
-            created = self.client.upload_attachment(
-                record["name"], record["media_type"], data, record.get("description")
-            )
-            self._attachments[record["id"]] = created.attachment_id
-        return self._attachments[record["id"]]
-
-    def _finish(self, index: int, unit: Unit, task_id: str, state: ImportState, report: ImportReport) -> None:
+    def _finish_add(self, index: int, task_id: str, state: ImportState, report: ImportReport, added: set[str]) -> None:
         task = self.client.wait_for_task(task_id, raise_on_failure=False)
+        self.on_done(1)
         if task.status != "completed":
-            report.failed.append(f"unit {index}: task {task_id} {task.status}: {task.error}")
-            self.on_done()
+            report.failed.append(f"part {index}: task {task_id} {task.status}: {task.error}")
             return
-        added = [r for r in task.results if r.event == "ADD"]
-        report.memories += len(added)
-        if unit.memory is not None and added:
-            # Bank, importance and protection are not part of an add: set them when they differ.
-            memory = unit.memory
-            changed = {k: memory[k] for k, default in DEFAULTS.items() if k in memory and memory[k] != default}
-            if changed:  # the unit is done once they are set
-                self._patches.append((index, added[0].id, changed))
-                self.on_done()
-                return
-        state.mark(index)
-        self.on_done()
+        mine = {r.id for r in task.results if r.event == "ADD"}
+        state.mark(index, {"added": len(mine - added)})
+        added |= mine

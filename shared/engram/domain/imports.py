@@ -1,0 +1,125 @@
+"""Exported memories written back as they were: the import request and each memory's import id.
+
+An import stores memories without extraction or reconciliation, so what an export wrote (bank,
+importance, protection, key/value, validity and recording times, metadata, attachments) comes back
+unchanged. Each memory's import id is a content hash of the fields that make it the same memory plus
+the target tenant and scope: its memory id is derived from it, so importing the same file into the
+same user twice adds nothing, and a task redelivered half-way writes no duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import datetime
+from typing import Literal
+
+from pydantic import AwareDatetime, ConfigDict, Field
+
+from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
+from engram.domain.model_base import Model
+from engram.domain.models import MemoryBank, MemoryKind
+
+EXPORT_TYPE = "engram-export"
+EXPORT_VERSION = 2
+MAX_IMPORT_MEMORIES = 500  # per import request (a bigger file is sent in several)
+MAX_IMPORT_TEXT_CHARS = 8000  # as a corrected memory (PATCH) may hold
+MAX_IMPORT_ATTACHMENTS = 50  # as an add may carry
+_NAMESPACE = uuid.UUID("6f6b3c1e-2a4d-4d38-9a51-1d6e0c7b8a90")  # of imported memory ids
+
+
+class ImportedSource(Model):
+    """Where the exported memory came from, as far as the exporter knew it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    task_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    message_index: int | None = Field(default=None, ge=0)
+    role: Literal["user", "assistant", "system", "tool"] | None = None
+    at: AwareDatetime | None = None  # when the message was received
+
+
+class ImportedAttachment(Model):
+    """An attachment of the memory, by its id in this deployment (the CLI uploads the exported bytes
+    first and sends the new id); name and media type are carried for readers and ignored here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=64)
+
+
+class ImportedMemory(Model):
+    """One line of an export (version 1 or 2). Fields an export carries that an import cannot keep
+    (user_id, version, history, access statistics) are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    # The memory's id where it was exported: when the target user holds that memory still (an export
+    # imported back into its own user), it is skipped rather than stored twice.
+    id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    memory: str = Field(min_length=1, max_length=MAX_IMPORT_TEXT_CHARS, pattern=r"^[^\x00]*$")
+    kind: MemoryKind = "fact"
+    memory_bank: MemoryBank = MemoryBank.GENERAL
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    fact_key: str | None = Field(default=None, max_length=2000, pattern=r"^[^\x00]*$")
+    fact_value: str | None = Field(default=None, max_length=2000, pattern=r"^[^\x00]*$")
+    is_protected: bool = False
+    metadata: Metadata = Field(default_factory=dict)
+    agent_id: ScopeId | None = None
+    run_id: ScopeId | None = None
+    valid_from: AwareDatetime | None = None
+    # An export holds current memories only: a closed one cannot be imported as current.
+    valid_to: None = None
+    created_at: AwareDatetime | None = None
+    updated_at: AwareDatetime | None = None
+    expires_at: AwareDatetime | None = None
+    attachments: list[ImportedAttachment] = Field(default_factory=list, max_length=MAX_IMPORT_ATTACHMENTS)
+    source: ImportedSource | None = None
+
+
+class ImportRequest(Model):
+    """`POST /v1/memories/import`: exported memories for one target user, written as they were."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: ScopeId
+    agent_id: ScopeId | None = None  # when given, every memory goes to it; else each keeps its own
+    run_id: ScopeId | None = None
+    memories: list[ImportedMemory] = Field(min_length=1, max_length=MAX_IMPORT_MEMORIES)
+
+    def scope_of(self, memory: ImportedMemory) -> tuple[str | None, str | None]:
+        """The (agent_id, run_id) the memory is stored under."""
+        return (self.agent_id or memory.agent_id, self.run_id or memory.run_id)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def import_id(tenant_id: str, user_id: str, agent_id: str | None, run_id: str | None, memory: ImportedMemory) -> str:
+    """The content hash that makes an imported memory the same one again. Attachment ids are left
+    out (they are new ids each time the bytes are uploaded), as is the source (where it came from,
+    not what it is); every field an export writes of the memory itself is in."""
+    content = {
+        "scope": [tenant_id, user_id, agent_id, run_id],
+        "memory": memory.memory,
+        "kind": memory.kind,
+        "memory_bank": memory.memory_bank.value,
+        "importance": memory.importance,
+        "fact_key": memory.fact_key,
+        "fact_value": memory.fact_value,
+        "is_protected": memory.is_protected,
+        "metadata": memory.metadata,
+        "valid_from": _iso(memory.valid_from),
+        "created_at": _iso(memory.created_at),
+        "expires_at": _iso(memory.expires_at),
+    }
+    encoded = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def imported_memory_id(import_key: str, generation: int) -> str:
+    """The memory id of an import id. Generation 0 first; when that memory was forgotten since, the
+    next generation restores it under a new id (a closed memory keeps its id for its history)."""
+    return str(uuid.uuid5(_NAMESPACE, f"{import_key}:{generation}"))

@@ -1,0 +1,159 @@
+"""Import as a task: exported memories written as they were, without extraction, resumably.
+
+The task runs from the queue in the user's FIFO group, so it is ordered with the user's adds and
+delete-alls. Memories are written in batches through the lifecycle (history event "imported",
+index entry with a fresh embedding, attachment holders), and the task's counts are saved after each
+batch. Each memory's id comes from its import id (domain/imports.py), so:
+
+- a memory the same user holds already from an earlier import, or still holds as the original the
+  export was made of (an export imported back into its own user), is `skipped`;
+- a memory that earlier import gave and that was forgotten since is restored under the next id;
+- a task redelivered half-way finds the memories it wrote itself (their source is this task) and
+  counts them `added` again rather than writing them twice; the lifecycle indexes them as stored,
+  in case the try before died between its DynamoDB and its index writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.errors import EngramError, NotFoundError
+from engram.domain.imports import ImportedMemory, ImportRequest, import_id, imported_memory_id
+from engram.domain.models import Fact, MemorySource, Task, utcnow
+from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
+from engram.pipeline.lifecycle import Lifecycle
+
+logger = Logger(child=True)
+
+IMPORT_NOTE = "imported"
+
+
+@dataclass
+class _Pending:
+    index: int  # in the request
+    memory: ImportedMemory
+    key: str  # the import id
+    generation: int = 0
+
+
+@dataclass
+class MemoryImporter:
+    facts: FactStore
+    lifecycle: Lifecycle
+    tasks: TaskStore
+    blobs: BlobStore | None
+    users: UserDirectory | None = None
+    batch_size: int = 100
+
+    def run(self, task: Task) -> None:
+        """Write the task's memories batch by batch from where an earlier try stopped, saving the
+        counts (`added`, `skipped`) after each batch."""
+        request = self._request(task)
+        task.counts.setdefault("added", 0)
+        task.counts.setdefault("skipped", 0)
+        task.counts["memories"] = len(request.memories)
+        start = task.counts["added"] + task.counts["skipped"]  # memories are done in request order
+        for begin in range(start, len(request.memories), self.batch_size):
+            chunk = range(begin, min(begin + self.batch_size, len(request.memories)))
+            added, skipped = self._batch(task, request, [self._pending(task, request, i) for i in chunk])
+            task.counts["added"] += added
+            task.counts["skipped"] += skipped
+            task.updated_at = utcnow()
+            self.tasks.save(task)
+        if self.users is not None:
+            self.users.touch(task.tenant_id, task.user_id, task.created_at)
+        logger.info("memories imported", extra={"task_id": task.task_id, "counts": task.counts})
+
+    def _request(self, task: Task) -> ImportRequest:
+        if task.payload_key is None or self.blobs is None:
+            raise EngramError(f"import task {task.task_id} has no stored request")
+        return ImportRequest.model_validate_json(self.blobs.get(task.payload_key))
+
+    @staticmethod
+    def _pending(task: Task, request: ImportRequest, index: int) -> _Pending:
+        memory = request.memories[index]
+        agent_id, run_id = request.scope_of(memory)
+        return _Pending(index, memory, import_id(task.tenant_id, task.user_id, agent_id, run_id, memory))
+
+    def _batch(self, task: Task, request: ImportRequest, pending: list[_Pending]) -> tuple[int, int]:
+        added = skipped = 0
+        while pending:
+            # Held already (current, from an earlier import of the same memory, or the same memory
+            # twice in this request): nothing to write.
+            ids = [imported_memory_id(p.key, p.generation) for p in pending]
+            held = {f.id: f for f in self.facts.get_many(task.tenant_id, ids)}
+            originals = self._originals(task, pending)
+            todo: dict[str, _Pending] = {}
+            for p, memory_id in zip(pending, ids, strict=True):
+                mine = memory_id in held and _ours(held[memory_id], task, p)
+                if (memory_id in held and not mine) or memory_id in todo or (p.memory.id in originals and not mine):
+                    skipped += 1
+                else:
+                    todo[memory_id] = p
+            batch = self.lifecycle.changes(task.tenant_id, task.user_id)
+            for p in todo.values():
+                batch.add(self._fact(task, request, p), actor="import", task_id=task.task_id, note=IMPORT_NOTE)
+            written = batch.commit() if todo else []
+            pending = []
+            for (memory_id, p), new in zip(todo.items(), written, strict=True):
+                stored = None if new else self._stored(task.tenant_id, memory_id)
+                if stored is None or _ours(stored, task, p):
+                    added += 1
+                elif stored.is_current:  # written by another import between the read and the write
+                    skipped += 1
+                else:  # forgotten since it was imported: restored under the next id
+                    p.generation += 1
+                    pending.append(p)
+        return added, skipped
+
+    def _originals(self, task: Task, pending: list[_Pending]) -> set[str]:
+        """The exported ids that are current memories of the target user: an export imported back
+        into the user it came from holds nothing new."""
+        exported = [p.memory.id for p in pending if p.memory.id]
+        found = self.facts.get_many(task.tenant_id, exported) if exported else []
+        return {f.id for f in found if f.user_id == task.user_id}
+
+    def _stored(self, tenant_id: str, memory_id: str) -> Fact | None:
+        try:
+            return self.facts.get(tenant_id, memory_id, include_closed=True)
+        except NotFoundError:  # not written after all (cannot happen: add_many said it exists)
+            return None
+
+    def _fact(self, task: Task, request: ImportRequest, p: _Pending) -> Fact:
+        memory, now = p.memory, utcnow()
+        agent_id, run_id = request.scope_of(memory)
+        original = memory.source
+        return Fact(
+            id=imported_memory_id(p.key, p.generation),
+            tenant_id=task.tenant_id,
+            user_id=task.user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            text=memory.memory,
+            kind=memory.kind,
+            fact_key=memory.fact_key,
+            fact_value=memory.fact_value,
+            memory_bank=memory.memory_bank,
+            importance=memory.importance,
+            is_protected=memory.is_protected,
+            metadata=memory.metadata,
+            attachment_ids=list(dict.fromkeys(a.id for a in memory.attachments)),
+            valid_from=memory.valid_from or now,
+            created_at=memory.created_at or now,
+            updated_at=memory.updated_at or memory.created_at or now,
+            expires_at=memory.expires_at,
+            embedding_model=self.lifecycle.embedder.model_id,
+            source=MemorySource(
+                task_id=task.task_id,
+                message_index=p.index,
+                role=original.role if original else None,
+                at=original.at if original else None,
+            ),
+        )
+
+
+def _ours(fact: Fact, task: Task, p: _Pending) -> bool:
+    """Written for this very memory of this task (by an earlier try of it)."""
+    return fact.source is not None and (fact.source.task_id, fact.source.message_index) == (task.task_id, p.index)
