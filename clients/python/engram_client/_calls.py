@@ -29,13 +29,28 @@ def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in values.items() if v is not None}
 
 
-def messages_of(messages: Messages) -> list[dict[str, Any]]:
-    """A string is one user message; a dict one message; a list is taken as given."""
+Said = datetime | int | float | str  # when a message was said: a datetime with a zone, Unix seconds or ISO text
+
+
+def _said(value: Said) -> str | int | float:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def messages_of(messages: Messages, said: Said | None = None) -> list[dict[str, Any]]:
+    """A string is one user message; a dict one message; a list is taken as given. `said` is when the
+    messages without their own `created_at` were said (else the server stamps when it accepted them)."""
+    given: list[dict[str, Any]]
     if isinstance(messages, str):
-        return [{"role": "user", "content": messages}]
-    if isinstance(messages, Mapping):
-        return [dict(messages)]
-    return [dict(m) for m in messages]
+        given = [{"role": "user", "content": messages}]
+    elif isinstance(messages, Mapping):
+        given = [dict(messages)]
+    else:
+        given = [dict(m) for m in messages]
+    for message in given:
+        when = message.get("created_at", said)
+        if when is not None:
+            message["created_at"] = _said(when)
+    return given
 
 
 class AddOptions(TypedDict, total=False):
@@ -46,6 +61,7 @@ class AddOptions(TypedDict, total=False):
     deduplicate: bool | None
     prompt: str | None  # "user" | "agent": which extraction prompt
     attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
+    created_at: Said | None  # when the messages were said (those without their own created_at)
 
 
 class SearchOptions(TypedDict, total=False):
@@ -55,6 +71,8 @@ class SearchOptions(TypedDict, total=False):
     filters: Mapping[str, Any] | None  # {"memory_bank": ..., "metadata": {...}}
     threshold: float | None
     as_of: datetime | None
+    time_range: tuple[datetime, datetime] | None  # only memories said (valid from) within [from, to)
+    now: datetime | None  # when the question is asked: "last week" resolves against it
 
 
 class UpdateOptions(TypedDict, total=False):
@@ -73,7 +91,9 @@ def _plain(value: Any) -> Any:
 
 
 def add(messages: Messages, user_id: str, **options: Unpack[AddOptions]) -> Call[Task]:
-    body = _drop_none({"messages": messages_of(messages), "user_id": user_id, **_plain(dict(options))})
+    rest = {k: v for k, v in options.items() if k != "created_at"}
+    said = messages_of(messages, options.get("created_at"))
+    body = _drop_none({"messages": said, "user_id": user_id, **_plain(rest)})
     return Call("POST", "/v1/memories", Task.model_validate, body=body)
 
 
@@ -90,7 +110,11 @@ def task(task_id: str) -> Call[Task]:
 
 
 def search(query: str, user_id: str, **options: Unpack[SearchOptions]) -> Call[SearchResults]:
-    body = _drop_none({"query": query, "user_id": user_id, **_plain(dict(options))})
+    given: dict[str, Any] = dict(options)
+    span = given.pop("time_range", None)
+    if span is not None:
+        given["time_range"] = {"from": span[0].isoformat(), "to": span[1].isoformat()}
+    body = _drop_none({"query": query, "user_id": user_id, **_plain(given)})
     return Call("POST", "/v1/memories/search", SearchResults.model_validate, body=body)
 
 

@@ -8,6 +8,7 @@ the queued task instead); memories carry Engram's `memory_bank` as mem0's `categ
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from typing import Any
 
 from engram_client._calls import Messages
@@ -68,9 +69,11 @@ class MemoryClient:
         metadata: dict[str, Any] | None = None,
         infer: bool = True,
         wait: bool = True,
+        timestamp: int | float | datetime | None = None,
         **_: Any,
     ) -> dict[str, Any]:
-        """`{"results": [{"id", "memory", "event"}]}` once extracted (or the queued task with `wait=False`)."""
+        """`{"results": [{"id", "memory", "event"}]}` once extracted (or the queued task with `wait=False`).
+        `timestamp` (mem0's: Unix seconds) is when the messages were said."""
         task = self.engram.add(
             messages,
             user_id=self._user(user_id),
@@ -79,6 +82,7 @@ class MemoryClient:
             metadata=metadata,
             infer=infer,
             wait=wait,
+            created_at=timestamp,
         )
         if not wait:
             return {"results": [], "task_id": task.task_id, "status": task.status}
