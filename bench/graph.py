@@ -21,7 +21,8 @@ from typing import Any
 from bench import stub_llm
 from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.graph import Entity, Relation
-from engram.domain.models import LLMReply, Message, Scope, Usage
+from engram.domain.models import Message, Scope, Usage
+from engram.domain.steps import LLMReply
 from engram.graph.llm import LLMGraphExtractor
 from engram.graph.resolve import entity_doc
 from engram.graph.search import GraphSearcher

@@ -19,7 +19,6 @@ from engram.domain.models import (
     HistoryEvent,
     HistoryPage,
     IndexDoc,
-    LLMReply,
     Page,
     ScoredId,
     SearchFilters,
@@ -27,6 +26,7 @@ from engram.domain.models import (
     Usage,
 )
 from engram.domain.operations import BreakerState
+from engram.domain.steps import LLMReply
 
 
 def _matches(doc: Fact | IndexDoc, filters: SearchFilters | None) -> bool:

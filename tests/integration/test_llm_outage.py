@@ -10,8 +10,9 @@ import pytest
 
 from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
 from engram.domain.errors import TransientError
-from engram.domain.models import AddRequest, LLMReply, Message, TaskStatus, Usage
+from engram.domain.models import AddRequest, Message, TaskStatus, Usage
 from engram.domain.operations import BreakerStatus
+from engram.domain.steps import LLMReply
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM

@@ -9,7 +9,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from engram.domain.models import LLMReply, Usage
+from engram.domain.models import Usage
+from engram.domain.steps import LLMReply
 
 
 def said(user_prompt: str) -> list[str]:

@@ -40,7 +40,7 @@ class ChaoticLLM:
         self.facts: list[str] = []
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> Any:
-        from engram.domain.models import LLMReply
+        from engram.domain.steps import LLMReply
 
         if schema_name == "facts":
             return LLMReply(content=facts_json(*self.facts))

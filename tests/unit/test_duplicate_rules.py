@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engram.domain.models import AddRequest, CandidateFact, Event, Message, Scope
+from engram.domain.models import AddRequest, Event, Message, Scope
+from engram.domain.steps import CandidateFact
 from engram.pipeline.duplicates import DuplicateRule, text_similarity
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor

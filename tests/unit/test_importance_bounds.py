@@ -7,17 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from engram.domain.models import (
-    AddRequest,
-    CandidateFact,
-    Decision,
-    Event,
-    Fact,
-    MemoryPatch,
-    Message,
-    ReconcileStrategy,
-    Scope,
-)
+from engram.domain.models import AddRequest, Event, Fact, MemoryPatch, Message, ReconcileStrategy, Scope
+from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.ingest import IngestOutcome
 from tests.fakes import ScriptedLLM, facts_json
 from tests.unit.test_reconciliation import make

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engram.domain.errors import ConflictError
-from engram.domain.models import AddRequest, Attachment, Decision, Event, Fact, Message, Scope
+from engram.domain.models import AddRequest, Attachment, Event, Fact, Message, Scope
+from engram.domain.steps import Decision
 from engram.maintenance.prune import PruneService
 from engram.maintenance.scanner import FactScanner
 from engram.pipeline.apply import Applier

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope
+from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope
+from engram.domain.steps import CandidateFact
 from engram.offline.extractor import OfflineExtractor
 from engram.offline.keys import signature
 

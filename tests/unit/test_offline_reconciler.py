@@ -7,17 +7,8 @@ from typing import Any
 
 import pytest
 
-from engram.domain.models import (
-    CandidateFact,
-    Decision,
-    Event,
-    ExtractionPrompt,
-    Fact,
-    MemoryBank,
-    Message,
-    ReconcileStrategy,
-    Scope,
-)
+from engram.domain.models import Event, ExtractionPrompt, Fact, MemoryBank, Message, ReconcileStrategy, Scope
+from engram.domain.steps import CandidateFact, Decision
 from engram.offline.extractor import OfflineExtractor
 from engram.offline.keys import signature
 from engram.offline.textkeys import infer_key

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engram.adapters.openai_errors import call_openai, error_message
 from engram.domain.errors import EngramError, LLMOutputError
-from engram.domain.models import LLMReply, Usage
+from engram.domain.models import Usage
+from engram.domain.steps import LLMReply
 
 if TYPE_CHECKING:
     from openai import OpenAI

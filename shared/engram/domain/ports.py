@@ -10,14 +10,11 @@ from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     ApiKey,
     Attachment,
-    CandidateFact,
-    Decision,
     ExtractionPrompt,
     Fact,
     HistoryEvent,
     HistoryPage,
     IndexDoc,
-    LLMReply,
     Message,
     Page,
     ReconcileStrategy,
@@ -28,6 +25,7 @@ from engram.domain.models import (
     Usage,
     UserPage,
 )
+from engram.domain.steps import CandidateFact, Decision, LLMReply
 
 
 class FactStore(Protocol):

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from engram.domain.errors import NotFoundError
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
-from engram.domain.models import CandidateFact, Message, Scope, Usage, utcnow
+from engram.domain.models import Message, Scope, Usage, utcnow
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
+from engram.domain.steps import CandidateFact
 from engram.graph.resolve import EntityResolver, index_entities
 from engram.graph.search import GraphSearcher
 

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from engram.domain.models import CandidateFact, ExtractionPrompt, Message, Scope, Usage, utcnow
+from engram.domain.models import ExtractionPrompt, Message, Scope, Usage, utcnow
+from engram.domain.steps import CandidateFact
 from engram.offline.facts import latest
 from engram.offline.patterns import ClauseResult, analyse_agent_message, analyse_message
 

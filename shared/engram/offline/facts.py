@@ -6,7 +6,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engram.domain.models import CandidateFact, MemoryBank
+from engram.domain.models import MemoryBank
+from engram.domain.steps import CandidateFact
 from engram.offline.keys import signature
 from engram.offline.text import MAX_CLAUSE, Clause, sentence_case
 

@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from engram.domain.models import CandidateFact, MemoryBank
+from engram.domain.models import MemoryBank
+from engram.domain.steps import CandidateFact
 from engram.offline import (
     rules_health,
     rules_identity,
@@ -55,7 +56,6 @@ class ClauseResult:
     facts: tuple[CandidateFact, ...]
     understood: bool  # every part of the clause was matched by a rule, or it was small talk
     cut_short: bool = False  # the message's time budget ran out here: the rest was not read
-
 
 
 def analyse_clause(clause: Clause, rules: tuple[Rule, ...] = RULES) -> ClauseResult:

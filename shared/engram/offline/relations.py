@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 
 from engram.domain.graph import USER_ENTITY_TYPE, Triple
-from engram.domain.models import CandidateFact, Message
+from engram.domain.models import Message
+from engram.domain.steps import CandidateFact
 from engram.offline.vocab import RELATIONS
 
 USER = "user"  # stands for the user's own entity until resolution maps it to the user id

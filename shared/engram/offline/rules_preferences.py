@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engram.domain.models import CandidateFact, MemoryBank
+from engram.domain.models import MemoryBank
+from engram.domain.steps import CandidateFact
 from engram.offline.facts import DIET, PREFERENCE, Build, Match, Rule, make, regex_rule
 from engram.offline.keys import object_key, singular
 from engram.offline.text import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engram.domain.models import CandidateFact, MemoryBank
+from engram.domain.models import MemoryBank
+from engram.domain.steps import CandidateFact
 from engram.offline.facts import HISTORY, WORK, Build, Match, Rule, make, one, regex_rule
 from engram.offline.text import ADV, IM, IVE, Clause, clean_object, has_capital, strip_trailing, title_case
 from engram.offline.vocab import NOT_OCCUPATIONS, OCCUPATIONS, PLACES

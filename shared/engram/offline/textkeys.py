@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engram.domain.models import CandidateFact
+from engram.domain.steps import CandidateFact
 from engram.offline import rules_health as health
 from engram.offline import rules_people as people
 from engram.offline import rules_preferences as prefs

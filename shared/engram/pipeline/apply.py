@@ -11,8 +11,6 @@ from datetime import datetime
 from engram.domain.errors import NotFoundError
 from engram.domain.models import (
     AddRequest,
-    CandidateFact,
-    Decision,
     Event,
     ExtractionPrompt,
     Fact,
@@ -22,6 +20,7 @@ from engram.domain.models import (
     text_hash,
     utcnow,
 )
+from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.lifecycle import Changes, Lifecycle, next_version
 from engram.pipeline.messages import choose_prompt
 from engram.pipeline.protection import keep_protected

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engram.domain.models import Attachment, CandidateFact, Fact
+from engram.domain.models import Attachment, Fact
+from engram.domain.steps import CandidateFact
 
 
 @dataclass

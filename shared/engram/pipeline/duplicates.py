@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engram.domain.models import CandidateFact
+from engram.domain.steps import CandidateFact
 
 _SPACE = re.compile(r"\s+")
 

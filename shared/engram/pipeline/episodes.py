@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from engram.domain.models import CandidateFact, ExtractionPrompt, Message
+from engram.domain.models import ExtractionPrompt, Message
+from engram.domain.steps import CandidateFact
 from engram.offline.text import is_question, is_small_talk, split_clauses, split_sentences
 from engram.pipeline.parts import spans
 

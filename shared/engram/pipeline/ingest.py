@@ -13,8 +13,6 @@ from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
     Attachment,
-    CandidateFact,
-    Decision,
     Event,
     ExtractionPrompt,
     Fact,
@@ -27,6 +25,7 @@ from engram.domain.models import (
     Usage,
 )
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule

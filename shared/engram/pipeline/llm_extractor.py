@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engram.domain.models import CandidateFact, ExtractionPrompt, MemoryBank, Message, Scope, Usage
+from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
+from engram.domain.steps import CandidateFact
 from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance

@@ -15,8 +15,9 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from engram.domain.graph import Relation, Triple
-from engram.domain.models import CandidateFact, Decision, ExtractionPrompt, Fact, Message, Usage
+from engram.domain.models import ExtractionPrompt, Fact, Message, Usage
 from engram.domain.ports import LLM
+from engram.domain.steps import CandidateFact, Decision
 from engram.graph.llm import SCHEMA as GRAPH_SCHEMA
 from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from aws_lambda_powertools import Logger
 
-from engram.domain.models import CandidateFact, Decision, Event, Fact
+from engram.domain.models import Event, Fact
+from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.textmatch import overlap
 
 logger = Logger(child=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engram.domain.models import CandidateFact, Decision, MemorySource, TaskResult
+from engram.domain.models import MemorySource, TaskResult
+from engram.domain.steps import CandidateFact, Decision
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
 

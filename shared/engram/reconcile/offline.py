@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engram.domain.models import Attachment, CandidateFact, Decision, Event, Fact, ReconcileStrategy, Usage
+from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usage
+from engram.domain.steps import CandidateFact, Decision
 from engram.offline.facts import latest
 from engram.offline.keys import family_of, is_single_valued, key_object, same_value, signature, stem_tokens
 from engram.offline.textkeys import Keyed, infer_key, preference_items

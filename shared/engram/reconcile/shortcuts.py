@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engram.domain.models import (
-    Attachment,
-    CandidateFact,
-    Decision,
-    ExtractionPrompt,
-    Fact,
-    Message,
-    ReconcileStrategy,
-    Scope,
-    Usage,
-)
+from engram.domain.models import Attachment, ExtractionPrompt, Fact, Message, ReconcileStrategy, Scope, Usage
 from engram.domain.ports import FactExtractor, Reconciler
+from engram.domain.steps import CandidateFact, Decision
 from engram.offline.extractor import OfflineExtractor
 
 
@@ -41,7 +32,6 @@ class ShortcutExtractor:
     def understands(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> bool:
         """Whether the rules read every statement (then no episode is kept for these messages)."""
         return self._rules.understands(messages, prompt)
-
 
     def cut_short(self, messages: Sequence[Message], prompt: ExtractionPrompt = ExtractionPrompt.USER) -> list[int]:
         """The messages the rules ran out of time on (the LLM then reads them whole)."""

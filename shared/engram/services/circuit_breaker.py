@@ -17,10 +17,10 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
-from engram.domain.models import LLMReply
 from engram.domain.operations import BreakerState, BreakerStatus
 from engram.domain.operations_ports import BreakerStore
 from engram.domain.ports import LLM
+from engram.domain.steps import LLMReply
 
 logger = Logger(child=True)
 
