@@ -24,7 +24,8 @@ class Context:
         self.function_name = os.environ["AWS_LAMBDA_FUNCTION_NAME"]
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = int(os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"])
-        self.invoked_function_arn = f"arn:aws:lambda:{os.environ['AWS_REGION']}:123456789012:function:{self.function_name}"
+        region = os.environ["AWS_REGION"]
+        self.invoked_function_arn = f"arn:aws:lambda:{region}:123456789012:function:{self.function_name}"
         self.aws_request_id = str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{self.function_name}"
         self.log_stream_name = "$LATEST"
@@ -44,7 +45,7 @@ def main(code_dir: str, handler: str, result_file: str) -> int:
         function = getattr(importlib.import_module(module_name), attribute)
         outcome = function(event, Context())
         code = 0
-    except Exception as err:  # noqa: BLE001 - reported as Lambda reports a failed invocation
+    except Exception as err:  # reported, as Lambda reports a failed invocation, not swallowed
         outcome = {"errorType": type(err).__name__, "errorMessage": str(err)}
         code = 1
     Path(result_file).write_text(json.dumps(outcome), encoding="utf-8")
