@@ -65,6 +65,7 @@ Engram is running at {started.url}   (started in {started.seconds:.1f} s; restor
   moto endpoint: {started.moto_endpoint}
   API docs: {started.url}/docs
   Memory page: {started.url}/ui   (enter the API key above)
+  sam local invoke: --env-vars {started.env_file}   (README: sam local invoke)
 
 Try it:
   curl -s -X POST {started.url}/v1/memories {header} -d {add}

@@ -25,6 +25,7 @@ from engram.local.moto_process import MotoProcess, SnapshotPlan
 from engram.local.names import ACCOUNT_ID
 from engram.local.poller import QueuePoller
 from engram.local.provision import Provisioned, provision
+from engram.local.sam_env import write_env_file
 from engram.local.scheduler import Scheduler
 from engram.local.template import Api, Template, load_template
 from engram.local.websocket import EventHub
@@ -69,6 +70,7 @@ class Started:
     keys: list[LocalKey]
     restored: dict[str, int]
     seconds: float
+    env_file: Path
 
 
 def served_api(api: Api, settings: Settings) -> Api:
@@ -89,6 +91,7 @@ class LocalStack:
         self._pollers: list[QueuePoller] = []
         self._scheduler: Scheduler | None = None
         self._events: EventHub | None = None
+        self.env_file: Path | None = None  # the `sam local invoke --env-vars` file (sam_env.py)
 
     def start(self) -> Started:
         started = time.monotonic()
@@ -103,6 +106,10 @@ class LocalStack:
         template = load_template(config.template_path)
         provisioned = provision(template, db, sqs, s3)
         self._set_environment(template, provisioned)
+        # Before the slow part (the model), so that it is ready as soon as the path is shown.
+        env_file = write_env_file(config.data_dir, config.template_path, os.environ, provisioned, self._moto.endpoint)
+        self.env_file = env_file
+        log.info("sam local invoke: --env-vars %s", env_file)
 
         queue_names = {url.rsplit("/", 1)[1]: url for url in provisioned.queue_urls.values()}
         # The tasks table is saved right after the queues (persistence.py says why).
@@ -146,7 +153,8 @@ class LocalStack:
         api = served_api(template.api, settings)
         gateway = ApiGateway(api, functions, config.region, settings.cors_origin_list, durable)
         self._front.start(gateway, self._events)
-        return Started(self._front.url, self._moto.endpoint, keys, restored, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        return Started(self._front.url, self._moto.endpoint, keys, restored, seconds, env_file)
 
     def stop(self) -> None:
         """Stops taking requests, lets the batch in hand finish, saves everything, stops moto."""
