@@ -44,7 +44,9 @@ def test_delete_all_leaves_nothing_of_the_user_but_history(acme: Api, stack: Sta
     assert [m["memory"] for m in acme.memories(other)] == ["Lives in Oslo"]
     # Her words are left only in the memory table's audit trail; in no other table, in no object.
     for table in ("MemoryTable", "TasksTable", "IdempotencyTable", "ApiKeysTable"):
-        mentions = [i for i in _scan(stack, table) if "Remembered thing" in str(i) or "Signed the lease for the flat" in str(i)]
+        mentions = [
+            i for i in _scan(stack, table) if "Remembered thing" in str(i) or "Signed the lease for the flat" in str(i)
+        ]
         assert [i for i in mentions if not (table == "MemoryTable" and _is_audit(i))] == [], table
     assert not [key for key in _keys(stack, "") if b"Remembered thing" in _body(stack, key)]
 
