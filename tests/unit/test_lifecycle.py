@@ -66,7 +66,7 @@ def remember(life: Lifecycle, text: str, **fields: object) -> Fact:
 def close_by_extraction(life: Lifecycle, fact: Fact) -> None:
     request = AddRequest(user_id="alice", messages=[Message(role="user", content="forget it")])
     decision = Decision(event=Event.DELETE, text=fact.text, memory_id=fact.id)
-    Applier(life).apply(Scope(tenant_id="acme", user_id="alice"), request, "task-1", [], {}, [decision], [fact])
+    Applier(life).apply_each(Scope(tenant_id="acme", user_id="alice"), request, "task-1", [], {}, [decision], [fact])
 
 
 def close_by_api(life: Lifecycle, fact: Fact) -> None:

@@ -54,22 +54,6 @@ class Applier:
     lifecycle: Lifecycle
     actor: str = "extraction"
 
-    def apply(
-        self,
-        scope: Scope,
-        request: AddRequest,
-        task_id: str,
-        candidates: Sequence[CandidateFact],
-        vectors: dict[str, list[float]],
-        decisions: Sequence[Decision],
-        known: Sequence[Fact] = (),
-        sources: Sequence[MemorySource] = (),
-    ) -> list[TaskResult]:
-        """Apply in order; a replay of the same task (same ids) changes nothing twice. `known` are
-        the memories reconciliation already read, so they are not read again."""
-        applied = self.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
-        return [result for _, result in applied]
-
     def apply_each(
         self,
         scope: Scope,
@@ -81,7 +65,9 @@ class Applier:
         known: Sequence[Fact] = (),
         sources: Sequence[MemorySource] = (),
     ) -> list[tuple[Decision, TaskResult]]:
-        """As `apply`, each result with the decision it came from (whose task it reports to)."""
+        """Apply in order, each result with the decision it came from (whose task it reports to); a
+        replay of the same task (same ids) changes nothing twice. `known` are the memories
+        reconciliation already read, so they are not read again."""
         read = {f.id: f for f in known}
 
         def memory(memory_id: str, include_closed: bool = False) -> Fact:

@@ -87,11 +87,8 @@ class ExtractionWorker:
         if len(pending) < len(tasks):
             logger.info("finished tasks redelivered; ignored", extra={"tasks": [t.task_id for t in tasks]})
         for run in _split_at_deletes(pending):
-            if run[0].kind is TaskKind.DELETE_ALL:
-                self._forget(run[0], final_attempt)
-                continue
-            if run[0].kind is TaskKind.IMPORT:
-                self._import(run[0], final_attempt)
+            if run[0].kind in (TaskKind.DELETE_ALL, TaskKind.IMPORT):
+                self._alone(run[0], final_attempt)
                 continue
             for group in self._groups(run):
                 self._run(tenant_id, group, final_attempt)
@@ -172,27 +169,14 @@ class ExtractionWorker:
         self.tasks.save_many([task for task, _ in group])
         self.events.completed([task for task, _ in group])
 
-    def _forget(self, task: Task, final_attempt: bool) -> None:
-        if self.forgetter is None:
-            raise EngramError("delete-all tasks need a forgetter; none is configured")
+    def _alone(self, task: Task, final_attempt: bool) -> None:
+        """A delete-all or an import: a task that runs on its own, in the user's queue order."""
+        runner = self.forgetter if task.kind is TaskKind.DELETE_ALL else self.importer
+        if runner is None:
+            raise EngramError(f"{task.kind.value} tasks need their runner; none is configured")
         self._start([task])
         try:
-            self.forgetter.run(task)
-        except Exception as err:  # recorded on the task, then re-raised for the queue to retry
-            self._record_failure([task], err, final_attempt)
-            raise
-        task.status = TaskStatus.COMPLETED
-        task.error = None
-        task.finished_at = task.updated_at = utcnow()
-        self.tasks.save(task)
-        self.events.completed([task])
-
-    def _import(self, task: Task, final_attempt: bool) -> None:
-        if self.importer is None:
-            raise EngramError("import tasks need an importer; none is configured")
-        self._start([task])
-        try:
-            self.importer.run(task)
+            runner.run(task)
         except Exception as err:  # recorded on the task, then re-raised for the queue to retry
             self._record_failure([task], err, final_attempt)
             raise
