@@ -304,6 +304,8 @@ class Container(LiveWiring):
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
+            diversity=self.settings.search_diversity,
+            diversity_gap_s=self.settings.search_diversity_gap_s,
         )
 
     def scratch_index(self) -> VectorIndex:

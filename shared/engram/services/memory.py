@@ -34,7 +34,7 @@ from engram.services.intent import rerank
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import PAYLOADS, load_request
-from engram.services.time_ranking import RANGE_POOL, TIME_POOL, asks_about_time, rank_by_time
+from engram.services.time_ranking import RANGE_POOL, TIME_POOL, asks_about_time, diversify, rank_by_time
 from engram.services.touches import TouchBuffer
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ class MemoryService:
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
+    diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
+    diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -144,6 +146,8 @@ class MemoryService:
             pool = max(pool, RANGE_POOL)
         elif asks_about_time(q.query, asked):
             pool = max(pool, TIME_POOL)
+        if self.diversity > 0:
+            pool = max(pool, 3 * q.top_k)
         hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
         facts = self._hit_facts(tenant_id, q.user_id, [h.id for h in hits])
         found = [
@@ -151,7 +155,8 @@ class MemoryService:
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
-        ranked = rerank(q.query, rank_by_time(q.query, found, asked, q.time_range))[: q.top_k]
+        ranked = rerank(q.query, rank_by_time(q.query, found, asked, q.time_range))
+        ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
