@@ -12,7 +12,7 @@ export interface Message {
 
 export type Messages = string | Message | Message[];
 
-export type MemoryBank = "profile" | "preferences" | "episodic" | "procedural" | string;
+export type MemoryBank = "Personal" | "Work" | "Relationships" | "Health" | "Interests" | "Events" | "General";
 
 export interface MemorySource {
   task_id: string;
