@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -145,3 +146,17 @@ def test_the_example_assistant_loop_remembers_through_the_proxy(chat_stack: Stac
         "assistant: Where do you live? I can suggest a route.",
         f"assistant: {KNOWS}",
     ]
+
+
+def test_the_readme_chat_curls_answer_as_shown(chat_stack: StackProcess) -> None:
+    from tests.e2e.test_readme_curl import README_URL, commands, run_curl
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```sh\n(.*?)^```", readme, re.DOTALL | re.MULTILINE) if "/chat/" in b]
+    plain, streamed = commands(block.replace(README_URL, chat_stack.url).replace("$KEY", KEY))
+
+    status, answer = run_curl(plain)
+    assert status == 200 and answer["object"] == "chat.completion"
+    status, events = run_curl(streamed)
+    assert status == 200
+    assert events.count("chat.completion.chunk") > 3 and events.rstrip().endswith("data: [DONE]")
