@@ -1,65 +1,42 @@
-"""An assistant with long-term memory: a chat model calls Engram's memory tools in a loop.
+"""An assistant with long-term memory that never asks for it: an OpenAI client pointed at Engram.
 
-    make run                                                    # terminal 1: prints the local API key
-    ENGRAM_API_KEY=<key> .venv/bin/python examples/assistant_loop.py --stub "I live in Berlin" "Where do I live?"
+    ENGRAM_OPENAI_API_KEY=sk-... make run                      # terminal 1: prints the local API key
+    ENGRAM_API_KEY=<key> .venv/bin/python examples/assistant_loop.py --wait "I live in Berlin" "Where do I live?"
 
-`--stub` serves the repository's OpenAI-compatible stub (tests/support/openai_stub.py) with a rule-based
-stand-in for a model: a question fetches memory, a statement saves it. Without `--stub`, OPENAI_API_KEY
-(and OPENAI_BASE_URL for any compatible server) and `--model` choose a real model. With no messages on
-the command line, it reads one per line from standard input.
+Each message goes to Engram's POST /v1/chat/completions (engram_client.openai.chat_client), which adds
+what Engram remembers of the user to the system prompt, asks the LLM the server is configured with
+(ENGRAM_OPENAI_API_KEY, or ENGRAM_OPENAI_BASE_URL for any OpenAI-compatible server), and queues the
+exchange for extraction. `--wait` waits for that before the next message, so the next one already
+knows it (in a real chat, the user's typing time does the waiting). `--stream` streams the answers.
+With no messages on the command line, it reads one per line from standard input.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
 
 from engram_client import Engram
-from engram_client.tools import MemoryTools, openai_tools
+from engram_client.openai import TASK_HEADER, chat_client
 
-MAX_TOOL_ROUNDS = 5
-SYSTEM = "You are a helpful assistant with long-term memory. Fetch memory before answering personal questions."
+SYSTEM = "You are a helpful assistant."
 
 
-def run_turn(llm: OpenAI, model: str, tools: MemoryTools, user_id: str, history: list[Any], text: str) -> str:
-    """One user message: call the model, run the tools it asks for, until it answers in words."""
+def run_turn(llm: OpenAI, model: str, history: list[Any], text: str, stream: bool) -> tuple[str, str | None]:
+    """One user message: the answer, and the task that remembers the exchange (None when streamed)."""
     history.append({"role": "user", "content": text})
-    for _ in range(MAX_TOOL_ROUNDS):
-        response = llm.chat.completions.create(model=model, messages=history, tools=openai_tools())
-        message = response.choices[0].message
-        history.append(message.model_dump(exclude_none=True))
-        if not message.tool_calls:
-            return message.content or ""
-        for call in message.tool_calls:
-            result = tools.handle(call.function.name, call.function.arguments, user_id)
-            history.append({"role": "tool", "tool_call_id": call.id, "content": result})
-    return "(stopped: too many tool calls in one turn)"
-
-
-def toy_model(request: dict[str, Any]) -> str | dict[str, Any]:
-    """A rule-based stand-in for a model, for the stub: questions fetch, statements save."""
-    last = request["messages"][-1]
-    if last["role"] == "tool":
-        result = json.loads(last["content"])
-        if "memories" in result:
-            found = [m["memory"] for m in result["memories"]]
-            return "From what you told me: " + "; ".join(found) if found else "I don't know that yet."
-        return "Noted, I'll remember that." if result.get("saved") else "I knew that already."
-    text = str(last["content"])
-    name, arguments = (
-        ("fetch_memory", {"query": text}) if text.rstrip().endswith("?") else ("save_memory", {"content": text})
-    )
-    call = {
-        "id": f"call_{len(request['messages'])}",
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
-    return {"content": None, "tool_calls": [call]}
+    if stream:
+        chunks = llm.chat.completions.create(model=model, messages=history, stream=True)
+        answer = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        task_id = None
+    else:
+        raw = llm.chat.completions.with_raw_response.create(model=model, messages=history)
+        answer, task_id = raw.parse().choices[0].message.content or "", raw.headers.get(TASK_HEADER)
+    history.append({"role": "assistant", "content": answer})
+    return answer, task_id
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,26 +44,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("messages", nargs="*", help="user messages (default: lines of standard input)")
     parser.add_argument("--user-id", default="alice")
     parser.add_argument("--model", default="gpt-4o-mini")
-    parser.add_argument("--stub", action="store_true", help="use the repository's OpenAI-compatible stub")
+    parser.add_argument("--stream", action="store_true", help="stream the answers (the local stack only)")
+    parser.add_argument("--wait", action="store_true", help="wait until each exchange is remembered")
     args = parser.parse_args(argv)
     messages = args.messages or [line.strip() for line in sys.stdin if line.strip()]
-    stub = None
-    if args.stub:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.support.openai_stub import OpenAIStub
-
-        stub = OpenAIStub(responder=toy_model).start()
-    try:
-        llm = OpenAI(base_url=stub.base_url, api_key="stub") if stub else OpenAI()
+    with Engram() as engram:
+        llm = chat_client(engram, args.user_id)
         history: list[Any] = [{"role": "system", "content": SYSTEM}]
-        with Engram() as engram:
-            tools = MemoryTools(engram)
-            for text in messages:
-                print(f"user: {text}")
-                print(f"assistant: {run_turn(llm, args.model, tools, args.user_id, history, text)}")
-    finally:
-        if stub:
-            stub.stop()
+        for text in messages:
+            # A fresh conversation per message when waiting: what the next answer knows comes from memory.
+            conversation = history[:1] if args.wait else history
+            answer, task_id = run_turn(llm, args.model, conversation, text, args.stream and not args.wait)
+            print(f"user: {text}")
+            print(f"assistant: {answer}")
+            if args.wait and task_id:
+                engram.wait_for_task(task_id)
     return 0
 
 

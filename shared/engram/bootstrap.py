@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.lifecycle import Lifecycle
     from engram.services.attachments import AttachmentService
+    from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
     from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.memory import MemoryService
@@ -307,6 +308,20 @@ class Container(LiveWiring):
             diversity=self.settings.search_diversity,
             diversity_gap_s=self.settings.search_diversity_gap_s,
         )
+
+    @cached_property
+    def chat_proxy(self) -> ChatProxy:
+        """POST /v1/chat/completions: the configured LLM with the user's memories (services/chat_proxy.py)."""
+        if not self.settings.llm_configured:
+            raise ConfigurationError(
+                "the chat proxy needs an LLM: set ENGRAM_OPENAI_API_KEY (ENGRAM_OPENAI_API_KEY_PARAM on AWS) "
+                "or ENGRAM_OPENAI_BASE_URL for an OpenAI-compatible server"
+            )
+        from engram.adapters.openai_chat import OpenAIChat
+        from engram.services.chat_proxy import ChatProxy
+
+        model = OpenAIChat(self.openai_client)
+        return ChatProxy(self.memories, model, self.settings.llm_model, queued=self.task_events.queued)
 
     def scratch_index(self) -> VectorIndex:
         """An empty in-memory index (for ranking the versions of an "as of" search)."""

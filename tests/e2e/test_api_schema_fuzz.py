@@ -20,6 +20,14 @@ from tests.figures import record
 EXAMPLES = 20
 
 
+def not_configured(response: Any) -> bool:
+    """The documented 503 of a feature this stack has no setting for (the chat proxy without an LLM)."""
+    try:
+        return response.status_code == 503 and response.json().get("error") == "ConfigurationError"
+    except ValueError:
+        return False
+
+
 def fuzz(operation: Any, mode: GenerationMode, url: str, seen: Counter[str], failures: list[str]) -> None:
     positive = mode is GenerationMode.POSITIVE
 
@@ -28,7 +36,7 @@ def fuzz(operation: Any, mode: GenerationMode, url: str, seen: Counter[str], fai
     def run(case: Any) -> None:
         response = case.call(base_url=url, headers={"x-api-key": ACME_KEY}, timeout=30)
         seen["requests"] += 1
-        if response.status_code >= 500:
+        if response.status_code >= 500 and not not_configured(response):
             seen["5xx"] += 1
             failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:200]}")
         elif positive and response.status_code < 300:

@@ -1,20 +1,17 @@
-"""LLM memory tools (engram_client.tools) and the example assistant loop, against the real local stack."""
+"""LLM memory tools (engram_client.tools), against the real local stack (the example assistant loop, which
+uses the chat proxy instead: test_local_chat_proxy.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
 from engram_client import Engram
 from engram_client.tools import MemoryTools, anthropic_tools, handle_tool_call, openai_tools
 from tests.e2e.conftest import ACME_KEY
-from tests.e2e.stack_process import ROOT, StackProcess
+from tests.e2e.stack_process import StackProcess
 
 pytestmark = pytest.mark.e2e
 NAMES = ["fetch_memory", "save_memory", "update_memory", "forget_memory"]
@@ -61,17 +58,3 @@ def test_bad_calls_answer_an_error_the_model_can_read(stack: StackProcess) -> No
         refused = json.loads(tools.handle("forget_memory", {"memory_id": theirs}, user))
         assert refused["status"] == 404
         assert client.get(theirs).valid_to is None  # another user's memory is untouched
-
-
-def test_example_assistant_loop_with_the_stub_model(stack: StackProcess) -> None:
-    user = f"loop-{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY}
-    script = str(ROOT / "examples" / "assistant_loop.py")
-    command = [sys.executable, script, "--stub", "--user-id", user, "I live in Berlin", "Where do I live?"]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=Path.cwd())
-    assert result.returncode == 0, result.stderr
-    replies = [line for line in result.stdout.splitlines() if line.startswith("assistant:")]
-    assert replies[0] == "assistant: Noted, I'll remember that."
-    assert "I live in Berlin" in replies[1]
-    with Engram(stack.url, ACME_KEY) as client:
-        assert [m.memory for m in client.list(user)] == ["I live in Berlin"]

@@ -37,6 +37,7 @@ EXPECTED_ROUTES = {
     ("DELETE", "/v1/memories"),
     ("POST", "/v1/memories/search"),
     ("POST", "/v1/memories/import"),
+    ("POST", "/v1/chat/completions"),  # the chat proxy (engram/http/chat_routes.py)
     ("GET", "/v1/memories/{memory_id}"),
     ("PATCH", "/v1/memories/{memory_id}"),
     ("DELETE", "/v1/memories/{memory_id}"),

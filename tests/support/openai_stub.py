@@ -14,6 +14,10 @@ seeded by a hash of the text, so equal texts get equal vectors and different tex
 ones; pass ``embedder(texts, dimensions) -> vectors`` to serve a real model's vectors instead (the
 benchmarks serve MiniLM this way). Token counts are approximations (one token per word).
 
+A chat request with ``"stream": true`` is answered as server-sent events in OpenAI's chunk format
+(the role, then the answer a word at a time, the finish reason, usage when ``stream_options``
+asks for it, and ``data: [DONE]``).
+
 For a stub in another process, ``GET /v1/stub/stats`` answers the counters and
 ``POST /v1/stub/reset`` zeroes them; ``record_requests=False`` keeps long runs from holding every
 request body in memory.
@@ -342,6 +346,25 @@ class OpenAIStub:
         return 200, answer
 
 
+def stream_chunks(answer: dict[str, Any], include_usage: bool) -> list[dict[str, Any]]:
+    """A chat completion as OpenAI streams it: chat.completion.chunk objects, the content a word at a time."""
+    choice = answer["choices"][0]
+    head = {key: answer[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return head | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    content = choice["message"].get("content") or ""
+    words = [w + " " for w in content.split(" ")]
+    words[-1] = words[-1][:-1]
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": w}) for w in words if w]
+    chunks.append(chunk({}, choice["finish_reason"]))
+    if include_usage and "usage" in answer:
+        chunks.append(head | {"choices": [], "usage": answer["usage"]})
+    return chunks
+
+
 def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
     return {
         "prompt_tokens": prompt_tokens,
@@ -378,8 +401,23 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
             path = self.path.split("?", 1)[0]
-            status, payload = stub._handle(method, path, body if isinstance(body, dict) else {}, headers)
+            body = body if isinstance(body, dict) else {}
+            status, payload = stub._handle(method, path, body, headers)
+            if status == 200 and path == "/v1/chat/completions" and body.get("stream") is True:
+                self._send_events(stream_chunks(payload, bool((body.get("stream_options") or {}).get("include_usage"))))
+                return
             self._send(status, payload)
+
+        def _send_events(self, chunks: list[dict[str, Any]]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for data in [*(json.dumps(c) for c in chunks), "[DONE]"]:
+                event = f"data: {data}\n\n".encode()
+                self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
 
         def _send(self, status: int, payload: Any) -> None:
             data = json.dumps(payload).encode("utf-8")

@@ -49,6 +49,11 @@ class Engram:
         # None: not tried yet; False: the server has no /v1/events (or websockets is not installed).
         self._events_offered: bool | None = None if events else False
 
+    @property
+    def api_key(self) -> str | None:
+        """The API key the client sends (None when it has none)."""
+        return self._headers.get("x-api-key")
+
     def close(self) -> None:
         self._http.close()
 

@@ -18,5 +18,8 @@ def cors_config(origins: tuple[str, ...]) -> CORSConfig | None:
     if not allowed:
         return None
     return CORSConfig(
-        allow_origin=allowed[0], extra_origins=allowed[1:], allow_headers=["x-api-key"], max_age=PREFLIGHT_MAX_AGE_S
+        allow_origin=allowed[0],
+        extra_origins=allowed[1:],
+        allow_headers=["x-api-key", "x-engram-user-id"],  # the chat proxy's user header
+        max_age=PREFLIGHT_MAX_AGE_S,
     )

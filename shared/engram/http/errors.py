@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engram.domain.errors import (
+    ConfigurationError,
     ConflictError,
     EngramError,
     IndexUnavailableError,
@@ -26,6 +27,8 @@ _STATUS: list[tuple[type[EngramError], int]] = [
     # Search needs the index; while it is down a search answers 503 saying so (adds still queue and wait).
     (IndexUnavailableError, 503),
     (TransientError, 503),
+    # A feature this deployment has no setting for (the chat proxy without an LLM): the message names it.
+    (ConfigurationError, 503),
     (LLMOutputError, 502),
 ]
 

@@ -29,6 +29,7 @@ TAGS: dict[str, str] = {
     "attachments": "Upload files (inline or to a presigned URL) to attach to memories, and read them back.",
     "graph": "A user's entity graph: the people, places and things in their memories and their relations.",
     "maintenance": "Start and follow a maintenance run: repair index drift, expire, dedupe, summarise, prune.",
+    "chat": "OpenAI-compatible chat completions with the user's memories added and the exchange remembered.",
     "operations": "Health, the extraction queue's figures, usage per day, and this document.",
 }
 
@@ -49,6 +50,13 @@ _ADD_EXAMPLE = {
     ],
     "metadata": {"source": "chat"},
 }
+_CHAT_EXAMPLE = {
+    "user": "alice",
+    "messages": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Where should I go for dinner tonight?"},
+    ],
+}
 # (path, method) -> the named examples of its JSON request body; the first one fills "Try it out".
 EXAMPLES: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     ("/v1/memories", "post"): {
@@ -58,6 +66,7 @@ EXAMPLES: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
             "value": {"user_id": "alice", "messages": [{"role": "user", "content": "Prefers tea"}], "infer": False},
         },
     },
+    ("/v1/chat/completions", "post"): {"chat": {"summary": "A chat turn with memory", "value": _CHAT_EXAMPLE}},
     ("/v1/memories/search", "post"): {
         "question": {"summary": "Ask about a user", "value": {"user_id": "alice", "query": "where does she live?"}},
         "filtered": {

@@ -30,6 +30,15 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "task id) in the user's queue: every field as exported, idempotent per memory, so importing the same "
         "file again adds nothing. Follow the task's counts (added, skipped) with GET /v1/tasks/{task_id}.",
     ),
+    "chat_completions": operation(
+        "chat",
+        "Chat completion with the user's memories",
+        "OpenAI's chat completions in front of the configured LLM: the user (`user`, or the x-engram-user-id "
+        "header) has their memories most relevant to their last message added to the system prompt, each "
+        "with the date it was said; the model's answer comes back unchanged, and the exchange is queued as "
+        "an add (its task id in the x-engram-task-id header). `stream: true` needs the local stack: API "
+        "Gateway's REST APIs cannot stream a Lambda's answer. 503 when no LLM is configured.",
+    ),
     "get_task": operation(
         "tasks",
         "Get a task's status and results",

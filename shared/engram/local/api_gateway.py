@@ -142,6 +142,22 @@ class ApiGateway:
         return sorted({*methods, "OPTIONS"} if self._api.cors_preflight else methods)
 
     def handle(self, request: Request) -> Reply:
+        admitted = self.admit(request)
+        if isinstance(admitted, Reply):
+            return admitted
+        route, event = admitted
+        reply = self._invoke(route, event)
+        self.settle(request.method, reply.status)
+        return reply
+
+    def settle(self, method: str, status: int) -> None:
+        """Returns once what a request changed is saved (when the stack saves before answering)."""
+        if self._durable is not None and method not in _READS and status < 500:
+            self._durable()
+
+    def admit(self, request: Request) -> tuple[Route, dict[str, Any]] | Reply:
+        """The route and its proxy event, authorized (requestContext.authorizer filled in); or the
+        reply API Gateway gives itself (404, 405, preflight, 429, 401, 403)."""
         url = urlsplit(request.target)
         path = unquote(url.path) or "/"
         found = self.route(request.method, path)
@@ -161,10 +177,7 @@ class ApiGateway:
             denied = self._authorize(route.authorizer, event)
             if denied is not None:
                 return denied
-        reply = self._invoke(route, event)
-        if self._durable is not None and request.method not in _READS and reply.status < 500:
-            self._durable()
-        return reply
+        return route, event
 
     # --- events --------------------------------------------------------------------------------
 

@@ -6,11 +6,12 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from engram.local import websocket
+from engram.local import chat_stream, websocket
 from engram.local.api_gateway import MAX_BODY_BYTES, ApiGateway, Reply, Request
 
 log = logging.getLogger("engram.local")
@@ -74,7 +75,14 @@ class _Handler(BaseHTTPRequestHandler):
             reply = Reply.json(400, {"message": "malformed request body framing"})
         else:
             request = Request(self.command, self.path, list(self.headers.items()), body, self.client_address[0])
-            reply = self.server.gateway.handle(request)
+            if chat_stream.wants_stream(request):
+                opened = chat_stream.open_stream(self.server.gateway, request)
+                if not isinstance(opened, Reply):
+                    self._stream(opened, started)
+                    return
+                reply = opened
+            else:
+                reply = self.server.gateway.handle(request)
         try:
             self._write(reply)
         except (BrokenPipeError, ConnectionResetError):
@@ -82,6 +90,25 @@ class _Handler(BaseHTTPRequestHandler):
             return
         elapsed_ms = (time.monotonic() - started) * 1000
         log.info("%s %s %d %.0f ms", self.command, redacted(self.path), reply.status, elapsed_ms)
+
+    def _stream(self, events: Iterator[bytes], started: float) -> None:
+        """Server-sent events, each written (and flushed) as the model server sends it, chunked."""
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in events:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+            self.server.gateway.settle(self.command, 200)  # the exchange's add, saved before the end
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client stopped reading: the answer is not remembered
+        finally:
+            getattr(events, "close", lambda: None)()  # closes the model server's connection too
+        log.info("%s %s 200 (stream) %.0f ms", self.command, redacted(self.path), (time.monotonic() - started) * 1000)
 
     def _upgraded(self) -> bool:
         """Hands a WebSocket upgrade on the events path to the hub, which keeps the connection."""
