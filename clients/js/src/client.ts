@@ -198,6 +198,12 @@ export class Engram {
     return wait ? this.waitForTask(accepted.task_id) : accepted;
   }
 
+  /** OpenAI's chat completions through Engram (non-streaming): the user's memories are added to the
+   * system prompt and the exchange is remembered. `user` is the Engram user id. */
+  chatCompletions(request: { user: string; messages: Record<string, unknown>[]; model?: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.call({ method: "POST", path: "/v1/chat/completions", body: { ...request, stream: false } });
+  }
+
   search(query: string, options: SearchOptions): Promise<T.SearchResults> {
     const { time_range, ...rest } = options;
     const body = { ...rest, query, ...(time_range && { time_range: { from: when(time_range.from), to: when(time_range.to) } }) };

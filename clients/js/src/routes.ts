@@ -25,6 +25,7 @@ export const ROUTES = {
   maintenance: "GET /v1/maintenance/{execution_id}",
   usage: "GET /v1/usage",
   queueMetrics: "GET /v1/metrics/extraction-queue",
+  chatCompletions: "POST /v1/chat/completions",
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

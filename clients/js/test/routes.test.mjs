@@ -43,6 +43,7 @@ const SAMPLES = {
   maintenance: (e) => e.maintenance("ID"),
   usage: (e) => e.usage(),
   queueMetrics: (e) => e.queueMetrics(),
+  chatCompletions: (e) => e.chatCompletions({ user: "u", messages: [{ role: "user", content: "hi" }] }),
 };
 
 test("each SDK method sends the request its ROUTES entry names", async () => {
