@@ -192,6 +192,13 @@ def _recall_section(results: Results) -> list[tuple[str, list[str]]]:
         f"{part['questions_without_evidence']} have no usable evidence and are left out; "
         f"{len(part['malformed_evidence'])} have malformed evidence ids (normalised; ids naming no turn dropped).",
     ]
+    dated = part.get("evidence_valid_from")
+    if dated:
+        notes.append(
+            f"Turns carry no date in their text (the message's created_at is the session time). Evidence memories "
+            f"in a top 10 whose valid_from is the day the turn was said: {dated['on_the_day_said']} of "
+            f"{dated['in_top10']} ({dated['share']}; goal 1.0)."
+        )
     return [
         ("LoCoMo evidence recall (overall)", [*_table(["search", *keys], rows), "", *notes]),
         ("LoCoMo evidence recall by category (Engram)", _table(["category", "questions", *keys], cats)),
