@@ -44,7 +44,9 @@ def ingest(env: EngramEnv, conv: Conversation) -> dict[str, str]:
     memories = env.container.memories
     task_ids: list[str] = []
     for turn in conv.turns:
-        message = Message(role="user", content=turn.memory_text(dated=False), name=turn.speaker, created_at=said_at(turn))
+        message = Message(
+            role="user", content=turn.memory_text(dated=False), name=turn.speaker, created_at=said_at(turn)
+        )
         request = AddRequest(
             user_id=conv.user_id,
             messages=[message],

@@ -370,6 +370,8 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
 
 
 def sections(results: Results) -> list[tuple[str, list[str]]]:
+    from bench.report_longmemeval import sections as longmemeval_sections
+
     return [
         *_recall_section(results),
         *_latency_section(results),
@@ -378,4 +380,5 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_cold_section(results),
         *_bulk_section(results),
         *quality_sections(results),
+        *longmemeval_sections(results),
     ]
