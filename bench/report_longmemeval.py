@@ -40,7 +40,9 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
             ]
         )
     note = (
-        f"{part['method']['subset']}; {part['abstention_not_scored']} abstention questions counted, not scored; "
+        f"Run {part.get('started', '?')}, commit {part.get('commit', '?')}, load {part.get('load_at_start', '?')} "
+        f"at start. {part['method']['subset']}; "
+        f"{part['abstention_not_scored']} abstention questions counted, not scored; "
         f"search `now` passed: {part['method']['search_now']}; {part['wall_s']} s."
     )
     header = ["mode", "type", "questions", *_KEYS, "valid_from on the day"]
