@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from bench.longmemeval_data import parse_date, parse_question, stratified
+from bench.longmemeval_data import TYPES, parse_date, parse_question, stratified
 from bench.longmemeval_score import UNKNOWN, Hit, hit_of, newest_first, score, summarise
 from engram.domain.models import Fact, MemorySource
 
@@ -149,3 +149,33 @@ def test_the_subset_is_stratified_and_fixed_by_question_id() -> None:
     again = stratified(list(reversed(questions)), 10)
     assert {q.question_id for q in again} == {q.question_id for q in chosen}
     assert stratified(questions, 50) == questions
+
+
+def test_the_summary_table_shows_each_mode_and_only_types_with_questions() -> None:
+    from bench.report_longmemeval import sections
+
+    evidence = parse_question(_item()).evidence()
+    rows = [{**score(evidence, [_hit("late#0", 28), _hit("early#2", 20)]), "type": "knowledge-update"}]
+    by_type = {kind: summarise(r for r in rows if r["type"] == kind) for kind in ("knowledge-update", "multi-session")}
+    empty = summarise([])
+    mode = {
+        "overall": summarise(rows),
+        **{k: empty for k in TYPES},
+        **by_type,
+        "search_p50_ms": 3.5,
+        "ingest": {"turns": 6, "memories": 5, "cpu_ms_per_turn": 30.0},
+    }
+    part = {
+        "results": {"raw turns": mode},
+        "method": {"subset": "1 of 184 questions", "search_now": False},
+        "abstention_not_scored": 0,
+        "wall_s": 1.0,
+    }
+
+    ((title, lines),) = sections({"longmemeval": part})
+
+    assert title == "LongMemEval_S retrieval"
+    table = "\n".join(lines)
+    assert "| raw turns | knowledge-update | 1 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in table
+    assert "multi-session" not in table
+    assert "| raw turns | 3.500 | 1.0 of 1 | 30.0 | 5 from 6 turns |" in table
