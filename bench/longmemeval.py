@@ -38,8 +38,8 @@ TOP_K = 20
 QUICK = 12  # two questions of each type
 # The full part: a fixed stratified subset (by a hash of question_id, bench/longmemeval_data.py).
 # All 184 questions are ~91k turns per mode at ~30 ms of CPU per raw turn (22 ms of it MiniLM on
-# turns up to 256 tokens): over an hour on 2 cores. 12 questions took 547 s at load 7.
-FULL = 24
+# turns up to 256 tokens): over an hour on 2 cores. 24 questions took 501 s at load 3-6.
+FULL = 48
 PER_MOTO = 8  # questions per moto server (moto's memory grows with everything it has seen)
 
 
