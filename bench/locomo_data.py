@@ -1,10 +1,11 @@
 """LoCoMo, read in place from ../shared/bench/locomo10.json (CC BY-NC 4.0: never copied into the repo).
 
-Turns become memories whose text names the speaker and the session date, the way a client that stores
-raw multi-party turns (infer=false) has to write them for a memory to mean anything on its own:
-"Caroline: I went to a LGBTQ support group yesterday (8 May 2023)". Speaker, date, session and
-dia_id are also kept as metadata (filterable). A shared photo's caption is part of what was said.
-(The date goes last: in front, "[Caroline, 8 May 2023] ..." cost MiniLM 0.06 of recall@10.)
+Turns become memories whose text names the speaker: "Caroline: I went to a LGBTQ support group
+yesterday". When it was said is the message's `created_at` (`Turn.said_at`, the session's date and
+time, read as UTC); the parts that predate messages carrying a time still write the session date
+into the text (`memory_text(dated=True)`: "... yesterday (8 May 2023)"; in front, "[Caroline, 8 May
+2023] ..." cost MiniLM 0.06 of recall@10). Speaker, date, session and dia_id are also kept as
+metadata (filterable). A shared photo's caption is part of what was said.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,17 @@ class Turn:
     speaker: str
     text: str
     session: int
-    session_date: date | None
+    said_at: datetime | None  # the session's date and time, UTC
     caption: str | None = None
 
-    def memory_text(self) -> str:
+    @property
+    def session_date(self) -> date | None:
+        return self.said_at.date() if self.said_at else None
+
+    def memory_text(self, dated: bool = True) -> str:
         photo = f" [shares a photo: {self.caption}]" if self.caption else ""
-        when = f" ({self.session_date.day} {self.session_date:%B %Y})" if self.session_date else ""
+        day = self.session_date
+        when = f" ({day.day} {day:%B %Y})" if dated and day else ""
         return f"{self.speaker}: {self.text}{photo}{when}"
 
     def metadata(self) -> dict[str, Any]:
@@ -66,12 +72,19 @@ class Conversation:
         return f"locomo-{self.sample_id}"
 
 
-def parse_session_date(text: str) -> date | None:
-    """'1:56 pm on 8 May, 2023' -> 2023-05-08 (None when it is not in that shape)."""
+def parse_session_time(text: str) -> datetime | None:
+    """'1:56 pm on 8 May, 2023' -> 2023-05-08 13:56 UTC (LoCoMo gives no zone; None when it is not
+    in that shape)."""
     try:
-        return datetime.strptime(text.split(" on ", 1)[-1].strip(), "%d %B, %Y").date()
+        return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     except ValueError:
         return None
+
+
+def parse_session_date(text: str) -> date | None:
+    """'1:56 pm on 8 May, 2023' -> 2023-05-08 (None when it is not in that shape)."""
+    when = parse_session_time(text)
+    return when.date() if when else None
 
 
 def split_evidence(raw: str) -> list[str]:
@@ -108,7 +121,7 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
     turns: list[Turn] = []
     sessions = sorted(int(m.group(1)) for k in conv if (m := _SESSION_KEY.fullmatch(k)))
     for number in sessions:
-        when = parse_session_date(str(conv.get(f"session_{number}_date_time", "")))
+        when = parse_session_time(str(conv.get(f"session_{number}_date_time", "")))
         for turn in conv[f"session_{number}"]:
             caption = turn.get("blip_caption")
             turns.append(
@@ -117,7 +130,7 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
                     speaker=str(turn["speaker"]),
                     text=str(turn["text"]),
                     session=number,
-                    session_date=when,
+                    said_at=when,
                     caption=str(caption) if caption else None,
                 )
             )

@@ -1,8 +1,10 @@
 """Part 1: LoCoMo evidence recall through Engram's real ingestion and search.
 
 Every turn of a conversation is one add (infer=false: stored as given, no LLM; deduplicate=false:
-a raw turn such as "Thanks!" repeated later is still a turn of its own), with the speaker, session
-date, session and dia_id as metadata. The adds go through MemoryService.submit (task stored, message
+a raw turn such as "Thanks!" repeated later is still a turn of its own): the message's text is
+"Speaker: turn", its `name` the speaker and its `created_at` the session's date and time (a second
+per turn of the session, in order) - no date in the text - with the speaker, session date, session and
+dia_id as metadata. The adds go through MemoryService.submit (task stored, message
 queued on SQS) and the worker runs them in FIFO batches of ten, as the extraction function receives
 them. One user per conversation, each conversation in its own tables on its own moto server. Questions of categories 1-4
 go through MemoryService.search (top_k=20; recall@5/10 read the first 5/10 of that ranking).
@@ -15,10 +17,11 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from bench.engram_env import EngramEnv, VectorCache, engram_env
-from bench.locomo_data import CATEGORIES, Conversation, load
+from bench.locomo_data import CATEGORIES, Conversation, Turn, load
 from bench.procs import MotoProcess
 from bench.stats import all_at, recall_at
 from engram.domain.models import AddRequest, Message, SearchQuery
@@ -28,14 +31,25 @@ KS = (5, 10, 20)
 WORKER_BATCH = 10  # the extraction function's SQS batch size (template.yaml)
 
 
+def said_at(turn: Turn) -> datetime | None:
+    """When the turn was said: its session's date and time plus a second per turn before it in the
+    session (LoCoMo dates sessions, not turns), so the turns keep their order."""
+    if turn.said_at is None:
+        return None
+    return turn.said_at + timedelta(seconds=int(turn.dia_id.rsplit(":", 1)[1]) - 1)
+
+
 def ingest(env: EngramEnv, conv: Conversation) -> dict[str, str]:
     """Adds every turn through the real path; returns memory id -> dia_id."""
     memories = env.container.memories
     task_ids: list[str] = []
     for turn in conv.turns:
+        message = Message(
+            role="user", content=turn.memory_text(dated=False), name=turn.speaker, created_at=said_at(turn)
+        )
         request = AddRequest(
             user_id=conv.user_id,
-            messages=[Message(role="user", content=turn.memory_text(), name=turn.speaker)],
+            messages=[message],
             metadata=turn.metadata(),
             infer=False,
             deduplicate=False,
@@ -89,6 +103,7 @@ def run(
         )
         ranked.update({name: [] for name in variants if name not in ranked})
     timings: dict[str, float] = {"ingest_s": 0.0, "search_s": 0.0, "turns": 0, "questions": 0}
+    timings.update({"evidence_in_top10": 0, "evidence_dated_that_day": 0})  # summed like the timings
     malformed: list[dict[str, Any]] = []
 
     def one(conv: Conversation) -> tuple[dict[str, list[Any]], dict[str, float], list[dict[str, Any]]]:
@@ -110,9 +125,11 @@ def run(
                 timings[key] += value
             malformed.extend(odd)
     unanswerable = sum(1 for conv in convs for q in conv.questions if not q.evidence)
+    found, dated = int(timings.pop("evidence_in_top10")), int(timings.pop("evidence_dated_that_day"))
     return {
         "method": {
-            "memory_text": "Speaker: turn text [shares a photo: caption] (D Month YYYY)",
+            "memory_text": "Speaker: turn text [shares a photo: caption] (no date: the message's created_at)",
+            "created_at": "the session's date and time (UTC) + 1 s per turn before it in the session",
             "metadata": ["speaker", "session", "session_date", "dia_id"],
             "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=false",
             "search": "MemoryService.search(top_k=20)",
@@ -123,6 +140,13 @@ def run(
         "questions_without_evidence": unanswerable,
         "malformed_evidence": malformed,
         "results": {name: _scores(rows) for name, rows in ranked.items()},
+        # Of the evidence turns MemoryService.search put in a question's top 10 (counted per question),
+        # the share whose memory's valid_from falls on the day the turn was said (goal 1.0).
+        "evidence_valid_from": {
+            "in_top10": found,
+            "on_the_day_said": dated,
+            "share": round(dated / found, 4) if found else None,
+        },
         "timings": {k: round(v, 2) if k.endswith("_s") else int(v) for k, v in timings.items()},  # summed
         "conversations_in_parallel": parallel,
     }
@@ -168,6 +192,7 @@ def _conversation(
     env = engram_env(moto_endpoint, embedder=embedder)
     began = time.perf_counter()
     by_memory = ingest(env, conv)
+    turns = {turn.dia_id: turn for turn in conv.turns}
     timings["ingest_s"] += time.perf_counter() - began
     timings["turns"] += len(conv.turns)
     began = time.perf_counter()
@@ -181,6 +206,11 @@ def _conversation(
         )
         ranked["engram"].append((q.category, [by_memory.get(f.id, "?") for f, _ in hits], q.evidence))
         timings["questions"] += 1
+        for fact, _ in hits[:10]:
+            turn = turns.get(by_memory.get(fact.id, "?"))
+            if turn is not None and turn.dia_id in q.evidence:
+                timings["evidence_in_top10"] += 1
+                timings["evidence_dated_that_day"] += fact.valid_from.date() == turn.session_date
         if ablations:
             _ablate(env, conv, q.question, q.category, q.evidence, by_memory, ranked)
     timings["search_s"] += time.perf_counter() - began

@@ -192,6 +192,13 @@ def _recall_section(results: Results) -> list[tuple[str, list[str]]]:
         f"{part['questions_without_evidence']} have no usable evidence and are left out; "
         f"{len(part['malformed_evidence'])} have malformed evidence ids (normalised; ids naming no turn dropped).",
     ]
+    dated = part.get("evidence_valid_from")
+    if dated:
+        notes.append(
+            f"Turns carry no date in their text (the message's created_at is the session time). Evidence memories "
+            f"in a top 10 whose valid_from is the day the turn was said: {dated['on_the_day_said']} of "
+            f"{dated['in_top10']} ({dated['share']}; goal 1.0)."
+        )
     return [
         ("LoCoMo evidence recall (overall)", [*_table(["search", *keys], rows), "", *notes]),
         ("LoCoMo evidence recall by category (Engram)", _table(["category", "questions", *keys], cats)),
@@ -363,6 +370,8 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
 
 
 def sections(results: Results) -> list[tuple[str, list[str]]]:
+    from bench.report_longmemeval import sections as longmemeval_sections
+
     return [
         *_recall_section(results),
         *_latency_section(results),
@@ -371,4 +380,5 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_cold_section(results),
         *_bulk_section(results),
         *quality_sections(results),
+        *longmemeval_sections(results),
     ]

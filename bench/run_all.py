@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk, longmemeval
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk")
+PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval")
 
 
 def _commit(root: Path) -> str:
@@ -147,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
                 "bulk",
                 lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000, runs=1 if args.quick else 3),
             )
+    if "longmemeval" in parts:
+        from bench import longmemeval
+
+        timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()

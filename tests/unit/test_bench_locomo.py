@@ -5,11 +5,19 @@ The samples here are made up in LoCoMo's shape; the dataset itself is never copi
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
-from bench.locomo_data import Turn, normalise_evidence, parse_conversation, parse_session_date, split_evidence
+from bench.locomo_data import (
+    Turn,
+    normalise_evidence,
+    parse_conversation,
+    parse_session_date,
+    parse_session_time,
+    split_evidence,
+)
+from bench.locomo_recall import said_at
 
 
 @pytest.mark.parametrize(
@@ -43,11 +51,29 @@ def test_session_dates() -> None:
     assert parse_session_date("sometime") is None
 
 
+def test_session_times_keep_the_time_of_day_as_utc() -> None:
+    assert parse_session_time("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert parse_session_time("12:09 am on 13 September, 2023") == datetime(2023, 9, 13, 0, 9, tzinfo=UTC)
+    assert parse_session_time("10:37 am on 27 June, 2023") == datetime(2023, 6, 27, 10, 37, tzinfo=UTC)
+    assert parse_session_time("8 May, 2023") is None
+
+
+def test_a_turn_is_said_at_its_session_time_a_second_per_turn_before_it() -> None:
+    first = Turn("D3:1", "Ann", "Hi", 3, datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    fifth = Turn("D3:5", "Ann", "Bye", 3, datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+
+    assert said_at(first) == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert said_at(fifth) == datetime(2023, 5, 8, 13, 56, 4, tzinfo=UTC)
+    assert said_at(Turn("D3:2", "Ann", "Hm", 3, None)) is None
+
+
 def test_a_turn_becomes_a_self_contained_memory() -> None:
-    turn = Turn("D1:5", "Caroline", "The stories were inspiring!", 1, date(2023, 5, 8), "a photo of a mural")
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    turn = Turn("D1:5", "Caroline", "The stories were inspiring!", 1, said, "a photo of a mural")
 
     expected = "Caroline: The stories were inspiring! [shares a photo: a photo of a mural] (8 May 2023)"
     assert turn.memory_text() == expected
+    assert turn.memory_text(dated=False) == "Caroline: The stories were inspiring! [shares a photo: a photo of a mural]"
     assert turn.metadata() == {"speaker": "Caroline", "session": 1, "dia_id": "D1:5", "session_date": "2023-05-08"}
 
 
