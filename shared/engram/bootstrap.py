@@ -233,6 +233,7 @@ class Container(LiveWiring):
             attachments=self.attachment_store,
             blobs=self.blobs,
             keep_episodes=self.settings.keep_episodes,
+            keep_assistant_turns=self.settings.keep_assistant_turns,
             graph=self.graph,
             # ENGRAM_LLM_SINGLE_CALL=off: separate extraction, reconciliation and graph calls
             one_call=(

@@ -125,6 +125,7 @@ class Settings(BaseModel):
     delete_all_batch_size: int = Field(default=1000, ge=1, le=1000)
     # Episodes: a message the extractor did not fully read is also kept in its own words
     keep_episodes: bool = True
+    keep_assistant_turns: bool = True  # the assistant's messages kept as said too (what it recommended, told)
     # Graph memory (engram/graph, docs/graph.md). ENGRAM_GRAPH=off turns the whole pipeline off.
     graph: bool = True
     graph_resolve_threshold: float = Field(default=0.9, ge=0.0, le=1.0)  # name similarity = same entity

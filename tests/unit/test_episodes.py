@@ -142,3 +142,32 @@ def test_with_an_llm_the_episode_is_kept_beside_the_extracted_fact() -> None:
         "Is writing a thesis on graph neural networks": "fact",
         text: "episode",
     }
+
+
+def test_the_assistants_turns_are_kept_as_said_with_their_role() -> None:
+    from engram.domain.models import AddRequest, Scope
+    from engram.offline.extractor import OfflineExtractor
+    from engram.pipeline.ingest import IngestPipeline
+    from engram.reconcile.offline import KeyReconciler
+    from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
+
+    facts = MemoryFactStore()
+    pipeline = IngestPipeline(
+        facts,
+        MemoryIndex(),
+        HashEmbedder(),
+        OfflineExtractor(),
+        KeyReconciler(),
+        keep_episodes=True,
+        keep_assistant_turns=True,
+    )
+    messages = [
+        Message(role="user", content="Any dinner ideas near the station?"),
+        Message(role="assistant", content="Try Trattoria Da Enzo: their cacio e pepe is excellent."),
+        Message(role="assistant", content="Thanks!"),
+    ]
+    pipeline.run(Scope(tenant_id="t", user_id="u"), AddRequest(messages=messages, user_id="u"), "t1")
+    kept = facts.list_current("t", "u").items
+    assert [(f.text, f.kind, f.source.role if f.source else None) for f in kept] == [
+        ("Try Trattoria Da Enzo: their cacio e pepe is excellent.", "episode", "assistant")
+    ]

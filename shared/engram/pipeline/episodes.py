@@ -69,12 +69,22 @@ def _episode(message: Message, index: int) -> list[CandidateFact]:
     return as_given(message, index, kind="episode", importance=EPISODE_IMPORTANCE)
 
 
-def episodes(messages: Sequence[Message], prompt: ExtractionPrompt, extractor: object) -> list[CandidateFact]:
+ASSISTANT_IMPORTANCE = 0.3  # what the assistant said: below what the user said of themselves
+
+
+def episodes(
+    messages: Sequence[Message], prompt: ExtractionPrompt, extractor: object, assistant_turns: bool = False
+) -> list[CandidateFact]:
     """One episode per message (of the side the prompt reads) that states something the extractor
-    did not fully understand."""
+    did not fully understand; with `assistant_turns`, also each assistant message of a conversation
+    the user prompt reads ("what was the restaurant you recommended?" is answered by the assistant)."""
     role = read_role(prompt)
     kept: list[CandidateFact] = []
     for index, message in enumerate(messages):
+        if assistant_turns and role == "user" and message.role == "assistant":
+            if states_something(message.content):
+                kept += as_given(message, index, kind="episode", importance=ASSISTANT_IMPORTANCE)
+            continue
         if message.role != role or not states_something(message.content):
             continue
         if isinstance(extractor, UnderstandsMessages) and extractor.understands([message], prompt):

@@ -86,6 +86,7 @@ class IngestPipeline:
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
     keep_episodes: bool = False  # messages the extractor did not fully read are kept as given (settings: on)
+    keep_assistant_turns: bool = False  # with keep_episodes, the assistant's messages too (settings: on)
     graph: GraphService | None = None  # the second pipeline, run after the facts'
     one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
     # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
@@ -184,9 +185,8 @@ class IngestPipeline:
             usage.add(used)
             if self.keep_episodes:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
-                candidates += [
-                    e for e in episodes(request.messages, prompt, self.extractor) if _plain(e.text) not in said
-                ]
+                kept = episodes(request.messages, prompt, self.extractor, self.keep_assistant_turns)
+                candidates += [e for e in kept if _plain(e.text) not in said]
                 notes |= self._cut_short(request.messages, prompt, candidates)
             if not candidates and request.attachments:
                 candidates = kept_for_attachments(request.messages, prompt)
