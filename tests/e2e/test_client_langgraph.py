@@ -4,6 +4,9 @@ real langgraph and langchain-core packages."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -14,7 +17,7 @@ from engram_client import AsyncEngram, Engram
 from engram_client.langchain_retriever import EngramRetriever
 from engram_client.langgraph_store import EngramStore
 from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
-from tests.e2e.stack_process import StackProcess
+from tests.e2e.stack_process import ROOT, StackProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -162,3 +165,15 @@ def test_the_retriever_returns_documents_with_id_score_and_valid_from(stack: Sta
         assert document.metadata["score"] > 0 and document.metadata["valid_from"]
         assert document.metadata["metadata"]["via"] == "chat" and document.metadata["user_id"] == user
         assert EngramRetriever(user_id=new_user(), client=client).invoke("where do I live?") == []
+
+
+def test_the_langgraph_example_saves_and_recalls(stack: StackProcess) -> None:
+    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": ACME_KEY}
+    said = ["I love spicy ramen", "I have a dog called Rex", "what pet do I have?"]
+    command = [sys.executable, str(ROOT / "examples" / "langgraph_memory.py"), "--user-id", new_user(), *said]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["saved: I love spicy ramen", "saved: I have a dog called Rex", "what pet do I have?"]
+    assert lines[3].startswith("  store: ['I have a dog called Rex'")
+    assert lines[4].startswith("  retriever: ['I have a dog called Rex'")
