@@ -164,6 +164,8 @@ def test_the_retriever_returns_documents_with_id_score_and_valid_from(stack: Sta
         assert document.id == document.metadata["id"] == berlin
         assert document.metadata["score"] > 0 and document.metadata["valid_from"]
         assert document.metadata["metadata"]["via"] == "chat" and document.metadata["user_id"] == user
+        threaded = asyncio.run(retriever.ainvoke("where do I live?"))  # no async client: the sync search, threaded
+        assert [d.id for d in threaded] == [berlin]
         assert EngramRetriever(user_id=new_user(), client=client).invoke("where do I live?") == []
 
 

@@ -48,7 +48,7 @@ def test_health_users_usage_and_queue_metrics(stack: StackProcess) -> None:
         assert usage.from_ == today.isoformat() and [d.date for d in usage.days] == [today.isoformat()]
         assert usage.totals.adds == before + 1
 
-        assert user in {u.user_id for u in client.users(page_size=2)}  # paged: more users than one page
+        assert user in {u.user_id for u in client.users(page_size=2)}  # follows the cursors
         assert user not in {u.user_id for u in globex.users()}
         assert client.queue_metrics("day").completed >= 1
 

@@ -13,9 +13,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
+try:
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+except ImportError as missing:  # the extra is not installed: say which
+    raise ImportError(
+        f"EngramRetriever needs the 'langchain' extra ({missing}): pip install \"engram-client[langchain]\""
+    ) from missing
 from pydantic import ConfigDict, Field
 
 from engram_client import _calls

@@ -21,18 +21,23 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
 
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    InvalidNamespaceError,
-    Item,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-)
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+    )
+except ImportError as missing:  # the extra is not installed: say which
+    raise ImportError(
+        f"EngramStore needs the 'langgraph' extra ({missing}): pip install \"engram-client[langgraph]\""
+    ) from missing
 
 from engram_client import _calls
 from engram_client._calls import Call
