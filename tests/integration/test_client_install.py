@@ -68,6 +68,19 @@ def test_mcp_without_its_extra_names_it_in_one_line(cli_only: Path) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("module", "extra", "missing"),
+    [("langgraph_store", "langgraph", "langgraph"), ("langchain_retriever", "langchain", "langchain_core")],
+)
+def test_an_adapter_without_its_extra_names_it(cli_only: Path, module: str, extra: str, missing: str) -> None:
+    python = str(cli_only / "bin" / "python")
+    result = subprocess.run([python, "-c", f"import engram_client.{module}"], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        f"extra (No module named '{missing}'): pip install \"engram-client[{extra}]\""
+    )
+
+
 def test_tail_without_its_extra_names_it_and_that_command_installs_it(cli_only: Path) -> None:
     """Last in this file: it installs the events extra into the shared venv."""
     result = engram(cli_only, "tail", "--user-id", "alice")

@@ -18,7 +18,22 @@ from engram_client.errors import (
     ServerError,
     TaskFailedError,
 )
-from engram_client.models import Attachment, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import (
+    Attachment,
+    Deleted,
+    Entity,
+    Graph,
+    Health,
+    HistoryEntry,
+    MaintenanceRun,
+    Memory,
+    Page,
+    QueueMetrics,
+    SearchResults,
+    Task,
+    Usage,
+    User,
+)
 
 if TYPE_CHECKING:
     from engram_client.async_client import AsyncEngram
@@ -45,15 +60,22 @@ __all__ = [
     "EngramConnectionError",
     "EngramError",
     "EngramTimeoutError",
+    "Entity",
+    "Graph",
+    "Health",
     "HistoryEntry",
+    "MaintenanceRun",
     "Memory",
     "NotFoundError",
     "Page",
     "PayloadTooLargeError",
+    "QueueMetrics",
     "RateLimitError",
     "RetryPolicy",
     "SearchResults",
     "ServerError",
     "Task",
     "TaskFailedError",
+    "Usage",
+    "User",
 ]

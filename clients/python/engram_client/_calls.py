@@ -6,10 +6,28 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Generic, TypedDict, TypeVar, Unpack
+from datetime import date, datetime
+from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
 
-from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import (
+    Attachment,
+    AttachmentCreated,
+    Deleted,
+    Entity,
+    Graph,
+    Health,
+    HistoryEntry,
+    MaintenanceRun,
+    MaintenanceStarted,
+    Memory,
+    Page,
+    QueueMetrics,
+    RelationDeleted,
+    SearchResults,
+    Task,
+    Usage,
+    UsersPage,
+)
 
 T = TypeVar("T")
 INLINE_ATTACHMENT_BYTES = 5 * 1024 * 1024  # larger files go to the presigned upload URL
@@ -73,6 +91,7 @@ class SearchOptions(TypedDict, total=False):
     as_of: datetime | None
     time_range: tuple[datetime, datetime] | None  # only memories said (valid from) within [from, to)
     now: datetime | None  # when the question is asked: "last week" resolves against it
+    graph: bool | None  # False: no graph relations in the answer (a cheaper search)
 
 
 class UpdateOptions(TypedDict, total=False):
@@ -166,3 +185,102 @@ def attachment(attachment_id: str, limit: int | None = None, cursor: str | None 
     """The attachment with a page of the memories holding it (`next_cursor` names the next page)."""
     params = _drop_none({"limit": limit, "cursor": cursor})
     return Call("GET", f"/v1/attachments/{attachment_id}", Attachment.model_validate, params=params)
+
+
+# --- graph, operations, users -------------------------------------------------------------------
+
+MaintenanceStep = Literal["repair", "expire", "dedupe", "summarise", "prune"]
+
+
+def graph(
+    user_id: str,
+    limit: int | None = None,
+    entity_cursor: str | None = None,
+    relation_cursor: str | None = None,
+    as_of: datetime | None = None,
+) -> Call[Graph]:
+    params = _drop_none(
+        {
+            "user_id": user_id,
+            "limit": limit,
+            "entity_cursor": entity_cursor,
+            "relation_cursor": relation_cursor,
+            "as_of": as_of,
+        }
+    )
+    return Call("GET", "/v1/graph", Graph.model_validate, params=params)
+
+
+def entity(entity_id: str) -> Call[Entity]:
+    return Call("GET", f"/v1/graph/entities/{entity_id}", Entity.model_validate)
+
+
+def delete_relation(relation_id: str) -> Call[RelationDeleted]:
+    return Call("DELETE", f"/v1/graph/relations/{relation_id}", RelationDeleted.model_validate)
+
+
+def health(deep: bool = False) -> Call[Health]:
+    return Call("GET", "/health", Health.model_validate, params={"deep": "true"} if deep else None)
+
+
+def openapi() -> Call[dict[str, Any]]:
+    return Call("GET", "/openapi.json", dict)
+
+
+def queue_metrics(window: Literal["hour", "day"] = "hour") -> Call[QueueMetrics]:
+    return Call("GET", "/v1/metrics/extraction-queue", QueueMetrics.model_validate, params={"window": window})
+
+
+def usage(start: date | None = None, end: date | None = None) -> Call[Usage]:
+    params = {k: v.isoformat() for k, v in (("from", start), ("to", end)) if v is not None}
+    return Call("GET", "/v1/usage", Usage.model_validate, params=params or None)
+
+
+def chat_completions(user_id: str, messages: Sequence[Mapping[str, Any]], **params: Any) -> Call[dict[str, Any]]:
+    """OpenAI's chat completions through Engram's proxy (not streamed): memories in, the exchange remembered."""
+    body = {**params, "user": user_id, "messages": [dict(m) for m in messages], "stream": False}
+    return Call("POST", "/v1/chat/completions", dict, body=body)
+
+
+def start_maintenance(actions: Sequence[MaintenanceStep], user_id: str | None = None) -> Call[MaintenanceStarted]:
+    body = _drop_none({"actions": list(actions), "user_id": user_id})
+    return Call("POST", "/v1/maintenance", MaintenanceStarted.model_validate, body=body)
+
+
+def maintenance_run(execution_id: str) -> Call[MaintenanceRun]:
+    return Call("GET", f"/v1/maintenance/{execution_id}", MaintenanceRun.model_validate)
+
+
+def users_page(limit: int | None = None, cursor: str | None = None) -> Call[UsersPage]:
+    params = _drop_none({"limit": limit, "cursor": cursor})
+    return Call("GET", "/v1/users", UsersPage.model_validate, params=params or None)
+
+
+# Every operation of the API (as its /openapi.json lists it) -> the method of Engram and AsyncEngram that
+# calls it. tests/e2e/test_client_routes.py compares this with the live document, so a new route
+# without a client method fails the tests.
+ROUTES: dict[tuple[str, str], str] = {
+    ("GET", "/health"): "health",
+    ("GET", "/openapi.json"): "openapi",
+    ("POST", "/v1/memories"): "add",
+    ("GET", "/v1/memories"): "list_page",
+    ("DELETE", "/v1/memories"): "delete_all",
+    ("POST", "/v1/memories/search"): "search",
+    ("POST", "/v1/memories/import"): "import_memories",
+    ("GET", "/v1/memories/{memory_id}"): "get",
+    ("PATCH", "/v1/memories/{memory_id}"): "update",
+    ("DELETE", "/v1/memories/{memory_id}"): "delete",
+    ("GET", "/v1/memories/{memory_id}/history"): "history",
+    ("GET", "/v1/tasks/{task_id}"): "task",
+    ("POST", "/v1/attachments"): "upload_attachment",
+    ("GET", "/v1/attachments/{attachment_id}"): "attachment",
+    ("GET", "/v1/graph"): "graph",
+    ("GET", "/v1/graph/entities/{entity_id}"): "entity",
+    ("DELETE", "/v1/graph/relations/{relation_id}"): "delete_relation",
+    ("GET", "/v1/metrics/extraction-queue"): "queue_metrics",
+    ("GET", "/v1/usage"): "usage",
+    ("POST", "/v1/maintenance"): "start_maintenance",
+    ("GET", "/v1/maintenance/{execution_id}"): "maintenance_run",
+    ("GET", "/v1/users"): "users_page",
+    ("POST", "/v1/chat/completions"): "chat_completions",
+}

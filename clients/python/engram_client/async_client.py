@@ -5,19 +5,39 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import date, datetime
 from types import TracebackType
-from typing import Any, TypeVar, Unpack
+from typing import Any, Literal, TypeVar, Unpack
 
 import httpx
 
 from engram_client import _calls
-from engram_client._calls import AddOptions, Call, Messages, SearchOptions, UpdateOptions
+from engram_client._calls import AddOptions, Call, MaintenanceStep, Messages, SearchOptions, UpdateOptions
 from engram_client._retry import RetryPolicy, poll_delays
 from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
-from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import (
+    Attachment,
+    AttachmentCreated,
+    Deleted,
+    Entity,
+    Graph,
+    Health,
+    HistoryEntry,
+    MaintenanceRun,
+    MaintenanceStarted,
+    Memory,
+    Page,
+    QueueMetrics,
+    RelationDeleted,
+    SearchResults,
+    Task,
+    Usage,
+    User,
+    UsersPage,
+)
 
 T = TypeVar("T")
 
@@ -149,6 +169,75 @@ class AsyncEngram:
 
     async def history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         return await self._run(_calls.history(memory_id))
+
+    # --- graph ----------------------------------------------------------------------------------
+
+    async def graph(
+        self,
+        user_id: str,
+        limit: int | None = None,
+        entity_cursor: str | None = None,
+        relation_cursor: str | None = None,
+        as_of: datetime | None = None,
+    ) -> Graph:
+        """One page of the user's entities and one of their relations (current ones, or those at `as_of`)."""
+        return await self._run(_calls.graph(user_id, limit, entity_cursor, relation_cursor, as_of))
+
+    async def entity(self, entity_id: str) -> Entity:
+        """One entity with every relation it took part in (closed ones have `valid_to`)."""
+        return await self._run(_calls.entity(entity_id))
+
+    async def delete_relation(self, relation_id: str) -> RelationDeleted:
+        """Close a relation (it stays in the entity's history with `valid_to`)."""
+        return await self._run(_calls.delete_relation(relation_id))
+
+    # --- operations -----------------------------------------------------------------------------
+
+    async def health(self, deep: bool = False) -> Health:
+        """`deep` checks every dependency (needs the key); a dependency down answers 503 (ServerError)."""
+        return await self._run(_calls.health(deep))
+
+    async def openapi(self) -> dict[str, Any]:
+        """The API's OpenAPI document."""
+        return await self._run(_calls.openapi())
+
+    async def queue_metrics(self, window: Literal["hour", "day"] = "hour") -> QueueMetrics:
+        return await self._run(_calls.queue_metrics(window))
+
+    async def chat_completions(
+        self, user_id: str, messages: Sequence[Mapping[str, Any]], **params: Any
+    ) -> dict[str, Any]:
+        """One chat completion through Engram's proxy: the user's memories join the system prompt, the
+        answer is the LLM's as sent, and the exchange is queued to be remembered (`stream` is not offered
+        here; point an `openai` client at Engram for that: engram_client.openai.chat_client)."""
+        return await self._run(_calls.chat_completions(user_id, messages, **params))
+
+    async def usage(self, start: date | None = None, end: date | None = None) -> Usage:
+        """Usage per UTC day from `start` to `end` (the server's default range when not given)."""
+        return await self._run(_calls.usage(start, end))
+
+    async def start_maintenance(
+        self, actions: Sequence[MaintenanceStep], user_id: str | None = None
+    ) -> MaintenanceStarted:
+        """Start a maintenance run (repair, expire, dedupe, summarise, prune) for one user or all."""
+        return await self._run(_calls.start_maintenance(actions, user_id))
+
+    async def maintenance_run(self, execution_id: str) -> MaintenanceRun:
+        return await self._run(_calls.maintenance_run(execution_id))
+
+    async def users_page(self, limit: int | None = None, cursor: str | None = None) -> UsersPage:
+        """One page of the tenant's users, most recently active first."""
+        return await self._run(_calls.users_page(limit, cursor))
+
+    async def users(self, page_size: int = 100) -> AsyncIterator[User]:
+        """Every user of the tenant, page after page (fetched as the iterator is consumed)."""
+        cursor: str | None = None
+        while True:
+            page = await self.users_page(page_size, cursor)
+            for user in page.results:
+                yield user
+            if not (cursor := page.next_cursor):
+                return
 
     # --- attachments ----------------------------------------------------------------------------
 

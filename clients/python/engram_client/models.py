@@ -121,3 +121,125 @@ class Deleted(_Open):
     task_id: str | None = None
     status: str | None = None
     message: str | None = None
+
+
+# --- graph ----------------------------------------------------------------------------------------
+
+
+class GraphRelation(_Open):
+    """A relation between two entities; `valid_to` is set once it was closed (a newer fact replaced it)."""
+
+    id: str
+    source: str
+    relation: str
+    destination: str
+    source_entity_id: str | None = None
+    destination_entity_id: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    score: float | None = None
+
+
+class Entity(_Open):
+    id: str
+    name: str
+    type: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    created_at: datetime | None = None
+    relations: list[GraphRelation] = Field(default_factory=list)  # GET /v1/graph/entities/{id}: all, closed too
+
+
+class Graph(_Open):
+    """One page of a user's entities and one of their current relations (each with its own cursor)."""
+
+    entities: list[Entity]
+    relations: list[GraphRelation]
+    next_entity_cursor: str | None = None
+    next_relation_cursor: str | None = None
+
+
+class RelationDeleted(_Open):
+    id: str
+    valid_to: datetime | None = None
+    message: str | None = None
+
+
+# --- operations -----------------------------------------------------------------------------------
+
+
+class HealthCheck(_Open):
+    ok: bool
+    latency_ms: float | None = None
+    error: str | None = None
+    detail: str | None = None
+
+
+class Health(_Open):
+    """`status` "ok"; a deep check adds one result per dependency (`checks`) and which are `down`."""
+
+    status: str
+    checks: dict[str, HealthCheck] | None = None
+    down: list[str] | None = None
+
+
+class QueueMetrics(_Open):
+    """The tenant's extraction queue: gauges now, and totals over the window asked for."""
+
+    pending: int = 0
+    processing: int = 0
+    completed: int = 0
+    failed: int = 0
+    avg_duration_sec: float = 0.0
+    oldest_pending_age_sec: float = 0.0
+
+
+class UsageDay(_Open):
+    date: str
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    adds: int = 0
+    failed_adds: int = 0
+    searches: int = 0
+    memories_stored: int = 0
+
+
+class Usage(_Open):
+    """Every day of the range, oldest first (zeros included), and their sums."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    days: list[UsageDay]
+    totals: UsageDay
+
+
+class MaintenanceStarted(_Open):
+    execution_id: str
+    status: str = "RUNNING"
+
+
+class MaintenanceRun(_Open):
+    execution_id: str
+    status: str  # RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED
+    actions: list[str] | None = None
+    user_id: str | None = None
+    started_at: datetime | None = None
+    stopped_at: datetime | None = None
+    error: str | None = None
+    report: Any = None
+
+    @property
+    def done(self) -> bool:
+        return self.status != "RUNNING"
+
+
+class User(_Open):
+    user_id: str
+    last_active_at: datetime | None = None
+
+
+class UsersPage(_Open):
+    results: list[User]
+    next_cursor: str | None = None
