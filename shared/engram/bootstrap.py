@@ -322,7 +322,7 @@ class Container(LiveWiring):
 
         importer = MemoryImporter(self.facts, self.lifecycle, self.tasks, self.blobs, self.users)
         wiring = (self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users)
-        return ExtractionWorker(*wiring, importer=importer)
+        return ExtractionWorker(*wiring, importer=importer, configs=self.configs)
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property
