@@ -18,7 +18,7 @@ from engram_client.errors import (
     ServerError,
     TaskFailedError,
 )
-from engram_client.models import Attachment, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import Attachment, Deleted, HistoryEntry, Memory, Page, SearchResults, Task, TenantConfig
 
 if TYPE_CHECKING:
     from engram_client.async_client import AsyncEngram
@@ -56,4 +56,5 @@ __all__ = [
     "ServerError",
     "Task",
     "TaskFailedError",
+    "TenantConfig",
 ]

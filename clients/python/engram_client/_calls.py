@@ -9,7 +9,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
-from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import (
+    Attachment,
+    AttachmentCreated,
+    Deleted,
+    HistoryEntry,
+    Memory,
+    Page,
+    SearchResults,
+    Task,
+    TenantConfig,
+)
 
 T = TypeVar("T")
 INLINE_ATTACHMENT_BYTES = 5 * 1024 * 1024  # larger files go to the presigned upload URL
@@ -62,6 +72,9 @@ class AddOptions(TypedDict, total=False):
     prompt: str | None  # "user" | "agent": which extraction prompt
     attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
     created_at: Said | None  # when the messages were said (those without their own created_at)
+    instructions: str | None  # this add's memory policy, each in place of the tenant's (GET /v1/config)
+    include: Sequence[str] | None
+    exclude: Sequence[str] | None
 
 
 class SearchOptions(TypedDict, total=False):
@@ -166,3 +179,13 @@ def attachment(attachment_id: str, limit: int | None = None, cursor: str | None 
     """The attachment with a page of the memories holding it (`next_cursor` names the next page)."""
     params = _drop_none({"limit": limit, "cursor": cursor})
     return Call("GET", f"/v1/attachments/{attachment_id}", Attachment.model_validate, params=params)
+
+
+def get_config() -> Call[TenantConfig]:
+    return Call("GET", "/v1/config", TenantConfig.model_validate)
+
+
+def put_config(config: TenantConfig | Mapping[str, Any]) -> Call[TenantConfig]:
+    """Replaces the tenant's configuration whole (fields left out are reset)."""
+    body = config.model_dump() if isinstance(config, TenantConfig) else _plain(config)
+    return Call("PUT", "/v1/config", TenantConfig.model_validate, body=body)

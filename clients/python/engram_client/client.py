@@ -18,7 +18,17 @@ from engram_client._transport import check, headers, outcome, settle
 from engram_client.config import resolve
 from engram_client.errors import EngramError, EngramTimeoutError, TaskFailedError
 from engram_client.events import EventStream, EventsUnavailable, event_stream
-from engram_client.models import Attachment, AttachmentCreated, Deleted, HistoryEntry, Memory, Page, SearchResults, Task
+from engram_client.models import (
+    Attachment,
+    AttachmentCreated,
+    Deleted,
+    HistoryEntry,
+    Memory,
+    Page,
+    SearchResults,
+    Task,
+    TenantConfig,
+)
 
 T = TypeVar("T")
 
@@ -183,6 +193,16 @@ class Engram:
             response = self._http.put(created.upload_url, content=data, headers={"content-type": media_type})
             check(response)
         return created
+
+    # --- the tenant's memory policy ------------------------------------------------------------------
+
+    def get_config(self) -> TenantConfig:
+        """The tenant's instructions, include/exclude and custom prompts."""
+        return self._run(_calls.get_config())
+
+    def put_config(self, config: TenantConfig | dict[str, Any]) -> TenantConfig:
+        """Replace the tenant's configuration whole; a bad one raises (422) naming the field."""
+        return self._run(_calls.put_config(config))
 
     def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
         """The attachment and one page of the memories holding it."""
