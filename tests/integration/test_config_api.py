@@ -63,9 +63,7 @@ def test_a_put_config_is_read_back_and_shapes_the_tenants_adds_only(call: Any, s
         ({"excludes": ["Health"]}, "excludes"),
     ],
 )
-def test_a_bad_config_is_a_422_naming_the_field_and_stores_nothing(
-    call: Any, body: dict[str, Any], field: str
-) -> None:
+def test_a_bad_config_is_a_422_naming_the_field_and_stores_nothing(call: Any, body: dict[str, Any], field: str) -> None:
     status, answer = call("PUT", "/v1/config", body)
     assert status == 422 and field in [d["field"] for d in answer["detail"]]
     assert call("GET", "/v1/config")[1]["prompts"] == {"extraction": None, "reconcile": None, "graph": None}

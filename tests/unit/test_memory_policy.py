@@ -291,3 +291,20 @@ def test_the_config_is_read_once_per_ttl_and_a_put_is_seen_at_once() -> None:
     assert configs.get("acme").exclude == [] and store.reads == 2
     configs.put("acme", TenantConfig(include=["Work"]))  # this container's PUT: at once
     assert configs.get("acme").include == ["Work"] and store.reads == 2
+
+
+def test_in_a_merged_run_each_task_reports_and_keeps_only_its_own_cut() -> None:
+    world = World()
+    world.configs.put("acme", TenantConfig(exclude=["Health"]))
+    tasks = []
+    for text in ("I'm allergic to peanuts and I have a dog named Max", "I live in Berlin"):
+        request = AddRequest(messages=[Message(role="user", content=text)], user_id="alice")
+        tasks.append(Task(tenant_id="acme", user_id="alice", request=request))
+        world.tasks.create(tasks[-1])
+    first, second = world.worker.process_many("acme", [t.task_id for t in tasks])
+    assert first.processed_with == [tasks[0].task_id, tasks[1].task_id]  # one run for both
+    assert [s.reason for s in first.skipped] == ["excluded: Health"] and second.skipped == []
+    assert (first.counts["excluded"], second.counts.get("excluded", 0)) == (1, 0)
+    kept = [world.tasks.get("acme", t.task_id).request for t in tasks]
+    assert [r.messages[0].content for r in kept if r is not None] == ["I have a dog named Max", "I live in Berlin"]
+    assert sorted(m.fact_key or "" for m in world.memories()) == ["location", "pet:dog:Max"]
