@@ -308,3 +308,40 @@ def test_in_a_merged_run_each_task_reports_and_keeps_only_its_own_cut() -> None:
     kept = [world.tasks.get("acme", t.task_id).request for t in tasks]
     assert [r.messages[0].content for r in kept if r is not None] == ["I have a dog named Max", "I live in Berlin"]
     assert sorted(m.fact_key or "" for m in world.memories()) == ["location", "pet:dog:Max"]
+
+
+def test_a_single_calls_decisions_and_relations_for_an_excluded_fact_are_not_used() -> None:
+    answer = json.dumps(
+        {
+            "facts": [
+                {"text": "Allergic to peanuts", "memory_bank": "Health", "importance": 0.9},
+                {"text": "Lives in Berlin", "memory_bank": "Personal", "importance": 0.5},
+            ],
+            "memory": [
+                {"id": "0", "text": "Allergic to peanuts", "event": "ADD", "old_memory": None},
+                {"id": "1", "text": "Lives in Berlin", "event": "ADD", "old_memory": None},
+            ],
+            "relations": [
+                {
+                    "source": "user",
+                    "source_type": "person",
+                    "relation": "allergic_to",
+                    "destination": "peanuts",
+                    "destination_type": "thing",
+                },
+            ],
+            "delete": [],
+        }
+    )
+    graph_answer = json.dumps({"relations": [], "delete": []})
+    llm = ScriptedLLM(answer, graph_answer)
+    world = World(llm, one_call=True)
+    world.configs.put("acme", TenantConfig(exclude=["Health"]))
+    world.pipeline.keep_episodes = False
+    task = world.add("Peanuts make my throat swell up, and Berlin is home")
+    assert [m.text for m in world.memories()] == ["Lives in Berlin"]
+    assert [s.reason for s in task.skipped] == ["excluded: Health"]
+    assert llm.calls[1]["name"] == "graph_relations"  # the graph step asked again, with the policy in its prompt
+    assert "Never keep anything about these memory banks or topics: Health." in llm.calls[1]["system"]
+    assert world.pipeline.graph is not None
+    assert world.pipeline.graph.relations("acme", "alice", 100, None).relations == []

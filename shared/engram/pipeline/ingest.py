@@ -227,6 +227,8 @@ class IngestPipeline:
             if screen is not None:
                 candidates, cut = screen.screen(candidates)
                 skipped += cut
+                if cut and planned is not None:  # its decisions and relations may state what was cut: ask again
+                    planned.decisions = planned.graph = None
             if self.keep_episodes:
                 notes |= self._cut_short(request.messages, prompt, candidates)
             if not candidates and request.attachments:
