@@ -26,6 +26,7 @@ from engram.domain.models import (
     Usage,
 )
 from engram.domain.operations import BreakerState
+from engram.domain.policy import TenantConfig
 from engram.domain.steps import LLMReply
 
 
@@ -252,6 +253,22 @@ def facts_json(*texts: str) -> str:
 
 def memory_json(*items: dict[str, Any]) -> str:
     return json.dumps({"memory": [{"old_memory": None, **item} for item in items]})
+
+
+class MemoryConfigStore:
+    """ConfigStore in memory; counts reads, so tests can see what the cache saves."""
+
+    def __init__(self) -> None:
+        self.configs: dict[str, str] = {}
+        self.reads = 0
+
+    def get(self, tenant_id: str) -> TenantConfig | None:
+        self.reads += 1
+        doc = self.configs.get(tenant_id)
+        return TenantConfig.model_validate_json(doc) if doc is not None else None
+
+    def put(self, tenant_id: str, config: TenantConfig) -> None:
+        self.configs[tenant_id] = config.model_dump_json()
 
 
 class MemoryTaskStore:

@@ -313,16 +313,9 @@ class Container(LiveWiring):
     @cached_property
     def chat_proxy(self) -> ChatProxy:
         """POST /v1/chat/completions: the configured LLM with the user's memories (services/chat_proxy.py)."""
-        if not self.settings.llm_configured:
-            raise ConfigurationError(
-                "the chat proxy needs an LLM: set ENGRAM_OPENAI_API_KEY (ENGRAM_OPENAI_API_KEY_PARAM on AWS) "
-                "or ENGRAM_OPENAI_BASE_URL for an OpenAI-compatible server"
-            )
-        from engram.adapters.openai_chat import OpenAIChat
-        from engram.services.chat_proxy import ChatProxy
+        from engram.services.chat_proxy import wired
 
-        model = OpenAIChat(self.openai_client)
-        return ChatProxy(self.memories, model, self.settings.llm_model, queued=self.task_events.queued)
+        return wired(self.settings, lambda: self.openai_client, self.memories, self.task_events.queued)
 
     def scratch_index(self) -> VectorIndex:
         """An empty in-memory index (for ranking the versions of an "as of" search)."""
@@ -332,15 +325,14 @@ class Container(LiveWiring):
 
     @cached_property
     def worker(self) -> ExtractionWorker:
+        from engram.services.importer import MemoryImporter
         from engram.services.worker import ExtractionWorker
 
         breaker = self.breaker if self.llm is not None else None
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
-        from engram.services.importer import MemoryImporter
-
         importer = MemoryImporter(self.facts, self.lifecycle, self.tasks, self.blobs, self.users)
         wiring = (self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users)
-        return ExtractionWorker(*wiring, importer=importer)
+        return ExtractionWorker(*wiring, importer=importer, configs=self.configs)
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property

@@ -1,6 +1,6 @@
 """The Container's operations parts (metrics, usage counters, accounting, task events, the LLM circuit
-breaker, deep health), kept beside bootstrap.py so that the wiring module stays readable. Container
-inherits them; each is built once, on first use, like the rest of the container."""
+breaker, deep health, the tenants' configuration), kept beside bootstrap.py so that the wiring module
+stays readable. Container inherits them; each is built once, on first use, like the rest of the container."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.health import HealthCheck
     from engram.services.task_events import TaskEvents
+    from engram.services.tenant_config import TenantConfigs
     from engram.services.usage import UsageService
     from engram.services.usage_buffer import BufferedUsageCounters
     from engram.settings import Settings
@@ -164,6 +165,14 @@ class LiveWiring:
         return CircuitBreaker(
             store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
         )
+
+    @cached_property
+    def configs(self) -> TenantConfigs:
+        """Each tenant's instructions, include/exclude and prompts (GET/PUT /v1/config), kept 30 s per container."""
+        from engram.adapters.dynamo_config_store import DynamoConfigStore
+        from engram.services.tenant_config import TenantConfigs
+
+        return TenantConfigs(DynamoConfigStore(self.aws.dynamodb, self.settings.tasks_table))
 
 
 def _no_note(_: object) -> None:

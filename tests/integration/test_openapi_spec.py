@@ -16,7 +16,7 @@ from engram.local.template import load_template
 from tests.integration.stack import Stack
 from tests.support.handlers import ROOT, FakeContext, api_event, load_function
 
-TAGS = {"memories", "search", "tasks", "attachments", "graph", "maintenance", "chat", "operations"}
+TAGS = {"memories", "search", "tasks", "attachments", "graph", "maintenance", "chat", "operations", "config"}
 METHODS = {"get", "put", "post", "patch", "delete"}
 
 

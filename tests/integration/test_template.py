@@ -26,6 +26,8 @@ EVENTS = ROOT / "events"
 ASL = ROOT / "statemachines" / "maintenance.asl.json"
 
 EXPECTED_ROUTES = {
+    ("GET", "/v1/config"),  # the tenant's memory policy (engram/http/config_routes.py)
+    ("PUT", "/v1/config"),
     ("GET", "/v1/graph"),  # graph memory (engram/http/graph_routes.py, included by the API handler)
     ("GET", "/v1/graph/entities/{entity_id}"),
     ("DELETE", "/v1/graph/relations/{relation_id}"),

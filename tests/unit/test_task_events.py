@@ -33,7 +33,9 @@ class Pipeline:
     def __init__(self, error: Exception | None = None) -> None:
         self.error = error
 
-    def run(self, scope: Any, request: AddRequest, task_id: str, sources: Any = ()) -> IngestOutcome:
+    def run(
+        self, scope: Any, request: AddRequest, task_id: str, sources: Any = (), policy: Any = None
+    ) -> IngestOutcome:
         if self.error is not None:
             raise self.error
         results = [TaskResult(id=f"m{i}", memory=m.content, event=Event.ADD) for i, m in enumerate(request.messages)]

@@ -198,6 +198,16 @@ export class Engram {
     return wait ? this.waitForTask(accepted.task_id) : accepted;
   }
 
+  /** The tenant's memory policy: instructions, include, exclude and custom prompts. */
+  getConfig(): Promise<Record<string, unknown>> {
+    return this.call({ method: "GET", path: "/v1/config" });
+  }
+
+  /** Replaces the tenant's memory policy whole (fields left out are reset). */
+  putConfig(config: { instructions?: string | null; include?: string[]; exclude?: string[]; prompts?: Record<string, string | null> }): Promise<Record<string, unknown>> {
+    return this.call({ method: "PUT", path: "/v1/config", body: config });
+  }
+
   /** OpenAI's chat completions through Engram (non-streaming): the user's memories are added to the
    * system prompt and the exchange is remembered. `user` is the Engram user id. */
   chatCompletions(request: { user: string; messages: Record<string, unknown>[]; model?: string } & Record<string, unknown>): Promise<Record<string, unknown>> {

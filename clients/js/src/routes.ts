@@ -26,6 +26,8 @@ export const ROUTES = {
   usage: "GET /v1/usage",
   queueMetrics: "GET /v1/metrics/extraction-queue",
   chatCompletions: "POST /v1/chat/completions",
+  getConfig: "GET /v1/config",
+  putConfig: "PUT /v1/config",
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

@@ -44,6 +44,8 @@ const SAMPLES = {
   usage: (e) => e.usage(),
   queueMetrics: (e) => e.queueMetrics(),
   chatCompletions: (e) => e.chatCompletions({ user: "u", messages: [{ role: "user", content: "hi" }] }),
+  getConfig: (e) => e.getConfig(),
+  putConfig: (e) => e.putConfig({ exclude: [] }),
 };
 
 test("each SDK method sends the request its ROUTES entry names", async () => {

@@ -31,6 +31,7 @@ from engram_client.models import (
     QueueMetrics,
     SearchResults,
     Task,
+    TenantConfig,
     Usage,
     User,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "ServerError",
     "Task",
     "TaskFailedError",
+    "TenantConfig",
     "Usage",
     "User",
 ]

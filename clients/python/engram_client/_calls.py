@@ -25,6 +25,7 @@ from engram_client.models import (
     RelationDeleted,
     SearchResults,
     Task,
+    TenantConfig,
     Usage,
     UsersPage,
 )
@@ -80,6 +81,9 @@ class AddOptions(TypedDict, total=False):
     prompt: str | None  # "user" | "agent": which extraction prompt
     attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
     created_at: Said | None  # when the messages were said (those without their own created_at)
+    instructions: str | None  # this add's memory policy, each in place of the tenant's (GET /v1/config)
+    include: Sequence[str] | None
+    exclude: Sequence[str] | None
 
 
 class SearchOptions(TypedDict, total=False):
@@ -256,6 +260,16 @@ def users_page(limit: int | None = None, cursor: str | None = None) -> Call[User
     return Call("GET", "/v1/users", UsersPage.model_validate, params=params or None)
 
 
+def get_config() -> Call[TenantConfig]:
+    return Call("GET", "/v1/config", TenantConfig.model_validate)
+
+
+def put_config(config: TenantConfig | Mapping[str, Any]) -> Call[TenantConfig]:
+    """Replaces the tenant's configuration whole (fields left out are reset)."""
+    body = config.model_dump() if isinstance(config, TenantConfig) else _plain(config)
+    return Call("PUT", "/v1/config", TenantConfig.model_validate, body=body)
+
+
 # Every operation of the API (as its /openapi.json lists it) -> the method of Engram and AsyncEngram that
 # calls it. tests/e2e/test_client_routes.py compares this with the live document, so a new route
 # without a client method fails the tests.
@@ -283,4 +297,6 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/v1/maintenance/{execution_id}"): "maintenance_run",
     ("GET", "/v1/users"): "users_page",
     ("POST", "/v1/chat/completions"): "chat_completions",
+    ("GET", "/v1/config"): "get_config",
+    ("PUT", "/v1/config"): "put_config",
 }

@@ -34,6 +34,7 @@ from engram_client.models import (
     RelationDeleted,
     SearchResults,
     Task,
+    TenantConfig,
     Usage,
     User,
     UsersPage,
@@ -250,6 +251,14 @@ class AsyncEngram:
             response = await self._http.put(created.upload_url, content=data, headers={"content-type": media_type})
             check(response)
         return created
+
+    async def get_config(self) -> TenantConfig:
+        """The tenant's instructions, include/exclude and custom prompts."""
+        return await self._run(_calls.get_config())
+
+    async def put_config(self, config: TenantConfig | dict[str, Any]) -> TenantConfig:
+        """Replace the tenant's configuration whole; a bad one raises (422) naming the field."""
+        return await self._run(_calls.put_config(config))
 
     async def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
         """The attachment and one page of the memories holding it."""

@@ -35,6 +35,7 @@ from engram_client.models import (
     RelationDeleted,
     SearchResults,
     Task,
+    TenantConfig,
     Usage,
     User,
     UsersPage,
@@ -272,6 +273,16 @@ class Engram:
             response = self._http.put(created.upload_url, content=data, headers={"content-type": media_type})
             check(response)
         return created
+
+    # --- the tenant's memory policy ------------------------------------------------------------------
+
+    def get_config(self) -> TenantConfig:
+        """The tenant's instructions, include/exclude and custom prompts."""
+        return self._run(_calls.get_config())
+
+    def put_config(self, config: TenantConfig | dict[str, Any]) -> TenantConfig:
+        """Replace the tenant's configuration whole; a bad one raises (422) naming the field."""
+        return self._run(_calls.put_config(config))
 
     def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
         """The attachment and one page of the memories holding it."""

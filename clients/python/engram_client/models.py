@@ -66,6 +66,26 @@ class TaskResult(_Open):
     attachments: list[str] = Field(default_factory=list)
 
 
+class Skipped(_Open):
+    text: str
+    reason: str  # "excluded: Health", "not included"
+
+
+class Prompts(_Open):
+    extraction: str | None = None
+    reconcile: str | None = None
+    graph: str | None = None
+
+
+class TenantConfig(_Open):
+    """The tenant's memory policy (GET/PUT /v1/config)."""
+
+    instructions: str = ""
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    prompts: Prompts = Field(default_factory=Prompts)
+
+
 class Task(_Open):
     task_id: str
     status: str
@@ -74,6 +94,7 @@ class Task(_Open):
     counts: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0
     note: str | None = None  # why a completed add changed no memory (servers that report it)
+    skipped: list[Skipped] = Field(default_factory=list)  # what the memory policy left out, and why
 
     @property
     def done(self) -> bool:

@@ -24,6 +24,7 @@ from engram.domain.limits import (
     ScopeId,
 )
 from engram.domain.model_base import Model
+from engram.domain.policy import Entries, Instructions, Skipped
 
 
 def utcnow() -> datetime:
@@ -241,6 +242,10 @@ class AddRequest(Model):
     prompt: ExtractionPrompt | None = None
     strategy: ReconcileStrategy = ReconcileStrategy.DEFAULT
     attachments: list[AttachmentInput] = Field(default_factory=list, max_length=50)
+    # This add's policy (domain/policy.py), each in place of the tenant's when given
+    instructions: Instructions | None = None
+    include: Entries | None = None
+    exclude: Entries | None = None
 
     @property
     def attachment_ids(self) -> list[str]:
@@ -297,6 +302,7 @@ class Task(Model):
     usage: Usage = Field(default_factory=Usage)
     processed_with: list[str] = Field(default_factory=list)  # tasks of one user extracted in one run
     note: str | None = None  # why a completed add changed no memory (nothing said, duplicates, ...)
+    skipped: list[Skipped] = Field(default_factory=list)  # what the policy left out, and why
     # Kept past the usual expiry while it is the source of memories, so their source can be shown.
     retained: bool = False
     created_at: datetime = Field(default_factory=utcnow)

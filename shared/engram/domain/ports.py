@@ -25,6 +25,7 @@ from engram.domain.models import (
     Usage,
     UserPage,
 )
+from engram.domain.policy import TenantConfig
 from engram.domain.steps import CandidateFact, Decision, LLMReply
 
 
@@ -319,3 +320,11 @@ class UserDirectory(Protocol):
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
         ...
+
+
+class ConfigStore(Protocol):
+    """Each tenant's configuration (instructions, include/exclude, custom prompts): one record per tenant."""
+
+    def get(self, tenant_id: str) -> TenantConfig | None: ...  # None: never set
+
+    def put(self, tenant_id: str, config: TenantConfig) -> None: ...

@@ -17,6 +17,7 @@ from engram.domain.ports import LLM, GraphStore
 from engram.graph.resolve import EntityResolver, user_entity_id
 from engram.offline.relations import USER
 from engram.reconcile.llm_json import ask_json
+from engram.reconcile.prompts import graph_system_prompt
 
 logger = Logger(child=True)
 
@@ -131,7 +132,13 @@ class LLMGraphExtractor:
     ) -> tuple[list[Triple], list[Relation], Usage]:
         context = self.context(scope, messages, resolver)
         answer, usage = ask_json(
-            self.llm, SYSTEM, context.user, SCHEMA, "graph_relations", context.interpret, self.attempts
+            self.llm,
+            graph_system_prompt(SYSTEM),
+            context.user,
+            SCHEMA,
+            "graph_relations",
+            context.interpret,
+            self.attempts,
         )
         return answer.triples, context.replaced(answer), usage
 

@@ -29,6 +29,7 @@ from engram.domain.models import (
     Usage,
     UserPage,
 )
+from engram.domain.policy import Skipped
 from engram.http.graph_models import RelationView
 
 
@@ -49,6 +50,7 @@ class TaskView(Model):
     error: str | None = None
     counts: dict[str, int] = Field(default_factory=dict)
     note: str | None = None  # why a completed add changed no memory
+    skipped: list[Skipped] = Field(default_factory=list)  # what the memory policy left out, and why
     usage: Usage
     attempts: int
     created_at: datetime

@@ -28,6 +28,7 @@ TAGS: dict[str, str] = {
     "tasks": "Follow the work an add or a delete-all queued: status, the memories it made, counts, LLM usage.",
     "attachments": "Upload files (inline or to a presigned URL) to attach to memories, and read them back.",
     "graph": "A user's entity graph: the people, places and things in their memories and their relations.",
+    "config": "The tenant's memory policy: instructions for the LLM, banks or topics to include or exclude, prompts.",
     "maintenance": "Start and follow a maintenance run: repair index drift, expire, dedupe, summarise, prune.",
     "chat": "OpenAI-compatible chat completions with the user's memories added and the exchange remembered.",
     "operations": "Health, the extraction queue's figures, usage per day, and this document.",

@@ -39,6 +39,20 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "an add (its task id in the x-engram-task-id header). `stream: true` needs the local stack: API "
         "Gateway's REST APIs cannot stream a Lambda's answer. 503 when no LLM is configured.",
     ),
+    "get_config": operation(
+        "config",
+        "Get the tenant's memory policy",
+        "The tenant's instructions (free text every LLM prompt includes), include and exclude (memory banks or "
+        "topics: only what is included is kept, what is excluded is stored nowhere) and custom prompts.",
+    ),
+    "put_config": operation(
+        "config",
+        "Set the tenant's memory policy",
+        "Replaces the tenant's configuration whole: instructions (up to 4,000 characters), include and exclude "
+        "(up to 50 entries of up to 100 characters), prompts.extraction, prompts.reconcile and prompts.graph "
+        "(up to 20,000 characters each; a prompt missing what its step's answer needs is a 422 naming it). "
+        "An add's own instructions, include and exclude override it for that add. Applies to adds within 30 s.",
+    ),
     "get_task": operation(
         "tasks",
         "Get a task's status and results",

@@ -24,6 +24,7 @@ from engram.domain.models import (
     TaskResult,
     Usage,
 )
+from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.apply import Applier
@@ -40,9 +41,11 @@ from engram.pipeline.episodes import (
 from engram.pipeline.lifecycle import Lifecycle
 from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.nothing_new import why_nothing_changed
+from engram.pipeline.policy_screen import Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
+from engram.reconcile.prompts import using_policy
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
@@ -65,12 +68,22 @@ class IngestOutcome:
     candidates: list[CandidateFact] = field(default_factory=list)
     shares: RunShares | None = None  # the results and counts of each task of a merged run
     note: str | None = None  # why no memory changed, when none did (the worker says it per task)
+    skipped: list[Located] = field(default_factory=list)  # what the policy left out (pipeline/policy_screen.py)
+    messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
         if self.shares is not None:
             return self.shares.by_task.get(task_id) or TaskShare()
-        return TaskShare(list(self.results), dict(self.counts)) if task_id == run_task_id else TaskShare()
+        if task_id != run_task_id:
+            return TaskShare()
+        return TaskShare(list(self.results), dict(self.counts), [s for _, s in self.skipped])
+
+    def record_skipped(self, skipped: Sequence[Located]) -> None:
+        self.skipped += skipped
+        self.counts["excluded"] = self.counts.get("excluded", 0) + len(skipped)
+        if self.shares is not None:
+            self.shares.add_skipped(skipped)
 
 
 @dataclass
@@ -96,19 +109,36 @@ class IngestPipeline:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
 
     def run(
-        self, scope: Scope, request: AddRequest, task_id: str, sources: Sequence[MemorySource] = ()
+        self,
+        scope: Scope,
+        request: AddRequest,
+        task_id: str,
+        sources: Sequence[MemorySource] = (),
+        policy: MemoryPolicy | None = None,
     ) -> IngestOutcome:
-        reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
-        planned = self._ask_once(scope, request, reads)
-        outcome = self._facts(scope, request, task_id, sources, planned, reads)
-        if self.graph is not None and request.infer:
-            decided = planned.graph if planned is not None else None
-            protected = functools.cache(functools.partial(self._protected_texts, scope))
-            changes, used = self.graph.ingest(scope, request.messages, outcome.candidates, task_id, decided, protected)
-            outcome.usage.add(used)
-            outcome.counts.update(changes.counts())
-            if outcome.shares is not None:
-                outcome.shares.add_run_counts(changes.counts())
+        """`policy`: the add's instructions, include/exclude and custom prompts (domain/policy.py)."""
+        screen = PolicyScreen(policy) if policy is not None and policy.filters else None
+        # Excluded clauses leave the messages first: no step (nor the LLM) sees them, nothing can store them.
+        request, skipped = screen.redact(request) if screen is not None else (request, [])
+        redacted = bool(skipped)
+        with using_policy(policy):
+            reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
+            planned = self._ask_once(scope, request, reads, policy)
+            outcome = self._facts(scope, request, task_id, sources, planned, reads, screen, skipped)
+            if self.graph is not None and request.infer:
+                decided = planned.graph if planned is not None else None
+                protected = functools.cache(functools.partial(self._protected_texts, scope))
+                changes, used = self.graph.ingest(
+                    scope, request.messages, outcome.candidates, task_id, decided, protected
+                )
+                outcome.usage.add(used)
+                outcome.counts.update(changes.counts())
+                if outcome.shares is not None:
+                    outcome.shares.add_run_counts(changes.counts())
+        if skipped:
+            outcome.record_skipped(skipped)
+        if redacted:
+            outcome.messages = list(request.messages)
         outcome.note = why_nothing_changed(request, outcome.counts, outcome.results)
         return outcome
 
@@ -124,10 +154,15 @@ class IngestPipeline:
             if not (cursor := page.next_cursor):
                 return texts
 
-    def _ask_once(self, scope: Scope, request: AddRequest, reads: RunReads) -> OneCallAnswer | None:
+    def _ask_once(
+        self, scope: Scope, request: AddRequest, reads: RunReads, policy: MemoryPolicy | None
+    ) -> OneCallAnswer | None:
         """The single call's answer, or None where the separate steps run (rules understood every
-        statement, a conversation longer than one window, attachments, the relevance strategy)."""
+        statement, a conversation longer than one window, attachments, the relevance strategy, custom
+        prompts: each replaces the prompt of its own step)."""
         if self.one_call is None or not (request.infer and request.deduplicate) or request.attachment_ids:
+            return None
+        if policy is not None and policy.prompts.any:
             return None
         prompt = choose_prompt(request.messages, request.prompt)
         if request.strategy is not ReconcileStrategy.DEFAULT or not self.one_call.fits(request.messages, prompt):
@@ -170,9 +205,11 @@ class IngestPipeline:
         sources: Sequence[MemorySource],
         planned: OneCallAnswer | None,
         reads: RunReads,
+        screen: PolicyScreen | None,
+        skipped: list[Located],
     ) -> IngestOutcome:
         """`sources` says where each message of the request came from (tasks merged into one run);
-        without it, memories record `task_id`."""
+        without it, memories record `task_id`. What `screen` leaves out is added to `skipped`."""
         usage = Usage()
         shares = RunShares(task_id, sources)
         notes: dict[int, str] = {}  # candidate index -> why it was kept, for the task result
@@ -187,12 +224,19 @@ class IngestPipeline:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
                 kept = episodes(request.messages, prompt, self.extractor, self.keep_assistant_turns)
                 candidates += [e for e in kept if _plain(e.text) not in said]
+            if screen is not None:
+                candidates, cut = screen.screen(candidates)
+                skipped += cut
+                if cut and planned is not None:  # its decisions and relations may state what was cut: ask again
+                    planned.decisions = planned.graph = None
+            if self.keep_episodes:
                 notes |= self._cut_short(request.messages, prompt, candidates)
             if not candidates and request.attachments:
                 candidates = kept_for_attachments(request.messages, prompt)
                 notes = dict.fromkeys(range(len(candidates)), KEPT_FOR_ATTACHMENTS)
         else:  # stored as given, no LLM call
             candidates = [part for i, m in enumerate(request.messages) if m.role != "system" for part in as_given(m, i)]
+            candidates = [c for c in candidates if c.text.strip()]  # a message the policy emptied stores nothing
         for candidate in candidates:  # new facts carry the attachments of their add call
             candidate.attachment_ids = candidate.attachment_ids or list(request.attachment_ids)
         counts = {"facts": len(candidates), "ADD": 0, "UPDATE": 0, "DELETE": 0, "NONE": 0, "duplicates": 0}

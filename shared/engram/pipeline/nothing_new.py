@@ -21,6 +21,8 @@ def why_nothing_changed(request: AddRequest, counts: Mapping[str, int], results:
     if any(result.event in CHANGES for result in results):
         return None
     facts = counts.get("facts", 0)
+    if facts == 0 and counts.get("excluded"):
+        return "no memory changed: the memory policy left out what it said (see `skipped`)"
     if facts == 0:
         if not request.infer:
             return "no memory changed: the add has only system messages, which are not stored"

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engram.domain.models import MemorySource, TaskResult
+from engram.domain.policy import Skipped
 from engram.domain.steps import CandidateFact, Decision
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -26,6 +27,7 @@ def zero_counts() -> dict[str, int]:
 class TaskShare:
     results: list[TaskResult] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=zero_counts)
+    skipped: list[Skipped] = field(default_factory=list)  # what the memory policy left out, and why
 
 
 @dataclass
@@ -39,7 +41,10 @@ class RunShares:
             self.by_task.setdefault(task_id, TaskShare())
 
     def owner(self, candidate: CandidateFact | None) -> str:
-        index = candidate.message_index if candidate is not None else None
+        return self.owner_of(candidate.message_index if candidate is not None else None)
+
+    def owner_of(self, index: int | None) -> str:
+        """The task a message of the run came from (the run's own task when not known)."""
         if index is not None and index < len(self.sources):
             return self.sources[index].task_id
         return self.task_id
@@ -57,6 +62,13 @@ class RunShares:
     def add_results(self, applied: Sequence[tuple[Decision, TaskResult]], candidates: Sequence[CandidateFact]) -> None:
         for decision, result in applied:
             self.by_task[self.owner(_candidate(decision, candidates))].results.append(result)
+
+    def add_skipped(self, skipped: Sequence[tuple[int | None, Skipped]]) -> None:
+        """What the policy left out, on the task whose message said it."""
+        for index, item in skipped:
+            share = self.by_task[self.owner_of(index)]
+            share.skipped.append(item)
+            share.counts["excluded"] = share.counts.get("excluded", 0) + 1
 
     def add_run_counts(self, counts: Mapping[str, int]) -> None:
         """Counts of the run as a whole (the single call, graph relations): on the run's own task,

@@ -1,16 +1,68 @@
-"""Prompt texts (in engram/prompts/*.txt) and the JSON schemas the LLM must answer with."""
+"""Prompt texts (in engram/prompts/*.txt) and the JSON schemas the LLM must answer with.
+
+An add's memory policy (domain/policy.py) shapes the prompts of its run: its custom prompts replace
+the built-in ones and its instructions, include and exclude are added to each. The LLM steps are
+built once per container and shared by every tenant, so the run's policy is set here, for the
+duration of the run (`using_policy`), rather than passed through every port."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from engram.domain.models import Event, ExtractionPrompt, MemoryBank
+from engram.domain.policy import MemoryPolicy
 
 BANKS = [bank.value for bank in MemoryBank]
+_POLICY: ContextVar[MemoryPolicy | None] = ContextVar("engram_memory_policy", default=None)
+
+
+@contextmanager
+def using_policy(policy: MemoryPolicy | None) -> Iterator[None]:
+    """The prompts built inside follow `policy` (None: the built-in prompts as they are)."""
+    token = _POLICY.set(policy)
+    try:
+        yield
+    finally:
+        _POLICY.reset(token)
+
+
+def policy_text(policy: MemoryPolicy | None = None) -> str:
+    """The operator's instructions and include/exclude lists, as the prompts state them ("" when none)."""
+    policy = policy or _POLICY.get()
+    if policy is None:
+        return ""
+    lines = []
+    if policy.instructions.strip():
+        lines.append(f"Operator instructions (follow them):\n{policy.instructions.strip()}")
+    if policy.include:
+        lines.append("Keep only facts about these memory banks or topics: " + "; ".join(policy.include) + ".")
+    if policy.exclude:
+        lines.append("Never keep anything about these memory banks or topics: " + "; ".join(policy.exclude) + ".")
+    return "\n".join(lines)
+
+
+def _with_policy(system: str) -> str:
+    """`system` with the policy's text before its closing answer line (or at its end when it has none)."""
+    added = policy_text()
+    if not added:
+        return system
+    head, _, last = system.rstrip().rpartition("\n")
+    if head and last.startswith("Answer with JSON"):
+        return f"{head.rstrip()}\n\n{added}\n\n{last}\n"
+    return f"{system.rstrip()}\n\n{added}\n"
+
+
+def custom_prompt(step: str) -> str | None:
+    """The run's custom prompt for `step` (extraction, reconcile, graph), if the tenant set one."""
+    policy = _POLICY.get()
+    return getattr(policy.prompts, step) if policy is not None else None
 
 
 @cache
@@ -20,7 +72,7 @@ def _load(name: str) -> str:
 
 def extraction_system_prompt(kind: ExtractionPrompt, today: datetime | None = None) -> str:
     day = (today or datetime.now(UTC)).date().isoformat()
-    return _load(f"extract_{kind.value}").replace("{today}", day)
+    return _with_policy((custom_prompt("extraction") or _load(f"extract_{kind.value}")).replace("{today}", day))
 
 
 def load_prompt(name: str) -> str:
@@ -28,7 +80,13 @@ def load_prompt(name: str) -> str:
 
 
 def reconcile_system_prompt(name: str) -> str:
-    return _load(f"reconcile_{name}")
+    """A custom reconcile prompt replaces the default strategy's (the relevance strategy answers otherwise)."""
+    custom = custom_prompt("reconcile") if name == "default" else None
+    return _with_policy(custom or _load(f"reconcile_{name}"))
+
+
+def graph_system_prompt(built_in: str) -> str:
+    return _with_policy(custom_prompt("graph") or built_in)
 
 
 def with_attachments_instructions(system: str) -> str:

@@ -11,13 +11,16 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.domain.chat import ChatModel, ChatRequest, UpstreamReply
-from engram.domain.errors import EngramError, IndexUnavailableError, TransientError
+from engram.domain.errors import ConfigurationError, EngramError, IndexUnavailableError, TransientError
 from engram.domain.limits import MAX_MESSAGE_CHARS, MAX_QUERY_CHARS
 from engram.domain.models import AddRequest, Fact, Message, SearchQuery, Task
 from engram.services.memory import MemoryService
+
+if TYPE_CHECKING:
+    from engram.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -172,3 +175,17 @@ def _delta_text(data: str) -> str:
     delta = first.get("delta") if first.get("index", 0) == 0 else None
     content = delta.get("content") if isinstance(delta, dict) else None
     return content if isinstance(content, str) else ""
+
+
+def wired(
+    settings: Settings, openai_client: Callable[[], Any], memories: MemoryService, queued: Callable[[Task], None]
+) -> ChatProxy:
+    """The proxy in front of the configured LLM; a ConfigurationError (503) naming the settings without one."""
+    if not settings.llm_configured:
+        raise ConfigurationError(
+            "the chat proxy needs an LLM: set ENGRAM_OPENAI_API_KEY (ENGRAM_OPENAI_API_KEY_PARAM on AWS) "
+            "or ENGRAM_OPENAI_BASE_URL for an OpenAI-compatible server"
+        )
+    from engram.adapters.openai_chat import OpenAIChat
+
+    return ChatProxy(memories, OpenAIChat(openai_client()), settings.llm_model, queued=queued)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engram.domain.errors import EngramError
-from engram.domain.models import AddRequest, Event, Task
+from engram.domain.models import AddRequest, Event, Message, Task
 from engram.domain.ports import BlobStore
 
 # Large inputs wait in the bucket under PAYLOADS, which expires with the tasks; the inputs of tasks
@@ -11,6 +11,7 @@ from engram.domain.ports import BlobStore
 PAYLOADS = "payloads/"
 SOURCES = "sources/"
 _KEPT = (Event.ADD, Event.UPDATE)
+LEFT_OUT = "[left out by the memory policy]"
 
 
 def load_request(task: Task, blobs: BlobStore | None) -> AddRequest:
@@ -33,3 +34,15 @@ def retain_if_source(task: Task, blobs: BlobStore | None) -> None:
         blobs.put(kept, blobs.get(key), "application/json")
         task.payload_key = kept
         blobs.delete(key)
+
+
+def redact_input(task: Task, request: AddRequest, messages: list[Message], blobs: BlobStore | None) -> None:
+    """Keep the task's input as the policy left it (its excluded clauses cut out), inline or in the bucket,
+    so `?include=source` never shows what was to be stored nowhere. A message left with nothing says so
+    (it stays in place: memories name their message by its index)."""
+    kept = [m if m.content.strip() else m.model_copy(update={"content": LEFT_OUT}) for m in messages]
+    redacted = request.model_copy(update={"messages": kept})
+    if task.request is not None:
+        task.request = redacted
+    elif task.payload_key is not None and blobs is not None:
+        blobs.put(task.payload_key, redacted.model_dump_json().encode("utf-8"), "application/json")

@@ -23,7 +23,8 @@ from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
 from engram.services.importer import MemoryImporter
 from engram.services.task_events import NoEvents, TaskEvents
-from engram.services.task_inputs import load_request, retain_if_source
+from engram.services.task_inputs import load_request, redact_input, retain_if_source
+from engram.services.tenant_config import TenantConfigs
 
 logger = Logger(child=True)
 
@@ -32,7 +33,8 @@ MAX_MERGED_CHARS = 12_000
 
 
 def _same_treatment(a: AddRequest, b: AddRequest) -> bool:
-    keys = ("user_id", "agent_id", "run_id", "metadata", "infer", "deduplicate", "prompt", "strategy")
+    keys: tuple[str, ...] = ("user_id", "agent_id", "run_id", "metadata", "infer", "deduplicate", "prompt")
+    keys += ("strategy", "instructions", "include", "exclude")  # one run has one memory policy
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
@@ -73,6 +75,7 @@ class ExtractionWorker:
     # order, so an add after a delete-all lists the user again and one before it does not.
     users: UserDirectory | None = None
     importer: MemoryImporter | None = None  # runs import tasks
+    configs: TenantConfigs | None = None  # the tenant's memory policy (None: the built-in behaviour)
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -142,7 +145,8 @@ class ExtractionWorker:
         try:
             if tried_before and self.repair is not None:
                 self.repair(tenant_id, request.user_id)
-            outcome = self.pipeline.run(scope, request, leader.task_id, sources)
+            policy = self.configs.policy(tenant_id, request) if self.configs is not None else None
+            outcome = self.pipeline.run(scope, request, leader.task_id, sources, policy)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
             outage = self._outage(err)
             if outage is not None:  # not the tasks' fault: they wait, and the try does not count
@@ -154,11 +158,16 @@ class ExtractionWorker:
             self.users.touch(tenant_id, request.user_id, max(t.created_at for t, _ in group))
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
+        first = 0  # where each task's messages start in the merged request
         for task, asked in group:
             share = outcome.share(task.task_id, leader.task_id)  # what its own messages made, as if run alone in turn
+            if outcome.messages is not None and share.skipped:  # its kept input loses what the policy excluded
+                redact_input(task, asked, outcome.messages[first : first + len(asked.messages)], self.blobs)
+            first += len(asked.messages)
             task.status = TaskStatus.COMPLETED
             task.results = share.results
             task.counts = share.counts
+            task.skipped = share.skipped
             task.note = why_nothing_changed(asked, share.counts, share.results)
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engram_client.cli.config import config_app
 from engram_client.cli.export import export_user
 from engram_client.cli.extras import needs
 from engram_client.cli.sources import SourceError, read_units
@@ -31,6 +32,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(config_app, name="config")  # engram config get|set (cli/config.py)
 out = Console()
 err = Console(stderr=True)
 

@@ -1,0 +1,112 @@
+"""What an operator tells Engram to remember: free-text instructions for the LLM, banks or topics to
+include or exclude, and custom prompts. Stored per tenant (GET/PUT /v1/config); an add's own
+`instructions`, `include` and `exclude` override the tenant's for that add.
+
+An entry of `include`/`exclude` is a memory bank when it names one (Personal, Work, General,
+Relationships, Health, Interests, Events; any case), else a topic: a word or phrase matched
+case-insensitively as words in a fact or clause, and against fact_key families ("health", "diet")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+
+from engram.domain.model_base import Model
+
+MAX_INSTRUCTIONS_CHARS = 4_000
+MAX_ENTRIES = 50
+MAX_ENTRY_CHARS = 100
+MAX_PROMPT_CHARS = 20_000
+
+Instructions = Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS, pattern=r"^[^\x00]*$")]
+Entry = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ENTRY_CHARS)]
+Entries = Annotated[list[Entry], Field(max_length=MAX_ENTRIES)]
+PromptText = Annotated[str, Field(min_length=1, max_length=MAX_PROMPT_CHARS, pattern=r"^[^\x00]*$")]
+
+# What the pipeline needs of a custom prompt, derived from the built-in prompts and the parsers:
+# extraction is parsed as {"facts": [...]}, reconciliation as {"memory": [...]} with one of the four
+# events per item, the graph step as {"relations": [...]}. Words match in any case, events exactly.
+REQUIRED_WORDS: dict[str, tuple[str, ...]] = {
+    "extraction": ("JSON", "facts"),
+    "reconcile": ("JSON", "memory"),
+    "graph": ("relations",),
+}
+REQUIRED_EXACT: dict[str, tuple[str, ...]] = {"reconcile": ("ADD", "UPDATE", "DELETE", "NONE")}
+
+
+def missing_markers(name: str, text: str) -> list[str]:
+    """What a custom prompt of step `name` lacks, in the order the requirement lists it."""
+    lower = text.lower()
+    missing = [f'"{w}"' for w in REQUIRED_WORDS.get(name, ()) if w.lower() not in lower]
+    return missing + [f'"{w}"' for w in REQUIRED_EXACT.get(name, ()) if w not in text]
+
+
+class Prompts(Model):
+    """Custom prompts replacing the built-in ones (engram/prompts/*.txt) for the tenant's adds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    extraction: PromptText | None = None
+    reconcile: PromptText | None = None
+    graph: PromptText | None = None
+
+    @field_validator("extraction", "reconcile", "graph")
+    @classmethod
+    def _has_markers(cls, value: str | None, info: ValidationInfo) -> str | None:
+        name = info.field_name or ""
+        missing = missing_markers(name, value) if value is not None else []
+        if missing:
+            raise ValueError(f"the {name} prompt must mention {', '.join(missing)} (the pipeline parses its answer)")
+        return value
+
+    @property
+    def any(self) -> bool:
+        return any(v is not None for v in (self.extraction, self.reconcile, self.graph))
+
+
+class TenantConfig(Model):
+    """A tenant's stored configuration (PUT replaces it whole)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instructions: Instructions = ""
+    include: Entries = Field(default_factory=list)
+    exclude: Entries = Field(default_factory=list)
+    prompts: Prompts = Field(default_factory=Prompts)
+
+
+class Skipped(Model):
+    """Something an add said that was not stored, and why ("excluded: Health", "not included")."""
+
+    text: str
+    reason: str
+
+
+class MemoryPolicy(Model):
+    """What one add runs with: the tenant's configuration, with the add's own fields in its place."""
+
+    instructions: str = ""
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    prompts: Prompts = Field(default_factory=Prompts)
+
+    @classmethod
+    def of(
+        cls,
+        config: TenantConfig,
+        instructions: str | None = None,
+        include: list[str] | None = None,
+        exclude: list[str] | None = None,
+    ) -> MemoryPolicy:
+        """An add's field given (even empty) replaces the tenant's; left out (None), the tenant's holds."""
+        return cls(
+            instructions=config.instructions if instructions is None else instructions,
+            include=config.include if include is None else include,
+            exclude=config.exclude if exclude is None else exclude,
+            prompts=config.prompts,
+        )
+
+    @property
+    def filters(self) -> bool:
+        return bool(self.include or self.exclude)
