@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk")
+PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "cost")
 
 
 def _commit(root: Path) -> str:
@@ -147,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
                 "bulk",
                 lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000, runs=1 if args.quick else 3),
             )
+    if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
+        from bench import cost
+
+        timed("cost", cost.run)
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()
