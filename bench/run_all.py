@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval")
+PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
 
 
 def _commit(root: Path) -> str:
@@ -151,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
+    if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
+        from bench import cost
+
+        timed("cost", cost.run)
     run["wall_s"] = round(time.perf_counter() - began, 1)
     report.save("run", run)
     pngs = report.charts()
