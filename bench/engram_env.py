@@ -17,35 +17,50 @@ from typing import Any
 import boto3
 
 from bench.procs import FAKE_AWS
+from engram.adapters.e5_embedder import MODEL_ID as MULTILINGUAL_ID
+from engram.adapters.e5_embedder import MultilingualE5Embedder
 from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.onnx_embedder import MODEL_ID as MINILM_ID
 from engram.adapters.onnx_embedder import OnnxEmbedder
 from engram.bootstrap import Container
 from engram.settings import Settings
 from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables
 
 _names = itertools.count(1)
-_embedder: OnnxEmbedder | None = None
+_embedder: OnnxEmbedder | MultilingualE5Embedder | None = None
 _lock = threading.Lock()
+# BENCH_EMBEDDER=multilingual runs the parts on multilingual-e5-small instead of MiniLM.
+BENCH_EMBEDDER = os.environ.get("BENCH_EMBEDDER", "local")
 
 
-def shared_embedder() -> OnnxEmbedder:
+def shared_embedder() -> OnnxEmbedder | MultilingualE5Embedder:
     global _embedder
     with _lock:
         if _embedder is None:
-            _embedder = OnnxEmbedder()
+            if BENCH_EMBEDDER == "multilingual":
+                _embedder = MultilingualE5Embedder()
+            elif BENCH_EMBEDDER == "local":
+                _embedder = OnnxEmbedder()
+            else:
+                raise ValueError(f"BENCH_EMBEDDER must be 'local' or 'multilingual', got {BENCH_EMBEDDER!r}")
             _embedder.warm_up()
         return _embedder
 
 
+def shared_model_id() -> str:
+    """The shared embedder's model id, without loading it."""
+    return MULTILINGUAL_ID if BENCH_EMBEDDER == "multilingual" else MINILM_ID
+
+
 class VectorCache:
-    """Embedder that answers known texts from a table and embeds the rest with MiniLM: search
-    latency 'without the query embedding', and fast set-up of large collections."""
+    """Embedder that answers known texts from a table and embeds the rest with the shared embedder:
+    search latency 'without the query embedding', and fast set-up of large collections."""
 
     dimensions = 384
-    model_id = "all-MiniLM-L6-v2-onnx-int8"
 
     def __init__(self, vectors: dict[str, list[float]] | None = None) -> None:
         self.vectors = vectors or {}
+        self.model_id = shared_model_id()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]

@@ -10,6 +10,7 @@ Scores are recall@k over categories 1-4, as in bench/locomo_recall.py.
     .venv/bin/python -m bench.recall_lab                        # the default searcher
     .venv/bin/python -m bench.recall_lab semantic_weight=0.5    # HybridSearcher fields as key=value
     .venv/bin/python -m bench.recall_lab --latency              # 10k memories of one user, A/B p50
+    BENCH_EMBEDDER=multilingual .venv/bin/python -m bench.recall_lab   # on multilingual-e5-small
 
 --latency: the search latency part's one-user 10,000-memory collection (bench/corpus.py), searched
 by this searcher and by the round-1 ranking (semantic 0.6, no speaker step, no vectors in context),
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import Corpus
-from bench.engram_env import VectorCache, shared_embedder
+from bench.engram_env import MINILM_ID, VectorCache, shared_embedder, shared_model_id
 from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.search_latency import cases_for, index_docs
 from bench.stats import percentile, recall_at
@@ -37,22 +38,28 @@ from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.models import IndexDoc
 from engram.services.search import HybridSearcher
 
-CACHE = Path(__file__).resolve().parent / ".cache" / "locomo_vectors.json"
+CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 TENANT = "lab"
 K = 10
 
 
 def cached_vectors() -> VectorCache:
-    """Every turn's memory text and every question, embedded once per machine."""
-    vectors: dict[str, list[float]] = json.loads(CACHE.read_text()) if CACHE.is_file() else {}
+    """Every turn's memory text and every question, embedded once per machine and model."""
+    path = cache_file(shared_model_id())
+    vectors: dict[str, list[float]] = json.loads(path.read_text()) if path.is_file() else {}
     cache = VectorCache(vectors)
     convs = load()
     texts = [t.memory_text() for c in convs for t in c.turns] + [q.question for c in convs for q in c.questions]
     if any(t not in vectors for t in texts):
         cache.embed(texts)
-        CACHE.parent.mkdir(exist_ok=True)
-        CACHE.write_text(json.dumps(cache.vectors))
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(cache.vectors))
     return cache
+
+
+def cache_file(model_id: str) -> Path:
+    # MiniLM's file keeps its first name, so caches made before there was a choice stay valid.
+    return CACHE_DIR / ("locomo_vectors.json" if model_id == MINILM_ID else f"locomo_vectors-{model_id}.json")
 
 
 @dataclass

@@ -145,6 +145,10 @@ class Container(LiveWiring):
             from engram.adapters.openai_embedder import OpenAIEmbedder
 
             return OpenAIEmbedder(self.openai_client, self.settings.embedding_model, self.settings.embedding_dims)
+        if self.settings.embedder == "multilingual":
+            from engram.adapters.e5_embedder import MultilingualE5Embedder
+
+            return MultilingualE5Embedder()
         from engram.adapters.onnx_embedder import OnnxEmbedder
 
         return OnnxEmbedder(

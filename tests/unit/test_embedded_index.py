@@ -311,3 +311,18 @@ def test_concurrent_writers_and_readers(tmp_path: Path) -> None:
     assert len(index.text_search("t1", "u1", "hiking", 1000)) == len(expected)
     index.close()
     assert EmbeddedIndex(tmp_path / "index.sqlite", DIMS).ids("t1", "u1") == expected
+
+
+def test_a_german_memory_is_found_by_a_german_query_on_its_own_words(index: EmbeddedIndex) -> None:
+    vectors = unit_vectors(4)
+    index.upsert(
+        [
+            doc("munich", vectors[0], "Ich wohne in München"),
+            doc("cure", vectors[1], "Ich mache eine Kur in Baden-Baden"),
+            doc("course", vectors[2], "Mein Kurs beginnt im Mai"),
+            doc("english", vectors[3], "I live in Berlin"),
+        ]
+    )
+    assert index.text_search("t1", "u1", "Wo wohne ich?", 10)[0].id == "munich"
+    # English suffix rules would cut "Kurs" (course) to "kur" (spa cure) and "meine" to "mein".
+    assert [h.id for h in index.text_search("t1", "u1", "Wo mache ich meine Kur?", 10)] == ["cure", "munich"]

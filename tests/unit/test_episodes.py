@@ -171,3 +171,24 @@ def test_the_assistants_turns_are_kept_as_said_with_their_role() -> None:
     assert [(f.text, f.kind, f.source.role if f.source else None) for f in kept] == [
         ("Try Trattoria Da Enzo: their cacio e pepe is excellent.", "episode", "assistant")
     ]
+
+
+def test_a_message_in_another_language_is_kept_and_found_by_a_question_in_that_language() -> None:
+    from engram.adapters.embedded_index import EmbeddedIndex
+    from engram.services.search import HybridSearcher
+
+    index = EmbeddedIndex(None, HashEmbedder.dimensions)
+    facts = MemoryFactStore()
+    pipeline = IngestPipeline(facts, index, HashEmbedder(), OfflineExtractor(), KeyReconciler(), keep_episodes=True)
+    german = "Ich arbeite seit drei Jahren als Zahnärztin in einer kleinen Praxis in Hamburg."
+    spanish = "Mi hermano tiene un restaurante de mariscos en Valencia."
+    for n, text in enumerate([german, spanish, "My dog Rex is a beagle.", "Wo wohne ich?"]):
+        say(pipeline, text, f"t{n}")
+    kept = {f.text: f.kind for f in current(facts)}
+    assert kept[german] == "episode" and kept[spanish] == "episode"
+    assert "Wo wohne ich?" not in kept  # a question, in German too, states nothing
+    searcher = HybridSearcher(index, HashEmbedder())
+    by_text = {f.id: f.text for f in current(facts)}
+    for query, expected in [("Wo arbeite ich als Zahnärztin?", german), ("¿Qué tiene mi hermano?", spanish)]:
+        hits = searcher.search("local", "alice", query, 3)
+        assert by_text[hits[0].id] == expected, query

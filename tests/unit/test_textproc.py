@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.textproc import STOPWORDS, filter_value, stem, term_counts, tokenize
+from engram.textproc import STOPWORDS, filter_value, looks_english, stem, term_counts, tokenize
 
 
 @pytest.mark.parametrize(
@@ -86,3 +86,32 @@ def test_term_counts_counts_stemmed_terms() -> None:
 )
 def test_filter_value_is_the_keyword_form(value: object, text: str) -> None:
     assert filter_value(value) == text
+
+
+def test_text_in_another_language_keeps_its_words_and_stop_words() -> None:
+    # English rules would give "wohn" and drop "in"; German words are neither English stems nor stop words.
+    assert tokenize("Ich wohne in München") == ["ich", "wohne", "in", "münchen"]
+    assert tokenize("Wo wohne ich?") == ["wo", "wohne", "ich"]
+    assert tokenize("No como carne los viernes") == ["no", "como", "carne", "los", "viernes"]
+    assert tokenize("Je suis allée à Paris") == ["je", "suis", "allée", "à", "paris"]
+
+
+def test_english_text_with_foreign_names_is_still_english() -> None:
+    assert tokenize("I met José at the café in Zürich") == ["i", "met", "josé", "café", "zürich"]
+    assert tokenize("She is hiking in München") == ["she", "hik", "münchen"]
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("Where do I live?", True),
+        ("hike dog", True),  # no marker either way: English, as before
+        ("Wo wohne ich?", False),
+        ("Was ist mein Beruf?", False),  # "was" is English too; "ist" and "mein" are not
+        ("¿Dónde vive mi hermano?", False),
+        ("Я живу в Москве", False),
+        ("私は東京に住んでいます", False),
+    ],
+)
+def test_looks_english(text: str, english: bool) -> None:
+    assert looks_english(text.lower().replace("?", "").replace("¿", "").split()) is english

@@ -58,11 +58,17 @@ def _banner(started: Started, configured: bool) -> str:
     )
     search = shlex.quote('{"user_id": "alice", "query": "where does Alice live?"}')
     restored = ", ".join(f"{name} {n}" for name, n in started.restored.items() if n) or "nothing (fresh data folder)"
+    embeddings = (
+        "multilingual-e5-small (ENGRAM_EMBEDDER=multilingual)"
+        if os.environ.get("ENGRAM_EMBEDDER") == "multilingual"
+        else "all-MiniLM-L6-v2, English (ENGRAM_EMBEDDER=multilingual for other languages)"
+    )
     others = "".join(f"\n  tenant {k.tenant_id}: {shown(k)}" for k in started.keys if k is not key)
     return f"""
 Engram is running at {started.url}   (started in {started.seconds:.1f} s; restored: {restored})
   API key (tenant {key.tenant_id}): {shown(key)}{others}
   moto endpoint: {started.moto_endpoint}
+  embeddings: {embeddings}
   API docs: {started.url}/docs
   Memory page: {started.url}/ui   (enter the API key above)
   sam local invoke: --env-vars {started.env_file}   (README: sam local invoke)

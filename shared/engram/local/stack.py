@@ -188,7 +188,8 @@ class LocalStack:
                 "AWS_DEFAULT_REGION": self.config.region,
                 "ENGRAM_AWS_ENDPOINT_URL": self._moto.endpoint,
                 "ENGRAM_INDEX_BACKEND": "embedded",
-                "ENGRAM_EMBEDDER": "local",
+                # The local models only (never OpenAI): MiniLM, or multilingual-e5 when asked for.
+                "ENGRAM_EMBEDDER": "multilingual" if os.environ.get("ENGRAM_EMBEDDER") == "multilingual" else "local",
                 "ENGRAM_DATA_DIR": str(self.config.data_dir.resolve()),
                 "POWERTOOLS_TRACE_DISABLED": "true",
             }
