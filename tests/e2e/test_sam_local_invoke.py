@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -125,14 +126,16 @@ def test_search_event_reads_the_container_scratch_index(env_file: Path, added: d
 
 def test_extraction_event_processes_a_real_task(stack: StackProcess, env_file: Path, tmp_path: Path) -> None:
     sqs = moto(stack, "sqs")
-    dlq = sqs.get_queue_url(QueueName=physical_name("ExtractionDLQ", fifo=True))["QueueUrl"]
+    # Queued where no poller reads (a queue of this test's own: the dead-letter queue holds other tests'
+    # messages), so that this invoke is what processes it.
+    name = f"sam-invoke-{uuid.uuid4().hex[:8]}.fifo"
+    own = sqs.create_queue(QueueName=name, Attributes={"FifoQueue": "true"})["QueueUrl"]
     add = event("api_add_memory.json")
     add["body"] = json.dumps({"user_id": "sam-carol", "messages": [{"role": "user", "content": "I live in Porto."}]})
-    # Queued where no poller reads (the dead-letter queue), so that this invoke is what processes it.
-    queued = invoke(env_file, "ApiFunction", add, tmp_path / "add", ENGRAM_QUEUE_URL=dlq)
+    queued = invoke(env_file, "ApiFunction", add, tmp_path / "add", ENGRAM_QUEUE_URL=own)
     assert queued["statusCode"] == 202, queued
     task_id = body(queued)["task_id"]
-    message = sqs.receive_message(QueueUrl=dlq, AttributeNames=["All"], WaitTimeSeconds=2)["Messages"][0]
+    message = sqs.receive_message(QueueUrl=own, AttributeNames=["All"], WaitTimeSeconds=2)["Messages"][0]
     assert json.loads(message["Body"])["task_id"] == task_id
 
     sample = event("extraction_sqs.json")
