@@ -70,9 +70,7 @@ def test_update_merges_into_the_memory_and_keeps_its_id_and_old_text() -> None:
     (old,) = facts.list_current("acme", "alice").items
     llm.answers += [
         facts_json("Moved to Seattle"),
-        operations(
-            {"operation": "UPDATE", "id": "0", "content": "Moved from Dallas to Seattle and works at Google"}
-        ),
+        operations({"operation": "UPDATE", "id": "0", "content": "Moved from Dallas to Seattle and works at Google"}),
     ]
 
     outcome = run(pipeline, "I moved to Seattle", "t2", strategy=RELEVANCE)
@@ -81,7 +79,11 @@ def test_update_merges_into_the_memory_and_keeps_its_id_and_old_text() -> None:
         (Event.UPDATE, "Moved from Dallas to Seattle and works at Google", old.text, old.id)
     ]
     (new,) = facts.list_current("acme", "alice").items
-    assert (new.id, new.version, new.text) == (old.id, old.version + 1, "Moved from Dallas to Seattle and works at Google")
+    assert (new.id, new.version, new.text) == (
+        old.id,
+        old.version + 1,
+        "Moved from Dallas to Seattle and works at Google",
+    )
     assert history(facts, old.id) == [
         (Event.ADD, None, "Lives in Dallas and works at Google"),
         (Event.UPDATE, "Lives in Dallas and works at Google", "Moved from Dallas to Seattle and works at Google"),
@@ -137,7 +139,11 @@ def test_a_second_update_of_another_memory_for_one_potential_memory_becomes_new(
     llm.answers += [
         facts_json("Dog Max is a labrador"),
         lambda _system, user: operations(
-            {"operation": "UPDATE", "id": _short(user, "Has a dog named Max"), "content": "Has a dog named Max who is a labrador"},
+            {
+                "operation": "UPDATE",
+                "id": _short(user, "Has a dog named Max"),
+                "content": "Has a dog named Max who is a labrador",
+            },
             {
                 "operation": "UPDATE",
                 "id": _short(user, "Walks the dog in the park"),
@@ -213,14 +219,16 @@ def test_without_attachments_the_prompt_and_schema_say_nothing_of_them() -> None
 
 
 BANDS = {"HIGH": (0.7, 0.9), "MODERATE": (0.4, 0.6), "LOW": (0.1, 0.3), "NONE": (0.0, 0.0)}
-REASON = re.compile(r"^(HIGH|MODERATE|LOW|NONE) relevance \((\d\.\d) = (\d\.\d) memory type \+ (\d\.\d) topic \+ (\d\.\d) semantic\)")
+REASON = re.compile(
+    r"^(HIGH|MODERATE|LOW|NONE) relevance \((\d\.\d) = (\d\.\d) memory type \+ (\d\.\d) topic \+ (\d\.\d) semantic\)"
+)
 
 
 def test_every_worked_example_parses_and_its_score_adds_up_to_its_band() -> None:
     """The prompt's examples are what the model imitates: each must be an answer the parser takes,
     with a relevance that is the sum of its three parts and an operation its band allows."""
     prompt = reconcile_system_prompt("relevance")
-    blocks = re.findall(r'Potential memories: (\[.*\])\nExisting memories:\n((?:\[ID: .*\n)+)Answer: (.*)\n', prompt)
+    blocks = re.findall(r"Potential memories: (\[.*\])\nExisting memories:\n((?:\[ID: .*\n)+)Answer: (.*)\n", prompt)
     assert len(blocks) >= 18
     seen = set()
     for potential, existing_lines, answer in blocks:
