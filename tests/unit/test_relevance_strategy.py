@@ -247,3 +247,35 @@ def test_every_worked_example_parses_and_its_score_adds_up_to_its_band() -> None
         assert op["importance"] == facts[0].importance, op
         seen.add((band, op["operation"]))
     assert {("LOW", "NEW"), ("MODERATE", "UPDATE"), ("HIGH", "UPDATE"), ("HIGH", "DELETE")} <= seen
+
+
+def test_a_second_update_turned_new_leaves_the_other_memorys_attachments_where_they_are() -> None:
+    w = world()
+    park = w.attachment("park.png")
+    w.add("Has a dog named Max", task="t1", infer=False)
+    w.add("Walks the dog in the park", park, task="t2", infer=False, deduplicate=False)
+    w.llm.answers += [
+        facts_json("Dog Max is a labrador"),
+        lambda _system, user: operations(
+            {
+                "operation": "UPDATE",
+                "id": _short(user, "Has a dog named Max"),
+                "content": "Has a dog named Max who is a labrador",
+                "attachments": [],
+            },
+            {
+                "operation": "UPDATE",
+                "id": _short(user, "Walks the dog in the park"),
+                "content": "Walks the dog Max, a labrador, in the park",
+                "attachments": ["A1"],
+            },
+        ),
+    ]
+
+    w.add("My dog Max is a labrador", task="t3", strategy=RELEVANCE)
+
+    assert w.memories() == {
+        "Has a dog named Max who is a labrador": [],
+        "Walks the dog in the park": [park],
+        "Walks the dog Max, a labrador, in the park": [],
+    }

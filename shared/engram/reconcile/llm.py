@@ -91,7 +91,8 @@ class DecisionInterpreter:
             text=decision.text,
             fact_index=index,
             importance=decision.importance,
-            attachment_ids=decision.attachment_ids,
+            # None: the new memory takes its fact's own attachments (attachment_settle), not those
+            # the model listed for the memory it meant to update, which stay where they are.
             note=f"{decision.note}; {note}" if decision.note else note,
         )
 
