@@ -19,10 +19,10 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.attachment_codes import AttachmentCodes
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import (
-    RELEVANCE_SCHEMA,
     reconcile_schema,
     reconcile_system_prompt,
     reconcile_user_message,
+    relevance_schema,
     relevance_user_message,
     with_attachments_instructions,
 )
@@ -55,8 +55,11 @@ class DecisionInterpreter:
             raise ValueError(f'expected {{"{key}": [...]}}')
         decisions: list[Decision] = []
         seen: set[str] = set()
+        updates: dict[int, Decision] = {}  # per potential memory, its first UPDATE (relevance)
         for item in answer[key]:
             decision = self._one(item)
+            if decision is not None and self.relevance:
+                decision = self._one_update_per_fact(decision, updates)
             if decision is None:
                 continue
             if decision.memory_id is not None:
@@ -65,6 +68,33 @@ class DecisionInterpreter:
                 seen.add(decision.memory_id)
             decisions.append(decision)
         return decisions
+
+    def _one_update_per_fact(self, decision: Decision, updates: dict[int, Decision]) -> Decision | None:
+        """The relevance prompt allows one UPDATE per potential memory. A second one that repeats the
+        first (same memory or same text) is dropped; one that merges the fact into another memory is
+        kept as a NEW memory, so its text is not lost. Either way the task result says so."""
+        index = decision.fact_index
+        if decision.event is not Event.UPDATE or index is None:
+            return decision
+        first = updates.setdefault(index, decision)
+        if first is decision:
+            return decision
+        fact = self.facts[index].text
+        if decision.memory_id == first.memory_id or _same_text(decision.text, first.text):
+            logger.warning("second UPDATE for one potential memory dropped", extra={"fact": fact})
+            _add_note(first, f'a second UPDATE for "{fact}" dropped: one UPDATE per potential memory')
+            return None
+        logger.warning("second UPDATE for one potential memory becomes a NEW", extra={"fact": fact})
+        note = f'a second UPDATE for "{fact}" kept as a new memory: one UPDATE per potential memory'
+        return Decision(
+            event=Event.ADD,
+            text=decision.text,
+            fact_index=index,
+            importance=decision.importance,
+            # None: the new memory takes its fact's own attachments (attachment_settle), not those
+            # the model listed for the memory it meant to update, which stay where they are.
+            note=f"{decision.note}; {note}" if decision.note else note,
+        )
 
     def _one(self, item: Any) -> Decision | None:
         if not isinstance(item, dict):
@@ -149,7 +179,7 @@ class LLMReconciler:
     ) -> tuple[list[Decision], Usage]:
         relevance = strategy is ReconcileStrategy.RELEVANCE
         # Attachments are shown only when there are any, so the prompt is otherwise unchanged.
-        codes = AttachmentCodes() if relevance else AttachmentCodes.build(existing, facts)
+        codes = AttachmentCodes.build(existing, facts)
         shown: list[dict[str, Any]] = [{"id": str(i), "text": fact.text} for i, fact in enumerate(existing)]
         if codes:
             for item, fact in zip(shown, existing, strict=True):
@@ -175,7 +205,10 @@ class LLMReconciler:
     @staticmethod
     def _call_shape(strategy: ReconcileStrategy, attachments: bool) -> tuple[str, dict[str, Any], str]:
         if strategy is ReconcileStrategy.RELEVANCE:
-            return reconcile_system_prompt("relevance"), RELEVANCE_SCHEMA, "operations"
+            system = reconcile_system_prompt("relevance")
+            if attachments:
+                system = with_attachments_instructions(system, relevance=True)
+            return system, relevance_schema(with_attachments=attachments), "operations"
         system = reconcile_system_prompt("default")
         if attachments:
             system = with_attachments_instructions(system)
@@ -191,8 +224,11 @@ class LLMReconciler:
         details: Mapping[str, Attachment],
     ) -> str:
         if strategy is ReconcileStrategy.RELEVANCE:
-            potential = [{"content": f.text, "importance": f.importance} for f in facts]
-            return relevance_user_message(conversation, shown, potential)
+            potential: list[dict[str, Any]] = [{"content": f.text, "importance": f.importance} for f in facts]
+            if codes:
+                for item, fact in zip(potential, facts, strict=True):
+                    item["attachments"] = codes.short(fact.attachment_ids)
+            return relevance_user_message(conversation, shown, potential, codes.legend(details) if codes else "")
         if not codes:
             return reconcile_user_message(shown, [f.text for f in facts])
         new = [{"text": f.text, "attachments": codes.short(f.attachment_ids)} for f in facts]
@@ -220,6 +256,14 @@ class LLMReconciler:
             else:
                 kept.append(d)
         return kept
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def _add_note(decision: Decision, text: str) -> None:
+    decision.note = f"{decision.note}; {text}" if decision.note else text
 
 
 def bounded_importance(value: Any) -> tuple[float | None, str | None]:

@@ -89,15 +89,22 @@ def graph_system_prompt(built_in: str) -> str:
     return _with_policy(custom_prompt("graph") or built_in)
 
 
-def with_attachments_instructions(system: str) -> str:
+def with_attachments_instructions(system: str, relevance: bool = False) -> str:
     """The reconciliation prompt plus the attachment rules (where each attachment goes; none is
-    lost), for calls that have any."""
+    lost), for calls that have any; the relevance strategy's rules speak of its own operations."""
     answer_line = system.rstrip().rsplit("\n", 1)
-    rules = _load("reconcile_attachments").rstrip()
-    example = (
-        'Answer with JSON only: {"memory": [{"id": "0", "text": "...", "event": "ADD|UPDATE|DELETE|NONE", '
-        '"old_memory": "... or null", "attachments": ["A1"]}]}'
-    )
+    if relevance:
+        rules = _load("reconcile_relevance_attachments").rstrip()
+        example = (
+            'Answer with JSON only: {"operations": [{"operation": "NEW|UPDATE|DELETE", "id": "existing id or null", '
+            '"content": "...", "importance": 0.0, "relevance": 0.0, "reasoning": "...", "attachments": ["A1"]}]}'
+        )
+    else:
+        rules = _load("reconcile_attachments").rstrip()
+        example = (
+            'Answer with JSON only: {"memory": [{"id": "0", "text": "...", "event": "ADD|UPDATE|DELETE|NONE", '
+            '"old_memory": "... or null", "attachments": ["A1"]}]}'
+        )
     return f"{answer_line[0].rstrip()}\n{rules}\n\n{example}\n"
 
 
@@ -148,29 +155,29 @@ def reconcile_schema(with_attachments: bool = False) -> dict[str, Any]:
     }
 
 
-RELEVANCE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "operations": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "operation": {"type": "string", "enum": ["NEW", "UPDATE", "DELETE"]},
-                    "id": {"type": ["string", "null"]},
-                    "content": {"type": "string"},
-                    "importance": {"type": "number"},
-                    "relevance": {"type": "number"},
-                    "reasoning": {"type": "string"},
-                },
-                "required": ["operation", "id", "content", "importance", "relevance", "reasoning"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["operations"],
-    "additionalProperties": False,
-}
+def relevance_schema(with_attachments: bool = False) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "operation": {"type": "string", "enum": ["NEW", "UPDATE", "DELETE"]},
+            "id": {"type": ["string", "null"]},
+            "content": {"type": "string"},
+            "importance": {"type": "number"},
+            "relevance": {"type": "number"},
+            "reasoning": {"type": "string"},
+        },
+        "required": ["operation", "id", "content", "importance", "relevance", "reasoning"],
+        "additionalProperties": False,
+    }
+    if with_attachments:
+        item["properties"]["attachments"] = {"type": "array", "items": {"type": "string"}}
+        item["required"].append("attachments")
+    return {
+        "type": "object",
+        "properties": {"operations": {"type": "array", "items": item}},
+        "required": ["operations"],
+        "additionalProperties": False,
+    }
 
 
 def reconcile_user_message(existing: list[dict[str, Any]], facts: list[Any]) -> str:
@@ -180,10 +187,19 @@ def reconcile_user_message(existing: list[dict[str, Any]], facts: list[Any]) -> 
     return "Current memories:\n```\n" + current + "\n```\n\nNew facts:\n```\n" + new + "\n```\n"
 
 
-def relevance_user_message(message: str, existing: list[dict[str, Any]], facts: list[dict[str, Any]]) -> str:
-    lines = [f"[ID: {m['id']}] {m['text']}" for m in existing] or ["No existing memories."]
-    return (
+def relevance_user_message(
+    message: str, existing: list[dict[str, Any]], facts: list[dict[str, Any]], legend: str = ""
+) -> str:
+    """The user turn of the relevance call; `legend` says what each attachment short id is (if any)."""
+    lines = [f"[ID: {m['id']}] {m['text']}{_held(m)}" for m in existing] or ["No existing memories."]
+    text = (
         f'User message: "{message}"\n'
         f"Potential memories:\n{json.dumps(facts, ensure_ascii=False)}\n"
         "Existing memories:\n" + "\n".join(lines) + "\n"
     )
+    return f"{text}\nAttachments:\n{legend}\n" if legend else text
+
+
+def _held(memory: dict[str, Any]) -> str:
+    held = memory.get("attachments")
+    return f" (attachments: {', '.join(held)})" if held else ""
