@@ -106,3 +106,15 @@ def test_a_refine_of_an_unknown_id_adds_the_relation_and_closes_nothing() -> Non
     changes = say(graph, "I like jazz and blues")
     assert changes.refined == [] and changes.closed == []
     assert {r.destination for r in history(graph) if r.current} == {"Oslo", "jazz", "blues"}
+
+
+def test_a_move_told_in_the_new_shapes_refines_the_home_a_pronoun_gave() -> None:
+    graph = offline()
+    say(graph, "My sister, Maren, moved to Oslo. She works at Equinor.")
+    changes = say(graph, "Maren recently moved to Bergen and still works at Equinor.")
+    assert [(o.destination, n.destination) for o, n in changes.refined] == [("Oslo", "Bergen")]
+    assert {(r.source, r.relation, r.destination) for r in history(graph) if r.current} == {
+        ("u1", "sister", "Maren"),
+        ("Maren", "lives_in", "Bergen"),
+        ("Maren", "works_at", "Equinor"),
+    }
