@@ -66,3 +66,16 @@ def test_in_a_merged_run_the_relations_are_on_the_runs_own_task_with_their_count
     done = world.worker.process_many("acme", [first.task_id, second.task_id])
     assert triples(done[0].relations.added) == {("Alice", "works_at", "MIT"), ("Bob", "lives_in", "Rome")}
     assert done[1].relations.added == [] and "relations_added" not in done[1].counts
+
+
+def test_the_python_sdk_reads_a_tasks_relations_typed() -> None:
+    from engram_client.models import Task as ClientTask
+
+    world = World()
+    world.add("Alice works at MIT")
+    task = world.add("Alice now works at Stanford")
+    body = TaskView.of(world.tasks.get("acme", task.task_id)).model_dump(mode="json")
+    read = ClientTask.model_validate(body)
+    [refined] = read.relations.refined
+    assert (refined.destination, refined.refined_from.destination) == ("Stanford", "MIT")
+    assert read.relations.added == [] and read.relations.closed == []
