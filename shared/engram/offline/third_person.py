@@ -130,7 +130,7 @@ class _Reader:
         relative = _RELATIVE.match(text, end)
         end = relative.end() if relative else end
         said = list(self._predicates(subject, text, end))
-        self.triples += links + said
+        self.triples += said + links  # the sentence's own relations first, as before the shapes grew
         if links or said:  # "Paris is lovely. She ..." does not make Paris a she
             self.last = subject
 
