@@ -270,3 +270,16 @@ def test_a_memory_near_the_recheck_similarity_is_shown_past_the_nearest_few() ->
     assert '"text": "Works at Siemens in Munich"' in shown and '"text": "Works as an engineer"' in shown
     assert outcome.usage.llm_calls == 1 and outcome.counts["one_call_rechecked"] == 0
     assert world.memories() == ["Works at Siemens in Munich", "Works at Siemens in Munich as an engineer"]
+
+
+def test_the_single_call_refines_a_relation_and_the_outcome_lists_it() -> None:
+    world = lives_in_berlin()
+    answer = json.loads(one_json(["Moved to Munich"], [{"id": "0", "text": "Lives in Munich", "event": "UPDATE"}], []))
+    munich = {"source": "user", "source_type": "person", "relation": "lives_in", "destination": "Munich"}
+    answer["refine"] = [{"id": 0, "destination_type": "place", **munich}]
+    world.llm.answers.append(json.dumps(answer))
+    outcome = world.add("I moved to Munich", "t2")
+    assert outcome.usage.llm_calls == 1 and '"refine"' in world.llm.calls[0]["system"]
+    [refined] = outcome.relations.refined
+    assert (refined.destination, refined.refined_from.destination) == ("Munich", "Berlin")
+    assert world.relations() == {("alice", "lives_in", "Munich")} and outcome.counts["relations_refined"] == 1

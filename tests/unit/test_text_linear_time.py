@@ -20,6 +20,7 @@ from engram.offline.extractor import OfflineExtractor
 from engram.offline.patterns import AGENT_RULES, RULES, analyse_agent_message, analyse_message
 from engram.offline.relations import sentence_triples
 from engram.offline.text import MAX_CLAUSE, Clause, split_clauses, split_sentences, strip_trailing
+from engram.offline.third_person import MAX_SENTENCE
 from engram.pipeline.episodes import states_something
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
@@ -78,6 +79,17 @@ UNITS = [
     "because ",
     "I live in Berlin ",
     "My Sister Maren Lives In ",
+    # the graph's third-person shapes (offline/third_person.py)
+    "Tom's sister ",
+    "Maren, my sister, ",
+    "and works at ",
+    "now recently still ",
+    "She ",
+    "Mr. ",
+    "who is ",
+    "as a ",
+    "lives in Oslo and ",
+    "Anna Lee Smith ",
 ]
 TEMPLATES = ["{run}", "I love pizza{run}x", "I live in Berlin {run} now", "Hi{run}", "I'm {run}", "{run}I love pizza"]
 
@@ -125,6 +137,16 @@ def test_each_rule_reads_the_longest_clause_it_takes_of_a_run_within_the_budget(
         spent, name = rule_cost(text)
         assert spent <= budget(text), f"{name}: {spent:.3f} s on {text[:40]!r}"
         assert cpu(lambda: strip_trailing(text * 300)) <= budget(text * 300)  # noqa: B023 - called at once
+
+
+@pytest.mark.parametrize("unit", UNITS, ids=repr)
+def test_the_graph_shapes_read_a_message_of_longest_sentences_within_the_budget(unit: str) -> None:
+    """Every sentence as long as the third-person shapes read (the worst case for their patterns)."""
+    for template in ("{run}", "My sister Maren {run}", "Tom's wife Anna {run} lives in Oslo", "She {run}"):
+        sentence = template.format(run=unit * MAX_SENTENCE)[: MAX_SENTENCE - 1].rstrip() + "."
+        message = Message(role="user", content=" ".join([sentence] * (99_000 // MAX_SENTENCE)))
+        spent = cpu(lambda message=message: sentence_triples([message]))  # type: ignore[misc]
+        assert spent <= budget(message.content), f"{spent:.2f} s CPU on {sentence[:40]!r}"
 
 
 def test_a_clause_longer_than_the_rules_take_costs_them_nothing() -> None:

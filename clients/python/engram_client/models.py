@@ -71,6 +71,25 @@ class Skipped(_Open):
     reason: str  # "excluded: Health", "not included"
 
 
+class RelationTriple(_Open):
+    """A graph relation an add changed: (source, relation, destination) and its id."""
+
+    id: str
+    source: str
+    relation: str
+    destination: str
+
+
+class RefinedRelation(RelationTriple):
+    refined_from: RelationTriple  # the closed version this one replaced in place
+
+
+class TaskRelations(_Open):
+    added: list[RelationTriple] = Field(default_factory=list)
+    closed: list[RelationTriple] = Field(default_factory=list)
+    refined: list[RefinedRelation] = Field(default_factory=list)
+
+
 class Prompts(_Open):
     extraction: str | None = None
     reconcile: str | None = None
@@ -95,6 +114,7 @@ class Task(_Open):
     attempts: int = 0
     note: str | None = None  # why a completed add changed no memory (servers that report it)
     skipped: list[Skipped] = Field(default_factory=list)  # what the memory policy left out, and why
+    relations: TaskRelations = Field(default_factory=TaskRelations)  # graph relations added, closed, refined
 
     @property
     def done(self) -> bool:

@@ -63,6 +63,8 @@ class Relation(Model):
     valid_to: datetime | None = None
     task_id: str | None = None
     closed_by: str | None = None  # why it was closed: the task or "api"
+    # The version this one refined (its kind or an end changed in place); that one closed as this opened.
+    refined_from: str | None = None
 
     @property
     def current(self) -> bool:
@@ -81,6 +83,7 @@ class Triple(Model):
     destination: str
     destination_type: str = "thing"
     negated: bool = False  # "I no longer live in Oslo": closes the relation, opens nothing
+    refines: str | None = None  # the id of an existing relation this is the new version of (an LLM's "refine")
 
 
 class EntityPage(Model):

@@ -25,6 +25,7 @@ from engram.domain.limits import (
 )
 from engram.domain.model_base import Model
 from engram.domain.policy import Entries, Instructions, Skipped
+from engram.domain.relation_changes import TaskRelations
 
 
 def utcnow() -> datetime:
@@ -303,6 +304,7 @@ class Task(Model):
     processed_with: list[str] = Field(default_factory=list)  # tasks of one user extracted in one run
     note: str | None = None  # why a completed add changed no memory (nothing said, duplicates, ...)
     skipped: list[Skipped] = Field(default_factory=list)  # what the policy left out, and why
+    relations: TaskRelations = Field(default_factory=TaskRelations)  # graph relations it added, closed, refined
     # Kept past the usual expiry while it is the source of memories, so their source can be shown.
     retained: bool = False
     created_at: datetime = Field(default_factory=utcnow)

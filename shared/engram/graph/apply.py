@@ -2,7 +2,13 @@
 what the new relation contradicts (single-valued relations, likes vs dislikes, explicit negations
 and the decider's deletions), open the rest. Closing sets valid_to; nothing is hard-deleted. A relation
 a protected memory states (both ends named in its text) is never closed here: like the memory, only
-the client closes it (DELETE /v1/graph/relations/{id})."""
+the client closes it (DELETE /v1/graph/relations/{id}).
+
+Refine: when a new relation replaces exactly one current relation of its source (a single-valued
+relation whose destination changed, "likes" turned "dislikes", or an LLM's "refine" of an id), the
+old version is closed and the new one opens with `refined_from` = the old id: one relation whose
+kind or end changed, its history kept, rather than an unrelated close and add. A negation or a
+deletion with nothing in its place is a close."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from datetime import datetime
 from engram.domain.graph import Entity, Relation, Triple, normalise_name, normalise_relation
 from engram.domain.models import utcnow
 from engram.domain.ports import GraphStore
+from engram.domain.relation_changes import RefinedRelation, RelationTriple, TaskRelations
 from engram.graph.resolve import EntityResolver
 from engram.offline.relations import USER
 from engram.offline.vocab import SINGLE_RELATIONS
@@ -31,12 +38,33 @@ FAMILY_ROLES = frozenset(
 class GraphChanges:
     added: list[Relation] = field(default_factory=list)
     closed: list[Relation] = field(default_factory=list)
+    # (closed old version, new version): a relation changed in place; in neither list above.
+    refined: list[tuple[Relation, Relation]] = field(default_factory=list)
     unchanged: int = 0
     kept: int = 0  # contradicted, but stated by a protected memory
 
     def counts(self) -> dict[str, int]:
-        counts = {"relations_added": len(self.added), "relations_closed": len(self.closed)}
+        # A refine closes one version and opens one: counted in both, as before refines existed.
+        refined = len(self.refined)
+        counts = {"relations_added": len(self.added) + refined, "relations_closed": len(self.closed) + refined}
+        counts |= {"relations_refined": refined} if refined else {}
         return counts | ({"relations_kept_protected": self.kept} if self.kept else {})
+
+    def relations(self) -> TaskRelations:
+        """The changes as triples, for the task (Task.relations)."""
+        return TaskRelations(
+            added=[_triple(r) for r in self.added],
+            closed=[_triple(r) for r in self.closed],
+            refined=[
+                RefinedRelation(**_triple(new).model_dump(), refined_from=_triple(old)) for old, new in self.refined
+            ],
+        )
+
+
+def _triple(relation: Relation) -> RelationTriple:
+    return RelationTriple(
+        id=relation.id, source=relation.source, relation=relation.relation, destination=relation.destination
+    )
 
 
 def _role_group(relation: str) -> str:
@@ -59,8 +87,11 @@ class GraphApplier:
 
     def apply(self, triples: Sequence[Triple], deletions: Iterable[Relation] = ()) -> GraphChanges:
         changes = GraphChanges()
+        refined = {t.refines for t in triples if t.refines}
+        by_id = {r.id: r for r in deletions}
         for relation in deletions:
-            self._close(relation, changes)
+            if relation.id not in refined:  # a refined relation closes when its new version opens
+                self._close(relation, changes)
         roles = {
             normalise_name(t.destination): t.relation
             for t in triples
@@ -70,9 +101,10 @@ class GraphApplier:
         for triple in triples:
             source = self._entity(triple.source, triple.source_type, roles)
             destination = self._entity(triple.destination, triple.destination_type, roles)
-            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes)
+            old = by_id.get(triple.refines or "")
+            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes, old)
         self.resolver.commit()
-        self.store.put_relations([*changes.closed, *changes.added])
+        self.store.put_relations([*changes.closed, *changes.added, *(r for pair in changes.refined for r in pair)])
         return changes
 
     def _entity(self, name: str, kind: str, roles: dict[str, str]) -> Entity:
@@ -97,7 +129,15 @@ class GraphApplier:
             self._current[entity.id] = [] if new else self.store.relations_of(entity.tenant_id, [entity.id])
         return self._current[entity.id]
 
-    def _one(self, source: Entity, name: str, destination: Entity, negated: bool, changes: GraphChanges) -> None:
+    def _one(
+        self,
+        source: Entity,
+        name: str,
+        destination: Entity,
+        negated: bool,
+        changes: GraphChanges,
+        refines: Relation | None = None,
+    ) -> None:
         outgoing = [r for r in self._relations(source) if r.source_entity_id == source.id and r.current]
         same = [r for r in outgoing if r.relation == name and r.destination_entity_id == destination.id]
         if negated:
@@ -115,9 +155,14 @@ class GraphApplier:
             or (OPPOSITES.get(name) == r.relation and r.destination_entity_id == destination.id)
         ]
         # Told out of order: a relation said before the one that holds now is history, closed when that was said.
+        if refines is not None and refines not in replaced:
+            replaced.append(refines)
         newer = [r.valid_from for r in replaced if r.valid_from > self._when]
+        before = len(changes.closed)
         for relation in [] if newer else replaced:
             self._close(relation, changes)
+        # One relation closed for this one: the same relation refined (a protected one kept is not closed).
+        old = changes.closed[before:] if len(changes.closed) == before + 1 else []
         relation = Relation(
             tenant_id=source.tenant_id,
             user_id=source.user_id,
@@ -129,14 +174,25 @@ class GraphApplier:
             task_id=self.task_id,
             valid_from=self._when,
             valid_to=min(newer) if newer else None,
+            refined_from=old[0].id if old else None,
         )
-        changes.added.append(relation)
+        if old:
+            changes.closed.remove(old[0])
+            changes.refined.append((old[0], relation))
+        else:
+            changes.added.append(relation)
         for end in (source, destination):
             self._relations(end).append(relation)
 
     def _close(self, relation: Relation, changes: GraphChanges) -> None:
         if not relation.current or any(r.id == relation.id for r in changes.closed):
             return
+        for pair in changes.refined:
+            if pair[1].id == relation.id:  # refined and replaced again in one run: the first version closed
+                changes.refined.remove(pair)
+                changes.closed.append(pair[0])
+                self._forget(relation)
+                return
         if relation not in changes.added and self._stated_by_protected(relation):
             changes.kept += 1
             return
@@ -151,6 +207,11 @@ class GraphApplier:
             for i, r in enumerate(cached):
                 if r.id == relation.id:
                     cached[i] = closed
+
+    def _forget(self, relation: Relation) -> None:
+        """A relation opened in this run and gone again: never stored."""
+        for cached in self._current.values():
+            cached[:] = [r for r in cached if r.id != relation.id]
 
     def _stated_by_protected(self, relation: Relation) -> bool:
         ends = (

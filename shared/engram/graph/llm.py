@@ -1,12 +1,14 @@
-"""Graph extraction with an LLM: one structured-output call per run returns the new relations and
-which existing relations they contradict. Existing relations are shown under integer ids (models
-copy small integers reliably, and an id outside the list is caught); a deletion without a new
-relation that replaces it is refused, so a model that drops a relation never loses it."""
+"""Graph extraction with an LLM: one structured-output call per run returns the new relations,
+which existing relations they contradict, and which existing relations changed in place (refine: the
+same relation with a new kind or end, kept as a new version linked to the old). Existing relations
+are shown under integer ids (models copy small integers reliably, and an id outside the list is
+caught); a deletion without a new relation that replaces it is refused, so a model that drops a
+relation never loses it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -32,26 +34,32 @@ things in their life. From the conversation, list the relations it states as tru
 Use "user" for the speaker (I, me, my). Relation names are snake_case; prefer one of: {CANONICAL}.
 "My sister Maren" is (user, sister, Maren). Then look at the existing relations (by integer id) and list
 the ids of those a new relation contradicts (someone moved, changed jobs, stopped liking something).
-Never list an id that a new relation does not replace; leave everything else alone."""
+Never list an id that a new relation does not replace; leave everything else alone.
+When an existing relation itself changed (one end or its kind: Maren moved from Oslo to Bergen, Tom is a
+colleague rather than a friend), put it under "refine" as its id and its new (source, relation,
+destination) instead of listing it in both "relations" and "delete"."""
 
+_FIELDS = ("source", "source_type", "relation", "destination", "destination_type")
+_TRIPLE: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": list(_FIELDS),
+    "properties": {k: {"type": "string"} for k in _FIELDS},
+}
+_REFINE: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", *_FIELDS],
+    "properties": {"id": {"type": "integer"}} | _TRIPLE["properties"],
+}
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["relations", "delete"],
+    "required": ["relations", "delete", "refine"],
     "properties": {
-        "relations": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["source", "source_type", "relation", "destination", "destination_type"],
-                "properties": {
-                    k: {"type": "string"}
-                    for k in ("source", "source_type", "relation", "destination", "destination_type")
-                },
-            },
-        },
+        "relations": {"type": "array", "items": _TRIPLE},
         "delete": {"type": "array", "items": {"type": "integer"}},
+        "refine": {"type": "array", "items": _REFINE},
     },
 }
 
@@ -60,6 +68,7 @@ SCHEMA: dict[str, Any] = {
 class _Answer:
     triples: list[Triple]
     delete: list[int]
+    refine: list[tuple[int, Triple]] = field(default_factory=list)  # (existing id, its new version)
 
 
 def interpret(answer: Any, existing_count: int) -> _Answer:
@@ -67,29 +76,38 @@ def interpret(answer: Any, existing_count: int) -> _Answer:
     hallucinations and are dropped with a warning."""
     if not isinstance(answer, dict) or not isinstance(answer.get("relations"), list):
         raise ValueError('expected {"relations": [...], "delete": [...]}')
-    triples = []
-    for item in answer["relations"]:
-        if not isinstance(item, dict) or not all(
-            isinstance(item.get(k), str) and item[k].strip() for k in ("source", "relation", "destination")
-        ):
-            raise ValueError(f"relation without source, relation and destination: {item!r}")
-        source, destination = item["source"].strip(), item["destination"].strip()
-        triples.append(
-            Triple(
-                source=USER if source.casefold() in ("user", "i", "me") else source,
-                source_type=str(item.get("source_type") or "thing").lower(),
-                relation=normalise_relation(item["relation"]),
-                destination=USER if destination.casefold() in ("user", "i", "me") else destination,
-                destination_type=str(item.get("destination_type") or "thing").lower(),
-            )
-        )
-    delete = []
-    for raw in answer.get("delete") or []:
-        if isinstance(raw, int) and 0 <= raw < existing_count:
-            delete.append(raw)
-        else:
-            logger.warning("graph decider named an unknown relation id; ignored", extra={"id": raw})
-    return _Answer(triples, delete)
+    triples = [_triple(item) for item in answer["relations"]]
+    delete = [raw for raw in answer.get("delete") or [] if _known(raw, existing_count)]
+    refine = []
+    for item in answer.get("refine") or []:  # absent in answers of models asked before refine existed
+        triple = _triple(item)
+        if _known(item.get("id"), existing_count):
+            refine.append((item["id"], triple))
+        else:  # the new version still holds: added as a relation of its own
+            triples.append(triple)
+    return _Answer(triples, delete, refine)
+
+
+def _known(raw: Any, existing_count: int) -> bool:
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw < existing_count:
+        return True
+    logger.warning("graph decider named an unknown relation id; ignored", extra={"id": raw})
+    return False
+
+
+def _triple(item: Any) -> Triple:
+    if not isinstance(item, dict) or not all(
+        isinstance(item.get(k), str) and item[k].strip() for k in ("source", "relation", "destination")
+    ):
+        raise ValueError(f"relation without source, relation and destination: {item!r}")
+    source, destination = item["source"].strip(), item["destination"].strip()
+    return Triple(
+        source=USER if source.casefold() in ("user", "i", "me") else source,
+        source_type=str(item.get("source_type") or "thing").lower(),
+        relation=normalise_relation(item["relation"]),
+        destination=USER if destination.casefold() in ("user", "i", "me") else destination,
+        destination_type=str(item.get("destination_type") or "thing").lower(),
+    )
 
 
 @dataclass
@@ -107,6 +125,14 @@ class GraphContext:
 
     def interpret(self, answer: Any) -> _Answer:
         return interpret(answer, len(self.existing))
+
+    def decided(self, answer: _Answer) -> tuple[list[Triple], list[Relation]]:
+        """The triples to apply and the relations to close: a refined relation is among the closed
+        ones, and its new version names it (Triple.refines), so the applier links the two."""
+        refined = {i: t.model_copy(update={"refines": self.existing[i].id}) for i, t in answer.refine}
+        deletions = self.replaced(answer)
+        deletions += [self.existing[i] for i in refined if self.existing[i] not in deletions]
+        return [*answer.triples, *refined.values()], deletions
 
     def replaced(self, answer: _Answer) -> list[Relation]:
         """The deletions a new relation of the same source and kind replaces; others are refused."""
@@ -140,7 +166,8 @@ class LLMGraphExtractor:
             context.interpret,
             self.attempts,
         )
-        return answer.triples, context.replaced(answer), usage
+        triples, deletions = context.decided(answer)
+        return triples, deletions, usage
 
     def context(self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver) -> GraphContext:
         """What the graph part of a prompt shows (also used by the pipeline's single call)."""

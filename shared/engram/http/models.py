@@ -30,6 +30,7 @@ from engram.domain.models import (
     UserPage,
 )
 from engram.domain.policy import Skipped
+from engram.domain.relation_changes import TaskRelations
 from engram.http.graph_models import RelationView
 
 
@@ -51,6 +52,7 @@ class TaskView(Model):
     counts: dict[str, int] = Field(default_factory=dict)
     note: str | None = None  # why a completed add changed no memory
     skipped: list[Skipped] = Field(default_factory=list)  # what the memory policy left out, and why
+    relations: TaskRelations = Field(default_factory=TaskRelations)  # graph relations added, closed, refined
     usage: Usage
     attempts: int
     created_at: datetime

@@ -1,18 +1,19 @@
 """Relations without an LLM: the offline extractor's key/value facts become (user, relation, X)
-triples, and a few third-person sentence shapes ("My sister Maren lives in Oslo", "Alice now works
-at Stanford as a professor") give relations between other entities."""
+triples, and the common third-person sentence shapes ("My sister Maren lives in Oslo and works at
+Equinor", "Tom's wife Anna was born in Rome. She now works at Eni.") give relations between other
+entities."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from engram.domain.graph import USER_ENTITY_TYPE, Triple
 from engram.domain.models import Message
 from engram.domain.steps import CandidateFact
-from engram.offline.vocab import RELATIONS
+from engram.offline.third_person import USER, third_person_triples
 
-USER = "user"  # stands for the user's own entity until resolution maps it to the user id
+__all__ = ["USER", "facts_to_triples", "offline_triples", "sentence_triples"]
+
 
 # fact_key -> (relation, destination type) for keys whose value is the other entity.
 _KEYED = {
@@ -25,22 +26,6 @@ _KEYED = {
 }
 _LIKES = {"like": "likes", "love": "likes", "prefer": "likes", "enjoy": "likes"}
 _NOT_A_NAME = {"self-employed", "retired"}
-
-_NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*"
-_PLACE = r"[A-Z][\w'.&-]*(?:\s+[A-Z][\w'.&-]*)*"
-_REL_WORDS = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
-_SUBJECT = rf"(?:(?:my|My)\s+(?P<rel>{_REL_WORDS})\s*,?\s+)?(?P<name>{_NAME})"
-_VERBS = [
-    (r"(?:now\s+)?(?:lives|is\s+living|resides)\s+in", "lives_in", "place"),
-    (r"(?:has\s+)?(?:now\s+)?moved\s+to", "lives_in", "place"),
-    (r"(?:now\s+)?(?:works|is\s+working)\s+(?:at|for)", "works_at", "organization"),
-    (r"(?:now\s+)?studies\s+at", "studies_at", "organization"),
-]
-_THIRD_PERSON = [
-    (re.compile(rf"{_SUBJECT}\s+{verb}\s+(?P<obj>{_PLACE})(?:\s+as\s+an?\s+(?P<job>[a-z][a-z ]*?))?$"), rel, kind)
-    for verb, rel, kind in _VERBS
-]
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def facts_to_triples(facts: Sequence[CandidateFact]) -> list[Triple]:
@@ -67,7 +52,8 @@ def _from_fact(fact: CandidateFact) -> Triple | None:
         return _mine(_LIKES.get(value, "dislikes"), rest, "thing", False)
     if head == "pet" and rest.count(":") == 1:
         return _mine("has_pet", rest.split(":")[1], "pet", fact.negated)
-    if head in ("family", "friend", "work", "partner") and value and not value.isdigit():
+    # "My aunt Mary's son Paul": "Mary's" names nobody (the sentence shapes read the whole phrase).
+    if head in ("family", "friend", "work", "partner") and value and not value.isdigit() and not value.endswith("'s"):
         relation = rest.split(":")[0] if rest and rest.split(":")[0] != value else head
         return _mine(relation, value, "person", fact.negated)
     return None
@@ -85,41 +71,9 @@ def _mine(relation: str, destination: str, kind: str, negated: bool) -> Triple:
 
 
 def sentence_triples(messages: Sequence[Message]) -> list[Triple]:
-    """Third-person relations in what the user said; "my <relation> <Name>" also links the user."""
-    triples: list[Triple] = []
-    for message in messages:
-        if message.role != "user":
-            continue
-        for sentence in _SENTENCES.split(message.content):
-            triples += _sentence(sentence.strip().rstrip(".!?;").strip())
-    return triples
-
-
-def _sentence(text: str) -> list[Triple]:
-    for pattern, relation, kind in _THIRD_PERSON:
-        found = pattern.match(text)
-        if found is None or found["name"] in ("I", "We", "They", "He", "She", "It"):
-            continue
-        name = found["name"]
-        triples = [
-            Triple(
-                source=name, source_type="person", relation=relation, destination=found["obj"], destination_type=kind
-            )
-        ]
-        if found["job"]:
-            triples.append(
-                Triple(
-                    source=name,
-                    source_type="person",
-                    relation="works_as",
-                    destination=found["job"].strip(),
-                    destination_type="job",
-                )
-            )
-        if found["rel"]:
-            triples.append(_mine(RELATIONS[found["rel"].lower()][1], name, "person", False))
-        return triples
-    return []
+    """Third-person relations in what the user said; "my <relation> <Name>" also links the user
+    (the sentence shapes: offline/third_person.py)."""
+    return third_person_triples(messages)
 
 
 def offline_triples(messages: Sequence[Message], facts: Sequence[CandidateFact]) -> list[Triple]:

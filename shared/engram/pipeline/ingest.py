@@ -26,6 +26,7 @@ from engram.domain.models import (
 )
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.apply import Applier
 from engram.pipeline.attachment_settle import settle_attachments
@@ -70,6 +71,7 @@ class IngestOutcome:
     note: str | None = None  # why no memory changed, when none did (the worker says it per task)
     skipped: list[Located] = field(default_factory=list)  # what the policy left out (pipeline/policy_screen.py)
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
+    relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -77,7 +79,7 @@ class IngestOutcome:
             return self.shares.by_task.get(task_id) or TaskShare()
         if task_id != run_task_id:
             return TaskShare()
-        return TaskShare(list(self.results), dict(self.counts), [s for _, s in self.skipped])
+        return TaskShare(list(self.results), dict(self.counts), [s for _, s in self.skipped], self.relations)
 
     def record_skipped(self, skipped: Sequence[Located]) -> None:
         self.skipped += skipped
@@ -133,8 +135,10 @@ class IngestPipeline:
                 )
                 outcome.usage.add(used)
                 outcome.counts.update(changes.counts())
+                outcome.relations = changes.relations()
                 if outcome.shares is not None:
                     outcome.shares.add_run_counts(changes.counts())
+                    outcome.shares.add_run_relations(outcome.relations)
         if skipped:
             outcome.record_skipped(skipped)
         if redacted:

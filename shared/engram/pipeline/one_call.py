@@ -55,8 +55,10 @@ class _Interpret:
             decisions = DecisionInterpreter(self.shown, facts, relevance=False)({"memory": answer["memory"]})
         graph = None
         if self.graph is not None and answer.get("relations") is not None:
-            part = self.graph.interpret({"relations": answer["relations"], "delete": answer.get("delete") or []})
-            graph = (part.triples, self.graph.replaced(part))
+            part = self.graph.interpret(
+                {"relations": answer["relations"], "delete": answer.get("delete") or [], "refine": answer.get("refine")}
+            )
+            graph = self.graph.decided(part)
         return OneCallAnswer(facts, decisions, self.shown, graph)
 
 
@@ -69,7 +71,9 @@ def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | 
     if with_graph:
         parts.append("Finally, for the knowledge graph: " + GRAPH_SYSTEM)
         shape += ', "relations": [{"source": "...", "source_type": "...", "relation": "...", '
-        shape += '"destination": "...", "destination_type": "..."}], "delete": [0]'
+        shape += '"destination": "...", "destination_type": "..."}], "delete": [0], '
+        shape += '"refine": [{"id": 0, "source": "...", "source_type": "...", "relation": "...", '
+        shape += '"destination": "...", "destination_type": "..."}]'
     parts.append(f"Answer with JSON only: {shape}}}")
     return "\n\n".join(parts) + "\n"
 

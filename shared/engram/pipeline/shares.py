@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from engram.domain.models import MemorySource, TaskResult
 from engram.domain.policy import Skipped
+from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -28,6 +29,7 @@ class TaskShare:
     results: list[TaskResult] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=zero_counts)
     skipped: list[Skipped] = field(default_factory=list)  # what the memory policy left out, and why
+    relations: TaskRelations = field(default_factory=TaskRelations)  # graph relations added, closed, refined
 
 
 @dataclass
@@ -76,6 +78,10 @@ class RunShares:
         mine = self.by_task[self.task_id].counts
         for name, value in counts.items():
             mine[name] = mine.get(name, 0) + value
+
+    def add_run_relations(self, relations: TaskRelations) -> None:
+        """The graph's changes, on the run's own task with their counts (the graph reads the run whole)."""
+        self.by_task[self.task_id].relations.extend(relations)
 
 
 def _candidate(decision: Decision, candidates: Sequence[CandidateFact]) -> CandidateFact | None:

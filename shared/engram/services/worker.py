@@ -168,6 +168,7 @@ class ExtractionWorker:
             task.results = share.results
             task.counts = share.counts
             task.skipped = share.skipped
+            task.relations = share.relations
             task.note = why_nothing_changed(asked, share.counts, share.results)
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())
