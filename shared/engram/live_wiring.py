@@ -55,13 +55,13 @@ class LiveWiring:
     def queue_metrics(self) -> QueueMetrics:
         from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
 
-        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table, shards=self.settings.counter_shards)
 
     @cached_property
     def usage_counters(self) -> UsageCounters:
         from engram.adapters.dynamo_usage import DynamoUsageCounters
 
-        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table)
+        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table, shards=self.settings.counter_shards)
 
     @cached_property
     def usage(self) -> UsageService:
