@@ -87,3 +87,15 @@ def test_queue_figures_are_the_same_with_one_shard_and_eight(db: Any) -> None:
     calls = count_calls(db)
     DynamoQueueMetrics(db, TABLE, clock=lambda: NOW, shards=8).figures("eight", 3600)
     assert calls == ["BatchGetItem"]  # gauge and bucket shards of the hour in one request
+
+
+def test_one_users_batch_moves_its_gauge_shard_in_one_write(db: Any) -> None:
+    metrics = DynamoQueueMetrics(db, TABLE, clock=lambda: NOW, shards=8)
+    batch = [Task(tenant_id="acme", user_id="alice") for _ in range(10)]
+    metrics.moved(batch, None, "pending")
+    calls = count_calls(db)
+
+    metrics.moved(batch, "pending", "processing")
+
+    assert calls == ["UpdateItem"]  # backlog batches keep their bookkeeping at one write per move
+    assert metrics.figures("acme", 3600).processing == 10
