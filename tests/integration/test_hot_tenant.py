@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
-from engram.adapters.dynamo_usage import DynamoUsageCounters
 from engram.domain.models import Event, Task, TaskResult
+from engram.live_wiring import LiveWiring
 from engram.services.accounting import Accounting
 from engram.settings import Settings
 from tests.integration.request_accounting import accounting_stack
@@ -78,13 +78,22 @@ class RecordingClient:
         return {}
 
 
-def replayed_second(shards: int, clock: float) -> Counter[str]:
-    """One second of one tenant at ADDS_PER_S live adds, each moving its task's counters as a live add
-    does (enqueued, started, finished, counted), through the real adapters: writes per partition key."""
+class ReplayWiring(LiveWiring):
+    """The container's own wiring of the counters (bootstrap's LiveWiring), on the recording client."""
+
+    def __init__(self, settings: Settings, client: RecordingClient) -> None:
+        self.settings = settings
+        self.aws = SimpleNamespace(dynamodb=client)
+
+
+def replayed_second(shards: int) -> Counter[str]:
+    """One second of one tenant at ADDS_PER_S live adds of different users, each moving its task's
+    counters as a live add does (enqueued, started, finished, counted), through the counters the
+    container wires with ENGRAM_COUNTER_SHARDS=shards: writes per partition key."""
     client = RecordingClient()
-    table = Settings().tasks_table
-    queue = DynamoQueueMetrics(client, table, clock=lambda: clock, shards=shards)  # type: ignore[arg-type]
-    accounting = Accounting(usage=DynamoUsageCounters(client, table, shards=shards))  # type: ignore[arg-type]
+    wiring = ReplayWiring(Settings(counter_shards=shards), client)
+    queue = wiring.queue_metrics
+    accounting = Accounting(usage=wiring.usage_counters)
     for n in range(ADDS_PER_S):
         task = Task(tenant_id="acme", user_id=f"user-{n}")
         task.results = [TaskResult(id=f"m{n}", memory="x", event=Event.ADD)]
@@ -97,16 +106,15 @@ def replayed_second(shards: int, clock: float) -> Counter[str]:
 
 def test_a_hot_tenant_stays_under_the_partition_limit_with_shards(monkeypatch: pytest.MonkeyPatch) -> None:
     recorded = recorded_live_adds(monkeypatch, adds=3)
-    replay_per_add: Counter[str] = Counter()
-    for pk, writes in replayed_second(1, 1_800_000_000.0).items():
-        replay_per_add[family(pk)] += writes
+    unsharded = replayed_second(1)
+    sharded = replayed_second(Settings().counter_shards)
+
+    replayed: Counter[str] = Counter()
+    for pk, writes in sharded.items():
+        replayed[family(pk)] += writes
     for pks in recorded:  # the replay writes the tenant counters exactly as a live add does
         per_add = Counter(family(pk) for pk in pks if COUNTERS.match(pk))
-        assert {k: v * ADDS_PER_S for k, v in per_add.items()} == dict(replay_per_add)
-
-    unsharded = replayed_second(1, 1_800_000_000.0)
-    sharded = replayed_second(Settings().counter_shards, 1_800_000_000.0)
-
+        assert {k: v * ADDS_PER_S for k, v in per_add.items()} == dict(replayed)
     assert max(unsharded.values()) == 3 * ADDS_PER_S > PARTITION_WRITES_PER_S  # the gauge: throttled
     assert max(sharded.values()) < PARTITION_WRITES_PER_S
     assert sum(sharded.values()) == sum(unsharded.values())  # as many writes, spread

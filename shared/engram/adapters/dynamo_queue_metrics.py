@@ -9,7 +9,7 @@ Both are write-sharded over `shards` items (`dynamo_shards`), summed when read, 
 workers do not all write one key. A task's gauge shard follows from its user (crc32): the stamp it
 adds when pending must be deleted from the same item when it leaves, and a batch (one user's tasks)
 stays one write. One user's tasks are one FIFO message group (≤ 300 a second), so ≤ 900 gauge writes
-a second on their shard; totals go to the next shard in turn."""
+a second on their shard; totals go to the next of their `total_shards` in turn."""
 
 from __future__ import annotations
 
@@ -37,17 +37,23 @@ def _stamp(task: Task) -> str:
 
 class DynamoQueueMetrics:
     def __init__(
-        self, client: DynamoDBClient, table_name: str, clock: Callable[[], float] = time.time, shards: int = 1
+        self,
+        client: DynamoDBClient,
+        table_name: str,
+        clock: Callable[[], float] = time.time,
+        shards: int = 1,
+        total_shards: int | None = None,
     ) -> None:
         self._db = client
         self._table = table_name
         self._clock = clock
-        self._turn = ShardTurn(shards)
+        self._shards = max(1, shards)  # the gauge's
+        self._turn = ShardTurn(shards if total_shards is None else total_shards)  # the totals'
 
     def moved(self, tasks: Sequence[Task], source: str | None, target: str) -> None:
         by_shard: dict[tuple[str, int], list[Task]] = {}
         for task in tasks:
-            shard = zlib.crc32(task.user_id.encode()) % self._turn.shards
+            shard = zlib.crc32(task.user_id.encode()) % self._shards
             by_shard.setdefault((task.tenant_id, shard), []).append(task)
         for (tenant_id, shard), group in by_shard.items():
             self._moved(tenant_id, shard, group, source, target)
@@ -93,7 +99,7 @@ class DynamoQueueMetrics:
         now = self._clock()
         first = int(now - window_s) // BUCKET_S * BUCKET_S + BUCKET_S
         n = self._turn.shards
-        gauge_keys = shard_keys(f"!queue#{tenant_id}", n)
+        gauge_keys = shard_keys(f"!queue#{tenant_id}", self._shards)
         keys = gauge_keys + [
             key for b in range(first, int(now) + 1, BUCKET_S) for key in shard_keys(f"!queue#{tenant_id}#{b}", n)
         ]
