@@ -54,14 +54,20 @@ class LiveWiring:
     @cached_property
     def queue_metrics(self) -> QueueMetrics:
         from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
+        from engram.adapters.dynamo_shards import once_per_add_shards
 
-        return DynamoQueueMetrics(self.aws.dynamodb, self.settings.tasks_table)
+        shards = self.settings.counter_shards
+        return DynamoQueueMetrics(
+            self.aws.dynamodb, self.settings.tasks_table, shards=shards, total_shards=once_per_add_shards(shards)
+        )
 
     @cached_property
     def usage_counters(self) -> UsageCounters:
+        from engram.adapters.dynamo_shards import once_per_add_shards
         from engram.adapters.dynamo_usage import DynamoUsageCounters
 
-        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table)
+        shards = once_per_add_shards(self.settings.counter_shards)
+        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table, shards=shards)
 
     @cached_property
     def usage(self) -> UsageService:

@@ -112,6 +112,10 @@ class Settings(BaseModel):
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
     usage_flush_s: float = Field(default=5.0, gt=0.0)  # how often a container writes its search counts
+    # items the queue gauge of a tenant is spread over, summed when read (a key takes ~1,000 writes/s and
+    # a live add writes the gauge 3 times); usage and queue totals, written once an add, get a quarter.
+    # At most 100: one BatchGetItem's keys (docs/scale.md)
+    counter_shards: int = Field(default=32, ge=1, le=100)
 
     # Maintenance runs started through the API (POST /v1/maintenance)
     maintenance_state_machine_arn: str | None = None

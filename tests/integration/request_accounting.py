@@ -111,14 +111,14 @@ class Bench:
 
 
 @contextmanager
-def accounting_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bench]:
+def accounting_stack(monkeypatch: pytest.MonkeyPatch, **settings_changes: Any) -> Iterator[Bench]:
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
         sqs = boto3.client("sqs", region_name="us-east-1")
         settings = create_tables(dynamodb)
         create_bucket(boto3.client("s3", region_name="us-east-1"), settings.bucket)
         quiet = {"usage_flush_s": 3600.0, "touch_interval_s": 3600.0}
-        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs), **quiet})
+        settings = settings.model_copy(update={"queue_url": create_fifo_queue(sqs), **quiet, **settings_changes})
         sim = SimIndex()
 
         def opensearch(name: str) -> OpenSearchIndex:

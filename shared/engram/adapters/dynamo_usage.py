@@ -1,6 +1,8 @@
-"""UsageCounters on DynamoDB, in the tasks table: one item per tenant per UTC day, `!usage#{tenant}#{day}`,
-changed by UpdateItem ADD only (concurrent workers never lose a count) and read by BatchGetItem of the
-days asked for (never a scan). The items carry no expiry: usage is kept."""
+"""UsageCounters on DynamoDB, in the tasks table: per tenant per UTC day, `!usage#{tenant}#{day}` written
+as `shards` items (`dynamo_shards`: each add goes to the next shard, so a busy tenant's workers do not
+all write one key), changed by UpdateItem ADD only (concurrent workers never lose a count) and read by
+BatchGetItem of every shard of the days asked for, summed (never a scan). The items carry no expiry:
+usage is kept."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.adapters.aws_clients import aws_errors
 from engram.adapters.dynamo_batch import batch_get
+from engram.adapters.dynamo_shards import ShardTurn, shard_key, shard_keys
 from engram.domain.operations import USAGE_FIELDS, UsageDay
 
 if TYPE_CHECKING:
@@ -20,9 +23,10 @@ def usage_key(tenant_id: str, day: str) -> str:
 
 
 class DynamoUsageCounters:
-    def __init__(self, client: DynamoDBClient, table_name: str) -> None:
+    def __init__(self, client: DynamoDBClient, table_name: str, shards: int = 1) -> None:
         self._db = client
         self._table = table_name
+        self._turn = ShardTurn(shards)
 
     def add(self, tenant_id: str, day: str, counts: Mapping[str, int]) -> None:
         adds = {k: int(v) for k, v in counts.items() if k in USAGE_FIELDS and v}
@@ -31,17 +35,19 @@ class DynamoUsageCounters:
         with aws_errors(self._table):
             self._db.update_item(
                 TableName=self._table,
-                Key={"pk": {"S": usage_key(tenant_id, day)}},
+                Key={"pk": {"S": shard_key(usage_key(tenant_id, day), self._turn.next())}},
                 UpdateExpression="ADD " + ", ".join(f"#{k} :{k}" for k in adds),
                 ExpressionAttributeNames={f"#{k}": k for k in adds},
                 ExpressionAttributeValues={f":{k}": {"N": str(v)} for k, v in adds.items()},
             )
 
     def days(self, tenant_id: str, days: Sequence[str]) -> list[UsageDay]:
-        keys = [{"pk": {"S": usage_key(tenant_id, day)}} for day in days]
+        n = self._turn.shards
+        keys = [{"pk": {"S": key}} for day in days for key in shard_keys(usage_key(tenant_id, day), n)]
         items: dict[str, dict[str, Any]] = {i["pk"]["S"]: i for i in batch_get(self._db, self._table, keys)}
         found = []
         for day in days:
-            item = items.get(usage_key(tenant_id, day), {})
-            found.append(UsageDay(date=day, **{k: int(item[k]["N"]) for k in USAGE_FIELDS if k in item}))
+            shards = [items.get(key, {}) for key in shard_keys(usage_key(tenant_id, day), n)]
+            sums = {k: sum(int(i[k]["N"]) for i in shards if k in i) for k in USAGE_FIELDS}
+            found.append(UsageDay(date=day, **sums))
         return found
