@@ -144,15 +144,7 @@ def reconcile_schema(with_attachments: bool = False) -> dict[str, Any]:
         "required": ["id", "text", "event", "old_memory"],
         "additionalProperties": False,
     }
-    if with_attachments:
-        item["properties"]["attachments"] = {"type": "array", "items": {"type": "string"}}
-        item["required"].append("attachments")
-    return {
-        "type": "object",
-        "properties": {"memory": {"type": "array", "items": item}},
-        "required": ["memory"],
-        "additionalProperties": False,
-    }
+    return _list_of("memory", item, with_attachments)
 
 
 def relevance_schema(with_attachments: bool = False) -> dict[str, Any]:
@@ -169,13 +161,18 @@ def relevance_schema(with_attachments: bool = False) -> dict[str, Any]:
         "required": ["operation", "id", "content", "importance", "relevance", "reasoning"],
         "additionalProperties": False,
     }
+    return _list_of("operations", item, with_attachments)
+
+
+def _list_of(key: str, item: dict[str, Any], with_attachments: bool) -> dict[str, Any]:
+    """An answer that is one list of `item`s under `key`; each item names its attachments when asked."""
     if with_attachments:
         item["properties"]["attachments"] = {"type": "array", "items": {"type": "string"}}
         item["required"].append("attachments")
     return {
         "type": "object",
-        "properties": {"operations": {"type": "array", "items": item}},
-        "required": ["operations"],
+        "properties": {key: {"type": "array", "items": item}},
+        "required": [key],
         "additionalProperties": False,
     }
 
