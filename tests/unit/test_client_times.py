@@ -45,3 +45,7 @@ def test_the_mem0_client_maps_its_timestamp_to_when_the_messages_were_said() -> 
     client = MemoryClient(client=recorder)  # type: ignore[arg-type]
     client.add("I went hiking yesterday", user_id="alice", timestamp=1683554160, wait=False)
     assert recorder.options["created_at"] == 1683554160
+
+
+def test_an_add_sends_its_reconciliation_strategy() -> None:
+    assert _calls.add("My dog Max is a labrador", "alice", strategy="relevance").body["strategy"] == "relevance"

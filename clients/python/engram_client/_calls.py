@@ -79,6 +79,7 @@ class AddOptions(TypedDict, total=False):
     infer: bool | None
     deduplicate: bool | None
     prompt: str | None  # "user" | "agent": which extraction prompt
+    strategy: str | None  # "default" | "relevance": how new facts are reconciled with what is known
     attachments: Sequence[Mapping[str, Any]] | None  # [{"attachment_id"}] or inline {name, media_type, content_base64}
     created_at: Said | None  # when the messages were said (those without their own created_at)
     instructions: str | None  # this add's memory policy, each in place of the tenant's (GET /v1/config)

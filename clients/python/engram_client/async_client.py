@@ -96,7 +96,7 @@ class AsyncEngram:
 
     async def add(self, messages: Messages, *, user_id: str, wait: bool = True, **options: Unpack[AddOptions]) -> Task:
         """Queue messages for extraction; with `wait`, poll until the task completed (its results say what
-        changed). Options: agent_id, run_id, metadata, infer, deduplicate, prompt, attachments."""
+        changed). Options: as Engram.add."""
         task = await self._run(_calls.add(messages, user_id, **options))
         return await self.wait_for_task(task.task_id) if wait else task
 

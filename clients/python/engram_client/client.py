@@ -104,7 +104,8 @@ class Engram:
 
     def add(self, messages: Messages, *, user_id: str, wait: bool = True, **options: Unpack[AddOptions]) -> Task:
         """Queue messages for extraction; with `wait`, return the completed task (its results say what changed).
-        Options: agent_id, run_id, metadata, infer, deduplicate, prompt, attachments."""
+        Options: agent_id, run_id, metadata, infer, deduplicate, prompt, strategy, attachments, created_at,
+        instructions, include, exclude."""
         call = _calls.add(messages, user_id, **options)
         if not wait:
             return self._run(call)
