@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engram.domain.errors import ConfigurationError
 from engram.live_wiring import LiveWiring
 from engram.settings import Settings, get_settings
 
@@ -38,7 +37,6 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
-    from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.memory import MemoryService
     from engram.services.search import HybridSearcher
     from engram.services.worker import ExtractionWorker
@@ -385,17 +383,6 @@ class Container(LiveWiring):
             resolve_threshold=self.settings.graph_resolve_threshold,
             search_similarity=self.settings.graph_search_similarity,
         )
-
-    # --- maintenance runs started through the API -----------------------------------------------
-    @cached_property
-    def maintenance_runs(self) -> MaintenanceRuns:
-        from engram.adapters.sfn_workflow import StepFunctionsWorkflow
-        from engram.services.maintenance_runs import MaintenanceRuns
-
-        arn = self.settings.maintenance_state_machine_arn
-        if not arn:
-            raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
-        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
 
 
 @lru_cache(maxsize=1)

@@ -1,11 +1,14 @@
 """The Container's operations parts (metrics, usage counters, accounting, task events, the LLM circuit
-breaker, deep health, the tenants' configuration), kept beside bootstrap.py so that the wiring module
-stays readable. Container inherits them; each is built once, on first use, like the rest of the container."""
+breaker, deep health, the tenants' configuration, maintenance runs started through the API), kept beside
+bootstrap.py so that the wiring module stays readable. Container inherits them; each is built once, on first
+use, like the rest of the container."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+from engram.domain.errors import ConfigurationError
 
 if TYPE_CHECKING:  # the parts are imported when first built: an API call that needs none loads none
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
@@ -13,6 +16,7 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.services.accounting import Accounting
     from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.health import HealthCheck
+    from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.task_events import TaskEvents
     from engram.services.tenant_config import TenantConfigs
     from engram.services.usage import UsageService
@@ -179,6 +183,16 @@ class LiveWiring:
         from engram.services.tenant_config import TenantConfigs
 
         return TenantConfigs(DynamoConfigStore(self.aws.dynamodb, self.settings.tasks_table))
+
+    @cached_property
+    def maintenance_runs(self) -> MaintenanceRuns:
+        from engram.adapters.sfn_workflow import StepFunctionsWorkflow
+        from engram.services.maintenance_runs import MaintenanceRuns
+
+        arn = self.settings.maintenance_state_machine_arn
+        if not arn:
+            raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
+        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
 
 
 def _no_note(_: object) -> None:

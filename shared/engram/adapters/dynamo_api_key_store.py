@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws_clients import aws_errors, error_code
+from engram.domain.api_keys import ApiKey
 from engram.domain.errors import ConflictError, NotFoundError, UnauthorizedError, ValidationError
-from engram.domain.models import ApiKey, utcnow
+from engram.domain.models import utcnow
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

@@ -393,11 +393,3 @@ class UserPage(Model):
 class HistoryPage(Model):
     items: list[HistoryEvent]
     next_cursor: str | None = None
-
-
-class ApiKey(Model):
-    key_id: str
-    tenant_id: str
-    created_at: datetime = Field(default_factory=utcnow)
-    revoked: bool = False
-    description: str | None = None

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from engram.domain.api_keys import ApiKey
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
-    ApiKey,
     Attachment,
     ExtractionPrompt,
     Fact,

@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.domain.models import ApiKey
+from engram.domain.api_keys import ApiKey
 from engram.domain.ports import ApiKeyStore
 
 LOCAL_TENANT = "local"

@@ -34,7 +34,7 @@ from engram.services.intent import rerank
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher
 from engram.services.task_inputs import PAYLOADS, load_request
-from engram.services.time_ranking import RANGE_POOL, TIME_POOL, asks_about_time, diversify, rank_by_time
+from engram.services.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
 from engram.services.touches import TouchBuffer
 
 if TYPE_CHECKING:
@@ -138,13 +138,13 @@ class MemoryService:
             return self._search_as_of(tenant_id, q, q.as_of)
         assert self.searcher is not None  # noqa: S101 - type narrowing: the container always sets it
         now = utcnow()
-        asked = q.now or now
+        when = TimeAsked.of(q.query, q.now or now, q.time_range)  # the question's time, read once
         # A few more hits than asked for, so a fact of the kind the question wants can move up; more
         # when the question names a time (a memory of that time may rank lower on words alone).
         pool = max(q.top_k, RERANK_POOL)
         if q.time_range is not None:
             pool = max(pool, RANGE_POOL)
-        elif asks_about_time(q.query, asked):
+        elif when.any:
             pool = max(pool, TIME_POOL)
         if self.diversity > 0:
             pool = max(pool, 3 * q.top_k)
@@ -155,7 +155,7 @@ class MemoryService:
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
-        ranked = rerank(q.query, rank_by_time(q.query, found, asked, q.time_range))
+        ranked = rerank(q.query, rank_by_time(found, when))
         ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from engram.domain.models import Fact
@@ -27,18 +28,30 @@ def _lift(score: float, share: float) -> float:
     return 1.0 - (1.0 - score) * (1.0 - share)
 
 
-def asks_about_time(query: str, now: datetime) -> bool:
-    return time_in_query(query, now) is not None or asks_for_latest(query)
+@dataclass(frozen=True)
+class TimeAsked:
+    """What a question asks about time, read once per search: the span it names (or the client's
+    `time_range`, which then also restricts), and whether it wants the latest state."""
+
+    span: TimeSpan | None
+    restrict: bool
+    latest: bool
+
+    @classmethod
+    def of(cls, query: str, now: datetime, time_range: tuple[datetime, datetime] | None = None) -> TimeAsked:
+        if time_range is not None:
+            return cls(TimeSpan(*time_range), True, asks_for_latest(query))
+        return cls(time_in_query(query, now), False, asks_for_latest(query))
+
+    @property
+    def any(self) -> bool:
+        return self.span is not None or self.latest
 
 
-def rank_by_time(
-    query: str, hits: Sequence[tuple[Fact, float]], now: datetime, time_range: tuple[datetime, datetime] | None = None
-) -> list[tuple[Fact, float]]:
+def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[tuple[Fact, float]]:
     """The hits re-scored by event time, best first."""
-    given = TimeSpan(*time_range) if time_range is not None else None
-    kept = [(f, s) for f, s in hits if given is None or given.holds(f.valid_from)]
-    span = given or time_in_query(query, now)
-    latest = asks_for_latest(query)
+    span = asked.span
+    kept = [(f, s) for f, s in hits if not asked.restrict or span is None or span.holds(f.valid_from)]
     newest = sorted({f.valid_from for f, _ in kept})
     ranked: list[tuple[Fact, float]] = []
     for fact, score in kept:
@@ -46,7 +59,7 @@ def rank_by_time(
             score *= OUTDATED_SHARE
         if span is not None and span.holds(fact.valid_from):
             score = _lift(score, TIME_LIFT)
-        if latest and len(newest) > 1:
+        if asked.latest and len(newest) > 1:
             score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
         ranked.append((fact, score))
     return sorted(ranked, key=lambda hit: -hit[1])
