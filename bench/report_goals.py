@@ -1,0 +1,68 @@
+"""The goals of issues 25 (time) and 26 (retrieval that carries over), checked against a run's results.
+
+Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
+"""
+
+from __future__ import annotations
+
+from bench.longmemeval_data import TYPES
+from bench.report_tables import Check, Results, _at_least, _get, _met
+
+_LOCOMO = ("locomo_recall", "results", "engram")
+_MODES = ("raw turns", "pipeline")
+
+
+def _locomo_dated(results: Results) -> tuple[str, str]:
+    dated = _get(results, "locomo_recall", "evidence_valid_from")
+    if not dated:
+        return "not run", "n/a"
+    return f"{dated['on_the_day_said']} of {dated['in_top10']}", _met(dated["share"] == 1.0)
+
+
+def _per_mode(key: str, limit: float) -> Check:
+    """A LongMemEval overall figure in both modes (raw turns, pipeline)."""
+
+    def check(results: Results) -> tuple[str, str]:
+        values = {m: _get(results, "longmemeval", "results", m, "overall", key) for m in _MODES}
+        if any(v is None for v in values.values()):
+            return "not run", "n/a"
+        text = ", ".join(f"{v:.3f} ({m})" for m, v in values.items())
+        return text, _met(all(v >= limit for v in values.values()))
+
+    return check
+
+
+def _newest_first(results: Results) -> tuple[str, str]:
+    rows = {m: _get(results, "longmemeval", "results", m, "knowledge-update", "newest_first") for m in _MODES}
+    if any(r is None or r.get("share") is None for r in rows.values()):
+        return "not run", "n/a"
+    text = ", ".join(f"{round(r['share'] * r['questions'])} of {r['questions']} ({m})" for m, r in rows.items())
+    return text, _met(all(r["share"] >= 0.9 for r in rows.values()))
+
+
+def _sessions_by_type(results: Results) -> tuple[str, str]:
+    """Session recall@10 of every question type, in the weaker of the two modes."""
+    worst: list[tuple[float, str]] = []
+    for kind in TYPES:
+        values = [_get(results, "longmemeval", "results", m, kind, "session_recall@10") for m in _MODES]
+        if any(v is None for v in values):
+            return "not run", "n/a"
+        worst.append((min(values), kind))
+    low = min(worst)
+    return f"lowest {low[0]:.3f} ({low[1]})", _met(low[0] >= 0.85)
+
+
+GOALS: list[tuple[str, Check]] = [
+    (
+        "issue 25: LoCoMo temporal recall@10 >= 0.82 (no date in the text)",
+        _at_least((*_LOCOMO, "2 temporal", "recall@10"), 0.82),
+    ),
+    ("issue 25: LoCoMo evidence memories valid from the day said = 1.00", _locomo_dated),
+    ("issue 25: LongMemEval evidence memories valid from the day said = 1.00", _per_mode("valid_from_on_the_day", 1.0)),
+    ("issue 25: LongMemEval knowledge updates, newest evidence first >= 0.9", _newest_first),
+    ("issue 26: LoCoMo recall@10 >= 0.85", _at_least((*_LOCOMO, "overall", "recall@10"), 0.85)),
+    ("issue 26: LoCoMo multi-hop recall@10 >= 0.65", _at_least((*_LOCOMO, "1 multi-hop", "recall@10"), 0.65)),
+    ("issue 26: LoCoMo open-domain recall@10 >= 0.65", _at_least((*_LOCOMO, "3 open-domain", "recall@10"), 0.65)),
+    ("issue 26: LongMemEval all evidence turns in the top 10 >= 0.85", _per_mode("turn_all@10", 0.85)),
+    ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
+]

@@ -1,0 +1,36 @@
+"""The summary checks issues 25 and 26's goals against a run's results, in both LongMemEval modes."""
+
+from typing import Any
+
+from bench.longmemeval_data import TYPES
+from bench.report_goals import GOALS
+
+
+def _longmemeval(all_at_10: float, newest: float, sessions: float) -> dict[str, Any]:
+    def mode() -> dict[str, Any]:
+        by_type = {kind: {"session_recall@10": sessions} for kind in TYPES}
+        by_type["overall"] = {"turn_all@10": all_at_10, "valid_from_on_the_day": 1.0}
+        by_type["knowledge-update"]["newest_first"] = {"share": newest, "questions": 10}
+        return by_type
+
+    return {"results": {"raw turns": mode(), "pipeline": mode()}}
+
+
+def _checked(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {name: check(results) for name, check in GOALS}
+
+
+def test_goals_met_and_missed_are_told_apart() -> None:
+    good = _checked({"longmemeval": _longmemeval(0.9, 0.9, 0.9)})
+    bad = _checked({"longmemeval": _longmemeval(0.8, 0.5, 0.84)})
+    newest = "issue 25: LongMemEval knowledge updates, newest evidence first >= 0.9"
+    assert good[newest] == ("9 of 10 (raw turns), 9 of 10 (pipeline)", "yes")
+    assert bad[newest][1] == "**no**"
+    every_type = "issue 26: LongMemEval session recall@10 >= 0.85 for every question type"
+    assert good[every_type][1] == "yes" and bad[every_type][1] == "**no**"
+    all_turns = "issue 26: LongMemEval all evidence turns in the top 10 >= 0.85"
+    assert good[all_turns] == ("0.900 (raw turns), 0.900 (pipeline)", "yes")
+
+
+def test_a_part_not_run_is_not_counted_as_missed() -> None:
+    assert all(met == "n/a" for _, met in _checked({}).values())
