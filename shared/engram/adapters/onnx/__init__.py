@@ -1,1 +1,1 @@
-"""Local embedding models run with onnxruntime (MiniLM, multilingual e5) and the int8 model they share."""
+"""Local embedding models run with onnxruntime: MiniLM (with its derived int8 weights) and multilingual e5."""
