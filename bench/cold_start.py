@@ -63,8 +63,8 @@ for part in ("facts", "tasks", "queue", "blobs", "keys"):
 t2 = time.perf_counter()
 ready_cpu = time.process_time() - c0
 ready = sorted(m for m in HEAVY if m in sys.modules)
-from engram.adapters.opensearch_index import build_client
-from engram.adapters.openai_embedder import build_openai_client
+from engram.adapters.opensearch.index import build_client
+from engram.adapters.openai.embedder import build_openai_client
 build_client(container().settings)
 build_openai_client(container().settings)
 out = {"import_s": t1 - t0, "clients_s": t2 - t1, "search_clients_s": time.perf_counter() - t2}
@@ -81,7 +81,7 @@ for part in ("facts", "tasks", "blobs", "attachment_store"):
     getattr(container(), part)
 t2 = time.perf_counter()
 ready_cpu = time.process_time() - c0
-from engram.adapters.onnx_embedder import OnnxEmbedder
+from engram.adapters.onnx.embedder import OnnxEmbedder
 OnnxEmbedder().embed(["warm up"])
 out = {"import_s": t1 - t0, "clients_s": t2 - t1, "model_s": time.perf_counter() - t2, "ready_cpu_s": ready_cpu}
 """

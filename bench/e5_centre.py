@@ -1,4 +1,4 @@
-"""Derives shared/engram/adapters/e5_centre.json: the mean multilingual-e5-small vector of the
+"""Derives shared/engram/adapters/onnx/e5_centre.json: the mean multilingual-e5-small vector of the
 offline extractor's corpus sentences (tests/data/offline_corpus.jsonl, 591 memory-like statements
 written for this project), which the multilingual embedder subtracts from every vector.
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engram.adapters.e5_embedder import CENTRE_FILE, _engine, default_model_path
+from engram.adapters.onnx.e5_embedder import CENTRE_FILE, _engine, default_model_path
 
 SENTENCES = Path(__file__).resolve().parents[1] / "tests" / "data" / "offline_corpus.jsonl"
 

@@ -17,11 +17,11 @@ from typing import Any
 import boto3
 
 from bench.procs import FAKE_AWS
-from engram.adapters.e5_embedder import MODEL_ID as MULTILINGUAL_ID
-from engram.adapters.e5_embedder import MultilingualE5Embedder
-from engram.adapters.embedded_index import EmbeddedIndex
-from engram.adapters.onnx_embedder import MODEL_ID as MINILM_ID
-from engram.adapters.onnx_embedder import OnnxEmbedder
+from engram.adapters.embedded.index import EmbeddedIndex
+from engram.adapters.onnx.e5_embedder import MODEL_ID as MULTILINGUAL_ID
+from engram.adapters.onnx.e5_embedder import MultilingualE5Embedder
+from engram.adapters.onnx.embedder import MODEL_ID as MINILM_ID
+from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.bootstrap import Container
 from engram.settings import Settings
 from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables

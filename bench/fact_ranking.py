@@ -15,7 +15,7 @@ from typing import Any
 
 from bench.engram_env import shared_embedder
 from bench.fact_set import users
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Event, Message, Scope, SearchQuery
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import stub_llm
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.graph import Entity, Relation
 from engram.domain.models import Message, Scope, Usage
 from engram.domain.steps import LLMReply

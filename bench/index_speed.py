@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import IndexDoc, SearchFilters
 
 WORDS = (

@@ -34,7 +34,7 @@ from bench.locomo_recall import KS, _scores
 from bench.procs import ROOT, ModelServer, bench_env, cpu_seconds
 from bench.search_latency import cases_for, index_docs, measure
 from bench.stats import latency_summary, ratio
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.services.search import HybridSearcher
 
 BENCH = ROOT / "bench"

@@ -20,7 +20,7 @@ from tests.support.openai_stub import EmbedFunction, OpenAIStub
 
 
 def minilm() -> EmbedFunction:
-    from engram.adapters.onnx_embedder import DIMENSIONS, OnnxEmbedder
+    from engram.adapters.onnx.embedder import DIMENSIONS, OnnxEmbedder
 
     embedder = OnnxEmbedder()
     embedder.warm_up()

@@ -18,8 +18,8 @@ import numpy as np
 
 from bench.locomo_data import load
 from bench.stats import percentile
-from engram.adapters.e5_embedder import MultilingualE5Embedder
-from engram.adapters.onnx_embedder import OnnxEmbedder
+from engram.adapters.onnx.e5_embedder import MultilingualE5Embedder
+from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.ports import Embedder
 
 DATA = Path(__file__).resolve().parent / "data" / "multilingual_probe.json"

@@ -34,7 +34,7 @@ from bench.engram_env import MINILM_ID, VectorCache, shared_embedder, shared_mod
 from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.search_latency import cases_for, index_docs
 from bench.stats import percentile, recall_at
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import IndexDoc
 from engram.services.search import HybridSearcher
 

@@ -29,8 +29,8 @@ from bench.corpus import Corpus, Memory
 from bench.engram_env import EngramEnv, engram_env, shared_embedder
 from bench.procs import LocalStack
 from bench.stats import latency_summary, timed_ms
-from engram.adapters.dynamo_fact_store import DynamoFactStore
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.dynamo.fact_store import DynamoFactStore
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import Fact, IndexDoc, SearchQuery
 from engram.services.search import HybridSearcher
 

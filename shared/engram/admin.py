@@ -38,8 +38,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _default_store() -> ApiKeyStore:
     # Imported here so `--help` and usage errors need neither settings nor boto3.
-    from engram.adapters.aws_clients import AwsClients
-    from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+    from engram.adapters.aws.clients import AwsClients
+    from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
     from engram.settings import get_settings
 
     settings = get_settings()

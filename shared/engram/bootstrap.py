@@ -50,37 +50,37 @@ class Container(LiveWiring):
 
     @cached_property
     def aws(self) -> Any:
-        from engram.adapters.aws_clients import AwsClients
+        from engram.adapters.aws.clients import AwsClients
 
         return AwsClients(self.settings)
 
     @cached_property
     def facts(self) -> FactStore:
-        from engram.adapters.dynamo_fact_store import DynamoFactStore
+        from engram.adapters.dynamo.fact_store import DynamoFactStore
 
         return DynamoFactStore(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def users(self) -> UserDirectory:
-        from engram.adapters.dynamo_user_directory import DynamoUserDirectory
+        from engram.adapters.dynamo.user_directory import DynamoUserDirectory
 
         return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def blobs(self) -> BlobStore:
-        from engram.adapters.s3_blob_store import S3BlobStore
+        from engram.adapters.aws.s3_blob_store import S3BlobStore
 
         return S3BlobStore(self.aws.s3, self.settings.bucket)
 
     @cached_property
     def tasks(self) -> TaskStore:
-        from engram.adapters.dynamo_task_store import DynamoTaskStore
+        from engram.adapters.dynamo.task_store import DynamoTaskStore
 
         return DynamoTaskStore(self.aws.dynamodb, self.settings.tasks_table, self.blobs)
 
     @cached_property
     def attachment_store(self) -> AttachmentStore:
-        from engram.adapters.dynamo_attachment_store import DynamoAttachmentStore
+        from engram.adapters.dynamo.attachment_store import DynamoAttachmentStore
 
         return DynamoAttachmentStore(self.aws.dynamodb, self.settings.memory_table)
 
@@ -97,13 +97,13 @@ class Container(LiveWiring):
 
     @cached_property
     def keys(self) -> ApiKeyStore:
-        from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+        from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
 
         return DynamoApiKeyStore(self.aws.dynamodb, self.settings.keys_table)
 
     @cached_property
     def queue(self) -> TaskQueue:
-        from engram.adapters.sqs_task_queue import SqsTaskQueue
+        from engram.adapters.aws.sqs_task_queue import SqsTaskQueue
 
         if not self.settings.queue_url:
             raise RuntimeError("ENGRAM_QUEUE_URL is not set")
@@ -117,7 +117,7 @@ class Container(LiveWiring):
         """An OpenSearch index, or the embedded one in the data folder (memories and entities each
         have their own, so memory search never sees an entity)."""
         if self.settings.index_backend == "opensearch":
-            from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+            from engram.adapters.opensearch.index import OpenSearchIndex, build_client
 
             index = OpenSearchIndex(
                 build_client(self.settings),
@@ -127,7 +127,7 @@ class Container(LiveWiring):
             )
             index.ensure_index()
             return index
-        from engram.adapters.embedded_index import EmbeddedIndex
+        from engram.adapters.embedded.index import EmbeddedIndex
 
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         return EmbeddedIndex(self.settings.data_dir / local_file, self.embedder.dimensions)
@@ -140,14 +140,14 @@ class Container(LiveWiring):
 
     def _model_embedder(self) -> Embedder:
         if self.settings.embedder == "openai":
-            from engram.adapters.openai_embedder import OpenAIEmbedder
+            from engram.adapters.openai.embedder import OpenAIEmbedder
 
             return OpenAIEmbedder(self.openai_client, self.settings.embedding_model, self.settings.embedding_dims)
         if self.settings.embedder == "multilingual":
-            from engram.adapters.e5_embedder import MultilingualE5Embedder
+            from engram.adapters.onnx.e5_embedder import MultilingualE5Embedder
 
             return MultilingualE5Embedder()
-        from engram.adapters.onnx_embedder import OnnxEmbedder
+        from engram.adapters.onnx.embedder import OnnxEmbedder
 
         return OnnxEmbedder(
             self.settings.local_model_path,
@@ -157,7 +157,7 @@ class Container(LiveWiring):
 
     @cached_property
     def openai_client(self) -> Any:
-        from engram.adapters.openai_embedder import build_openai_client
+        from engram.adapters.openai.embedder import build_openai_client
 
         settings = self.settings
         if settings.openai_api_key is None and settings.openai_api_key_param:
@@ -171,7 +171,7 @@ class Container(LiveWiring):
     def llm(self) -> LLM | None:
         if not self.settings.llm_configured:
             return None
-        from engram.adapters.openai_llm import OpenAILLM
+        from engram.adapters.openai.llm import OpenAILLM
 
         llm = OpenAILLM(self.openai_client, self.settings.llm_model)
         if self.breaker is None:
@@ -270,7 +270,7 @@ class Container(LiveWiring):
 
     @cached_property
     def scanner(self) -> FactScanner:
-        from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
+        from engram.adapters.dynamo.fact_scanner import DynamoFactScanner
 
         return DynamoFactScanner(self.aws.dynamodb, self.settings.memory_table)
 
@@ -322,7 +322,7 @@ class Container(LiveWiring):
 
     def scratch_index(self) -> VectorIndex:
         """An empty in-memory index (for ranking the versions of an "as of" search)."""
-        from engram.adapters.embedded_index import EmbeddedIndex
+        from engram.adapters.embedded.index import EmbeddedIndex
 
         return EmbeddedIndex(None, self.embedder.dimensions)
 
@@ -355,7 +355,7 @@ class Container(LiveWiring):
     # --- graph memory ---------------------------------------------------------------------------
     @cached_property
     def graph_store(self) -> GraphStore:
-        from engram.adapters.dynamo_graph_store import DynamoGraphStore
+        from engram.adapters.dynamo.graph_store import DynamoGraphStore
 
         return DynamoGraphStore(self.aws.dynamodb, self.settings.memory_table)
 

@@ -51,14 +51,14 @@ class LiveWiring:
             from engram.services.metrics import NoMetrics
 
             return NoMetrics()
-        from engram.adapters.emf_metrics import EmfMetrics
+        from engram.adapters.aws.emf_metrics import EmfMetrics
 
         return EmfMetrics()
 
     @cached_property
     def queue_metrics(self) -> QueueMetrics:
-        from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
-        from engram.adapters.dynamo_shards import once_per_add_shards
+        from engram.adapters.dynamo.queue_metrics import DynamoQueueMetrics
+        from engram.adapters.dynamo.shards import once_per_add_shards
 
         shards = self.settings.counter_shards
         return DynamoQueueMetrics(
@@ -67,8 +67,8 @@ class LiveWiring:
 
     @cached_property
     def usage_counters(self) -> UsageCounters:
-        from engram.adapters.dynamo_shards import once_per_add_shards
-        from engram.adapters.dynamo_usage import DynamoUsageCounters
+        from engram.adapters.dynamo.shards import once_per_add_shards
+        from engram.adapters.dynamo.usage import DynamoUsageCounters
 
         shards = once_per_add_shards(self.settings.counter_shards)
         return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table, shards=shards)
@@ -144,14 +144,14 @@ class LiveWiring:
             from engram.services.task_events import NoEvents
 
             return NoEvents()
-        from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
+        from engram.adapters.aws.apigw_event_publisher import ApiGatewayEventPublisher
 
         management = self.aws.session_client("apigatewaymanagementapi", s.websocket_endpoint)
         return ApiGatewayEventPublisher(self.connections, management)
 
     @cached_property
     def connections(self) -> ConnectionStore:
-        from engram.adapters.dynamo_connection_store import DynamoConnectionStore
+        from engram.adapters.dynamo.connection_store import DynamoConnectionStore
 
         if not self.settings.connections_table:
             raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
@@ -168,7 +168,7 @@ class LiveWiring:
         s = self.settings
         if not s.breaker_enabled:
             return None
-        from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+        from engram.adapters.dynamo.breaker_store import DynamoBreakerStore
         from engram.services.circuit_breaker import CircuitBreaker
 
         store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
@@ -179,14 +179,14 @@ class LiveWiring:
     @cached_property
     def configs(self) -> TenantConfigs:
         """Each tenant's instructions, include/exclude and prompts (GET/PUT /v1/config), kept 30 s per container."""
-        from engram.adapters.dynamo_config_store import DynamoConfigStore
+        from engram.adapters.dynamo.config_store import DynamoConfigStore
         from engram.services.tenant_config import TenantConfigs
 
         return TenantConfigs(DynamoConfigStore(self.aws.dynamodb, self.settings.tasks_table))
 
     @cached_property
     def maintenance_runs(self) -> MaintenanceRuns:
-        from engram.adapters.sfn_workflow import StepFunctionsWorkflow
+        from engram.adapters.aws.sfn_workflow import StepFunctionsWorkflow
         from engram.services.maintenance_runs import MaintenanceRuns
 
         arn = self.settings.maintenance_state_machine_arn

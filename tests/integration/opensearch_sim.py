@@ -1,8 +1,8 @@
 """An in-memory OpenSearch behind opensearch-py's Connection: the real OpenSearchIndex adapter sends its real
 requests, this answers them from documents it keeps, and every request is recorded (path and bytes).
 
-It understands only what the adapter sends (opensearch_index.py, opensearch_queries.py,
-opensearch_speakers.py): bulk index/delete, term/range/ids filters, knn (cosine), match (shared
+It understands only what the adapter sends (adapters/opensearch/: index.py, queries.py,
+speakers.py): bulk index/delete, term/range/ids filters, knn (cosine), match (shared
 tokens), the speakers aggregation, sort with search_after, and _msearch of those. Enough for the
 pipeline, search and maintenance to run as on AWS, so that the request accounting counts what the
 adapter really sends; not a search engine (scores are crude).

@@ -22,7 +22,7 @@ from moto import mock_aws
 from opensearchpy import OpenSearch
 
 import engram.bootstrap
-from engram.adapters.opensearch_index import OpenSearchIndex
+from engram.adapters.opensearch.index import OpenSearchIndex
 from engram.bootstrap import Container
 from engram.domain.models import AddRequest, Message, Scope
 from tests.fakes import HashEmbedder

@@ -9,7 +9,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
 from engram.admin import main
 from engram.domain.errors import UnauthorizedError
 from engram.settings import Settings

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
-from engram.adapters.dynamo_usage import DynamoUsageCounters, usage_key
+from engram.adapters.dynamo.queue_metrics import DynamoQueueMetrics
+from engram.adapters.dynamo.usage import DynamoUsageCounters, usage_key
 from engram.domain.models import Task
 from engram.domain.operations import QueueFigures, UsageDay
 from engram.settings import Settings

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
 from engram.domain.errors import NotFoundError, UnauthorizedError, ValidationError
 
 TABLE = "engram-api-keys"

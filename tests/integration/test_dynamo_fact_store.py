@@ -9,8 +9,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from engram.adapters import dynamo_fact_store
-from engram.adapters.dynamo_fact_store import DynamoFactStore
+from engram.adapters.dynamo import fact_store
+from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.domain.errors import ConflictError, EngramError, NotFoundError, TransientError, ValidationError
 from engram.domain.models import Event, Fact, HistoryEvent, MemoryBank, SearchFilters
 
@@ -282,7 +282,7 @@ def test_pages_return_every_match_once_newest_first(
     limit: int,
     query_page: int,
 ) -> None:
-    monkeypatch.setattr(dynamo_fact_store, "_FILTERED_PAGE", query_page)  # force many small queries
+    monkeypatch.setattr(fact_store, "_FILTERED_PAGE", query_page)  # force many small queries
     current = _seed_listing(store)
     f = filters or SearchFilters()
     expected = [

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from engram.adapters.dynamo_fact_store import DynamoFactStore
-from engram.adapters.dynamo_graph_store import DynamoGraphStore
+from engram.adapters.dynamo.fact_store import DynamoFactStore
+from engram.adapters.dynamo.graph_store import DynamoGraphStore
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.graph import Entity, Relation
 from engram.domain.models import utcnow

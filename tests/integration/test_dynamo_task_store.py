@@ -10,8 +10,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from engram.adapters.dynamo_task_store import DynamoTaskStore
-from engram.adapters.s3_blob_store import S3BlobStore
+from engram.adapters.aws.s3_blob_store import S3BlobStore
+from engram.adapters.dynamo.task_store import DynamoTaskStore
 from engram.domain.errors import ConflictError, NotFoundError, PayloadTooLargeError
 from engram.domain.models import (
     AddRequest,

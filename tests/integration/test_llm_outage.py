@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engram.adapters.dynamo_breaker_store import DynamoBreakerStore
+from engram.adapters.dynamo.breaker_store import DynamoBreakerStore
 from engram.domain.errors import TransientError
 from engram.domain.models import AddRequest, Message, TaskStatus, Usage
 from engram.domain.operations import BreakerStatus

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from engram.adapters.dynamo_fact_scanner import DynamoFactScanner
+from engram.adapters.dynamo.fact_scanner import DynamoFactScanner
 from engram.domain.models import Attachment, Event, Fact
 from engram.pipeline.lifecycle import history_event, index_doc
 from tests.integration.stack import Stack

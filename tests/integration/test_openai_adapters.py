@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from engram.adapters.openai_embedder import OpenAIEmbedder, build_openai_client
-from engram.adapters.openai_llm import OpenAILLM
+from engram.adapters.openai.embedder import OpenAIEmbedder, build_openai_client
+from engram.adapters.openai.llm import OpenAILLM
 from engram.domain.errors import EngramError, LLMOutputError, TransientError
 from engram.settings import Settings
 from tests.support.openai_stub import OpenAIStub, embedding_for

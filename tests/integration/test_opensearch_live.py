@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engram.adapters.opensearch_index import OpenSearchIndex
+from engram.adapters.opensearch.index import OpenSearchIndex
 from engram.domain.errors import EngramError
 from engram.domain.models import IndexDoc, SearchFilters
 

@@ -11,7 +11,7 @@ import pytest
 from opensearchpy import Connection, OpenSearch, RequestsAWSV4SignerAuth
 from opensearchpy import exceptions as os_errors
 
-from engram.adapters.opensearch_index import OpenSearchIndex, build_client
+from engram.adapters.opensearch.index import OpenSearchIndex, build_client
 from engram.domain.errors import EngramError, IndexUnavailableError, TransientError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
 from engram.settings import Settings

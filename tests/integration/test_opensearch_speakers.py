@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engram.adapters.opensearch_index import OpenSearchIndex
-from engram.adapters.opensearch_speakers import SpeakerCache
+from engram.adapters.opensearch.index import OpenSearchIndex
+from engram.adapters.opensearch.speakers import SpeakerCache
 from engram.domain.models import IndexDoc
 from engram.services.search import HybridSearcher
 from tests.integration.test_opensearch_requests import INDEX, WHEN, Script, make_index

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from engram.adapters.dynamo_queue_metrics import DynamoQueueMetrics
+from engram.adapters.dynamo.queue_metrics import DynamoQueueMetrics
 from engram.domain.models import Task
 from engram.settings import Settings
 

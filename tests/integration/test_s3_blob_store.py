@@ -11,8 +11,8 @@ import pytest
 import requests
 from moto import mock_aws
 
-from engram.adapters.aws_clients import AwsClients
-from engram.adapters.s3_blob_store import S3BlobStore
+from engram.adapters.aws.clients import AwsClients
+from engram.adapters.aws.s3_blob_store import S3BlobStore
 from engram.domain.errors import EngramError, NotFoundError
 from engram.settings import Settings
 from tests.integration.aws_tables import create_bucket

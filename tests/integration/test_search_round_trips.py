@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engram.adapters.dynamo_fact_store import DynamoFactStore
+from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.domain.models import Event, Fact, SearchQuery
 from engram.pipeline.lifecycle import history_event
 from engram.services.memory import MemoryService
@@ -44,7 +44,7 @@ def recorded_calls(db: Any) -> list[str]:
 def test_a_search_is_one_opensearch_request_and_one_dynamodb_read(db: Any) -> None:
     from opensearchpy import OpenSearch
 
-    from engram.adapters.opensearch_index import OpenSearchIndex
+    from engram.adapters.opensearch.index import OpenSearchIndex
 
     store, (berlin, moved, pizza) = stored_facts(db)
     script = Script()
@@ -86,7 +86,7 @@ def test_a_search_is_one_opensearch_request_and_one_dynamodb_read(db: Any) -> No
 def test_without_context_and_speaker_steps_a_search_is_one_opensearch_request_from_the_start(db: Any) -> None:
     from opensearchpy import OpenSearch
 
-    from engram.adapters.opensearch_index import OpenSearchIndex
+    from engram.adapters.opensearch.index import OpenSearchIndex
 
     store, (berlin, _, _) = stored_facts(db)
     script = Script()
@@ -107,7 +107,7 @@ def test_without_context_and_speaker_steps_a_search_is_one_opensearch_request_fr
 def test_neighbours_ask_for_the_times_a_candidate_search_did_not_bring(db: Any) -> None:
     from opensearchpy import OpenSearch
 
-    from engram.adapters.opensearch_index import OpenSearchIndex
+    from engram.adapters.opensearch.index import OpenSearchIndex
 
     script = Script()
     client = OpenSearch(hosts=[{"host": "fake", "port": 9200}], connection_class=FakeConnection, script=script)

@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from pydantic import SecretStr
 
-from engram.adapters import dynamo_api_key_store
-from engram.adapters.dynamo_api_key_store import DynamoApiKeyStore
+from engram.adapters.dynamo import api_key_store
+from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
 from engram.domain.errors import ConfigurationError, TransientError
 from engram.http.cors import cors_config
 from engram.local import api_gateway
@@ -44,7 +44,7 @@ def test_a_presented_key_is_compared_in_constant_time(db: Any, monkeypatch: pyte
         compared.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(dynamo_api_key_store.hmac, "compare_digest", spy)
+    monkeypatch.setattr(api_key_store.hmac, "compare_digest", spy)
     assert store.resolve(plaintext).tenant_id == "acme"
     assert len(compared) == 1 and plaintext not in compared[0]  # digests compared, never the plaintext
 

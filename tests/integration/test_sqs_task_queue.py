@@ -10,7 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from engram.adapters.sqs_task_queue import SqsTaskQueue, message_group_id
+from engram.adapters.aws.sqs_task_queue import SqsTaskQueue, message_group_id
 from engram.domain.errors import EngramError
 from engram.domain.models import Task
 from tests.integration.aws_tables import create_fifo_queue

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engram.adapters.emf_metrics import EmfMetrics
+from engram.adapters.aws.emf_metrics import EmfMetrics
 from engram.domain.errors import TransientError
 from engram.services.metrics import RecordedMetrics
 from tests.fakes import facts_json

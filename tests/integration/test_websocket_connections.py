@@ -12,8 +12,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from engram.adapters.apigw_event_publisher import ApiGatewayEventPublisher
-from engram.adapters.dynamo_connection_store import DynamoConnectionStore
+from engram.adapters.aws.apigw_event_publisher import ApiGatewayEventPublisher
+from engram.adapters.dynamo.connection_store import DynamoConnectionStore
 from engram.domain.operations import EventConnection
 from tests.integration.aws_tables import create_connections_table
 

@@ -9,7 +9,7 @@ from typing import Any
 import botocore.session
 from botocore.parsers import JSONParser
 
-from engram.adapters.aws_parsing import FastJSONParser, FastParserFactory, fast_session
+from engram.adapters.aws.parsing import FastJSONParser, FastParserFactory, fast_session
 
 _BLOB = base64.b64encode(b"\x00\x01binary").decode()
 

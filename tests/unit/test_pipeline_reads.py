@@ -3,7 +3,7 @@ the fact store has it, so its use counts survive the new version."""
 
 from __future__ import annotations
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Message, Scope, utcnow
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor

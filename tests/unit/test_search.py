@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.index_ports import Timeline
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
 from engram.services.search import HybridSearcher, keyword_query

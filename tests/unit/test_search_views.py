@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.index_ports import FactViews
 from engram.domain.models import Fact, MemoryPatch, SearchFilters, SearchQuery
 from engram.services.memory import MemoryService

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Fact, Message, Scope
 from tests.fakes import HashEmbedder, ScriptedLLM, facts_json
 from tests.unit.test_protected import World

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline

@@ -59,7 +59,7 @@ class Timeline(Protocol):
 @runtime_checkable
 class ContextVectors(Protocol):
     """An index that can score a query against each memory blended with the memories recorded just
-    before and after it (adapters/embedded_context.py explains the blend)."""
+    before and after it (adapters/embedded/context.py explains the blend)."""
 
     def knn_in_context(
         self,

@@ -16,7 +16,7 @@ from engram.domain.limits import MAX_IMPORTANCE, MIN_IMPORTANCE
 from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact, Decision
-from engram.pipeline.attachment_codes import AttachmentCodes
+from engram.reconcile.attachment_codes import AttachmentCodes
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import (
     reconcile_schema,

@@ -186,6 +186,6 @@ def wired(
             "the chat proxy needs an LLM: set ENGRAM_OPENAI_API_KEY (ENGRAM_OPENAI_API_KEY_PARAM on AWS) "
             "or ENGRAM_OPENAI_BASE_URL for an OpenAI-compatible server"
         )
-    from engram.adapters.openai_chat import OpenAIChat
+    from engram.adapters.openai.chat import OpenAIChat
 
     return ChatProxy(memories, OpenAIChat(openai_client()), settings.llm_model, queued=queued)

@@ -1,0 +1,1 @@
+"""The stores on DynamoDB tables: memories, graph, tasks, keys, counters and their shared helpers."""

@@ -1,0 +1,1 @@
+"""The embedded vector index on SQLite and numpy, for running without OpenSearch."""

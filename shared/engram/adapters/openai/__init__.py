@@ -1,0 +1,1 @@
+"""The OpenAI-compatible chat, LLM and embedding adapters."""

@@ -1,0 +1,1 @@
+"""The vector index on OpenSearch."""
