@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engram.adapters.embedded_index import EmbeddedIndex
+from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import Fact
 from engram.services.newest_said import newest_first, same_subject
 from tests.unit.test_search_views import DIMS, remember, service
