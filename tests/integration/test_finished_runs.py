@@ -68,7 +68,7 @@ def test_an_entry_the_batch_leaves_unprocessed_is_written_alone(db: Any, monkeyp
     monkeypatch.setattr(engram.adapters.dynamo_batch, "_back_off", lambda attempt: None)
     real = db.batch_write_item
 
-    def throttling_the_users_entry(RequestItems: dict[str, Any]) -> dict[str, Any]:  # noqa: N803 (boto3's name)
+    def throttling_the_users_entry(RequestItems: dict[str, Any]) -> dict[str, Any]:  # boto3 names it so
         kept = {t: reqs for t, reqs in RequestItems.items() if t != users.table}
         if kept:
             real(RequestItems=kept)
