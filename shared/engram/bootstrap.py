@@ -21,11 +21,11 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
         Embedder,
         FactExtractor,
         FactStore,
+        FinishedRuns,
         GraphStore,
         Reconciler,
         TaskQueue,
         TaskStore,
-        UserDirectory,
         VectorIndex,
     )
     from engram.graph.service import GraphService
@@ -59,12 +59,6 @@ class Container(LiveWiring):
         from engram.adapters.dynamo.fact_store import DynamoFactStore
 
         return DynamoFactStore(self.aws.dynamodb, self.settings.memory_table)
-
-    @cached_property
-    def users(self) -> UserDirectory:
-        from engram.adapters.dynamo.user_directory import DynamoUserDirectory
-
-        return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def blobs(self) -> BlobStore:
@@ -335,7 +329,18 @@ class Container(LiveWiring):
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
         importer = MemoryImporter(self.facts, self.lifecycle, self.tasks, self.blobs, self.users)
         wiring = (self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users)
-        return ExtractionWorker(*wiring, importer=importer, configs=self.configs)
+        return ExtractionWorker(*wiring, importer=importer, configs=self.configs, finished=self.finished_runs)
+
+    @cached_property
+    def finished_runs(self) -> FinishedRuns | None:
+        """A run's finished tasks and user entry in one request, when both live in DynamoDB."""
+        from engram.adapters.dynamo.task_store import DynamoFinishedRuns, DynamoTaskStore
+        from engram.adapters.dynamo.user_directory import DynamoUserDirectory
+
+        tasks, users = self.tasks, self.users
+        if isinstance(tasks, DynamoTaskStore) and isinstance(users, DynamoUserDirectory):
+            return DynamoFinishedRuns(self.aws.dynamodb, tasks, users)
+        return None
 
     # --- delete-all (bulk forgetting) ---------------------------------------------------------
     @cached_property

@@ -12,7 +12,7 @@ from engram.domain.errors import ConfigurationError
 
 if TYPE_CHECKING:  # the parts are imported when first built: an API call that needs none loads none
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
-    from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, VectorIndex
+    from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
     from engram.services.accounting import Accounting
     from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.health import HealthCheck
@@ -64,6 +64,15 @@ class LiveWiring:
         return DynamoQueueMetrics(
             self.aws.dynamodb, self.settings.tasks_table, shards=shards, total_shards=once_per_add_shards(shards)
         )
+
+    @cached_property
+    def users(self) -> UserDirectory:
+        """The tenants' user listing: an entry written per add, so sharded like the usage counters."""
+        from engram.adapters.dynamo.shards import once_per_add_shards
+        from engram.adapters.dynamo.user_directory import DynamoUserDirectory
+
+        shards = once_per_add_shards(self.settings.counter_shards)
+        return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table, shards=shards)
 
     @cached_property
     def usage_counters(self) -> UsageCounters:

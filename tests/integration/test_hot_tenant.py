@@ -1,5 +1,5 @@
-"""One busy tenant at 5,000 adds a second: no tenant counter item may take more than a partition's
-~1,000 writes a second (DynamoDB throttles a key past that).
+"""One busy tenant at 5,000 adds a second: no tenant counter item, nor the tenant's user directory
+partition, may take more than a partition's ~1,000 writes a second (DynamoDB throttles a key past that).
 
 The write pattern is recorded, not assumed: live adds run through the real handlers on moto
 (request_accounting) with every DynamoDB write's partition key recorded. A partition-capacity model
@@ -25,7 +25,7 @@ from tests.integration.request_accounting import accounting_stack
 
 ADDS_PER_S = 5_000
 PARTITION_WRITES_PER_S = 1_000
-COUNTERS = re.compile(r"^!(usage|queue)#")
+COUNTERS = re.compile(r"^!(usage|queue)#|^T#[^#]+#M#USERS")  # the tenant counters and user directory
 
 
 def family(pk: str) -> str:
@@ -77,6 +77,10 @@ class RecordingClient:
         self.writes[request["Key"]["pk"]["S"]] += 1
         return {}
 
+    def put_item(self, **request: Any) -> dict[str, Any]:
+        self.writes[request["Item"]["pk"]["S"]] += 1
+        return {}
+
 
 class ReplayWiring(LiveWiring):
     """The container's own wiring of the counters (bootstrap's LiveWiring), on the recording client."""
@@ -101,6 +105,7 @@ def replayed_second(shards: int) -> Counter[str]:
         queue.moved([task], "pending", "processing")
         queue.moved([task], "processing", "completed")
         accounting.completed(task)
+        wiring.users.touch("acme", task.user_id, task.created_at)  # in the batch of the finished task
     return client.writes
 
 
@@ -116,5 +121,6 @@ def test_a_hot_tenant_stays_under_the_partition_limit_with_shards(monkeypatch: p
         per_add = Counter(family(pk) for pk in pks if COUNTERS.match(pk))
         assert {k: v * ADDS_PER_S for k, v in per_add.items()} == dict(replayed)
     assert max(unsharded.values()) == 3 * ADDS_PER_S > PARTITION_WRITES_PER_S  # the gauge: throttled
+    assert max(n for pk, n in unsharded.items() if "#M#USERS" in pk) == ADDS_PER_S  # the directory: throttled
     assert max(sharded.values()) < PARTITION_WRITES_PER_S
     assert sum(sharded.values()) == sum(unsharded.values())  # as many writes, spread

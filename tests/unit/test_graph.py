@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from engram.domain.graph import Entity
 from engram.domain.models import Message, Scope
 from engram.graph.service import GraphService
 from engram.offline.extractor import OfflineExtractor
@@ -201,3 +204,32 @@ def test_engram_graph_off_wires_no_graph_and_search_has_no_relations() -> None:
     say(graph, "My sister Maren lives in Oslo")
     memories.graph = graph
     assert len(memories.related("t1", SearchQuery(user_id="u1", query="Who is Maren?"))) == 2
+
+
+class CountingGraphStore(MemoryGraphStore):
+    """Records each entity id read, by either read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: list[str] = []
+
+    def get_entity(self, tenant_id: str, entity_id: str) -> Entity:
+        self.read.append(entity_id)
+        return super().get_entity(tenant_id, entity_id)
+
+    def get_entities(self, tenant_id: str, entity_ids: Sequence[str]) -> list[Entity]:
+        self.read.extend(entity_ids)
+        return super().get_entities(tenant_id, entity_ids)
+
+
+def test_a_run_reads_each_stored_entity_once() -> None:
+    """Each mention looks among the user's nearest entities, mostly the same few: one read each a run."""
+    store = CountingGraphStore()
+    graph = GraphService(store, MemoryIndex(), HashEmbedder())
+    say(graph, "My sister Maren lives in Oslo. I work at Brightwave.")
+    store.read.clear()
+    say(graph, "My brother Jonas lives in Bergen. Maren works at Brightwave.")
+    assert store.read and len(store.read) == len(set(store.read))
+    assert ("u1", "sister", "Maren") in triples(graph) and ("Maren", "works_at", "Brightwave") in triples(graph)
+    maren = [e for e in graph.entities("t1", "u1", 100, None).entities if e.name == "Maren"]
+    assert len(maren) == 1  # resolved to the stored entity, not made again

@@ -23,6 +23,7 @@ from engram.domain.models import (
     SearchFilters,
     Task,
     Usage,
+    UserActivity,
     UserPage,
 )
 from engram.domain.policy import TenantConfig
@@ -319,6 +320,14 @@ class UserDirectory(Protocol):
 
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drops the user from the listing (delete-all leaves nothing of a user but history)."""
+        ...
+
+
+class FinishedRuns(Protocol):
+    """The last writes of a run of adds: its finished tasks, and its user listed as active."""
+
+    def save(self, tasks: Sequence[Task], active: UserActivity) -> None:
+        """Saves the tasks and touches the user's directory entry, in as few requests as the stores allow."""
         ...
 
 

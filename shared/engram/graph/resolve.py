@@ -49,6 +49,10 @@ class EntityResolver:
     created: dict[str, Entity] = field(default_factory=dict)
     _known: dict[str, Entity] = field(default_factory=dict)
     _vectors: dict[str, list[float]] = field(default_factory=dict)
+    # The stored entities this run has read (None: looked for, absent). A run's mentions find the
+    # same few entities of the user again and again; nothing in a run changes them (new entities
+    # are written at the end, and the user's runs follow one another), so each is read once.
+    _read: dict[str, Entity | None] = field(default_factory=dict)
 
     def prepare(self, names: Sequence[str]) -> None:
         """Embed the run's mentions in one call."""
@@ -71,7 +75,7 @@ class EntityResolver:
         self.prepare([name])
         vector = self._vectors[name]
         hits = self.index.knn(self.tenant_id, self.user_id, vector, CANDIDATES)
-        stored = self.store.get_entities(self.tenant_id, [h.id for h in hits])
+        stored = self._stored([h.id for h in hits])
         score = {h.id: h.score for h in hits}
         close = [
             e
@@ -83,6 +87,13 @@ class EntityResolver:
         close.sort(key=lambda e: (key not in e.names(), -score.get(e.id, 0.0)))
         return local + [e for e in close if e.id not in self.created]
 
+    def _stored(self, ids: list[str]) -> list[Entity]:
+        todo = [i for i in dict.fromkeys(ids) if i not in self._read]
+        if todo:
+            found = {e.id: e for e in self.store.get_entities(self.tenant_id, todo)}
+            self._read.update({i: found.get(i) for i in todo})
+        return [e for i in dict.fromkeys(ids) if (e := self._read[i]) is not None]
+
     def new(self, name: str, kind: str) -> Entity:
         entity = Entity(tenant_id=self.tenant_id, user_id=self.user_id, name=name, type=kind)
         self.created[entity.id] = entity
@@ -92,10 +103,14 @@ class EntityResolver:
         """Store the new entities (and the user's own, once) and index their names."""
         entities = list(self.created.values())
         user = self.user()
-        try:
-            self.store.get_entity(self.tenant_id, user.id)
-        except NotFoundError:
-            entities.append(user)
+        if user.id in self._read:  # read by this run already
+            if self._read[user.id] is None:
+                entities.append(user)
+        else:
+            try:
+                self.store.get_entity(self.tenant_id, user.id)
+            except NotFoundError:
+                entities.append(user)
         if entities:
             self.store.put_entities(entities)
             index_entities(self.index, self.embedder, entities)

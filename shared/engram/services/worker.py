@@ -14,9 +14,19 @@ from dataclasses import dataclass, field
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import CircuitOpenError, EngramError, OutageError, TransientError
-from engram.domain.models import AddRequest, MemorySource, Scope, Task, TaskKind, TaskStatus, Usage, utcnow
+from engram.domain.models import (
+    AddRequest,
+    MemorySource,
+    Scope,
+    Task,
+    TaskKind,
+    TaskStatus,
+    Usage,
+    UserActivity,
+    utcnow,
+)
 from engram.domain.operations import BreakerStatus
-from engram.domain.ports import BlobStore, TaskStore, UserDirectory
+from engram.domain.ports import BlobStore, FinishedRuns, TaskStore, UserDirectory
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.nothing_new import why_nothing_changed
 from engram.services.circuit_breaker import CircuitBreaker
@@ -76,6 +86,9 @@ class ExtractionWorker:
     users: UserDirectory | None = None
     importer: MemoryImporter | None = None  # runs import tasks
     configs: TenantConfigs | None = None  # the tenant's memory policy (None: the built-in behaviour)
+    # Writes a run's finished tasks and its user's entry together (one request, not two); without
+    # it, the entry is touched and then the tasks saved.
+    finished: FinishedRuns | None = None
 
     def process(self, tenant_id: str, task_id: str, final_attempt: bool = False) -> Task:
         return self.process_many(tenant_id, [task_id], final_attempt)[0]
@@ -154,8 +167,6 @@ class ExtractionWorker:
                 raise outage from err
             self._record_failure([task for task, _ in group], err, final_attempt)
             raise
-        if self.users is not None:
-            self.users.touch(tenant_id, request.user_id, max(t.created_at for t, _ in group))
         done = utcnow()
         together = [t.task_id for t, _ in group] if len(group) > 1 else []
         first = 0  # where each task's messages start in the merged request
@@ -176,8 +187,21 @@ class ExtractionWorker:
             task.error = None
             task.finished_at = task.updated_at = done
             retain_if_source(task, self.blobs)
-        self.tasks.save_many([task for task, _ in group])
+        active = UserActivity(user_id=request.user_id, last_active_at=max(t.created_at for t, _ in group))
+        self._save_finished([task for task, _ in group], active)
         self.events.completed([task for task, _ in group])
+
+    def _save_finished(self, tasks: list[Task], active: UserActivity) -> None:
+        """The run's tasks saved completed, their user listed as active (FIFO order: an add after a
+        delete-all lists the user again); the entry is never written after the tasks alone, so a
+        failure between the two leaves a task to run again rather than a user unlisted."""
+        if self.users is None:
+            self.tasks.save_many(tasks)
+        elif self.finished is not None:
+            self.finished.save(tasks, active)
+        else:
+            self.users.touch(tasks[0].tenant_id, active.user_id, active.last_active_at)
+            self.tasks.save_many(tasks)
 
     def _alone(self, task: Task, final_attempt: bool) -> None:
         """A delete-all or an import: a task that runs on its own, in the user's queue order."""

@@ -51,15 +51,28 @@ def batch_delete(db: DynamoDBClient, table: str, keys: list[Item]) -> None:
     _batch_write(db, table, [{"DeleteRequest": {"Key": key}} for key in keys])
 
 
+def batch_put_tables(db: DynamoDBClient, items: list[tuple[str, Item]]) -> None:
+    """Unconditional puts of (table, item) pairs, 25 per request whatever their tables: items of two
+    tables written together cost one request, not two."""
+    _batch_write_tables(db, [(table, {"PutRequest": {"Item": item}}) for table, item in items])
+
+
 def _batch_write(db: DynamoDBClient, table: str, requests: list[Item]) -> None:
+    _batch_write_tables(db, [(table, r) for r in requests])
+
+
+def _batch_write_tables(db: DynamoDBClient, requests: list[tuple[str, Item]]) -> None:
     for start in range(0, len(requests), BATCH_WRITE_LIMIT):
-        request: dict[str, Any] = {table: requests[start : start + BATCH_WRITE_LIMIT]}
+        request: dict[str, Any] = {}
+        for table, one in requests[start : start + BATCH_WRITE_LIMIT]:
+            request.setdefault(table, []).append(one)
+        tables = ", ".join(request)
         for attempt in range(RETRIES):
-            with aws_errors(table):
+            with aws_errors(tables):
                 resp = db.batch_write_item(RequestItems=request)
             request = dict(resp.get("UnprocessedItems") or {})
             if not request:
                 break
             _back_off(attempt)
         else:
-            raise TransientError(f"BatchWriteItem on {table} left items unprocessed after retries")
+            raise TransientError(f"BatchWriteItem on {tables} left items unprocessed after retries")

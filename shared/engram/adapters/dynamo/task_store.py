@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws.clients import aws_errors, error_code
-from engram.adapters.dynamo.batch import batch_get, batch_put
+from engram.adapters.dynamo.batch import batch_get, batch_put, batch_put_tables
 from engram.adapters.dynamo.cursor import decode_cursor, encode_cursor
 from engram.adapters.dynamo.fact_store import user_gsi_pk
 from engram.adapters.dynamo.values import iso
@@ -21,13 +21,15 @@ from engram.domain.errors import (
     EngramError,
     NotFoundError,
     PayloadTooLargeError,
+    TransientError,
     ValidationError,
 )
-from engram.domain.models import Task
+from engram.domain.models import Task, UserActivity
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
 
+    from engram.adapters.dynamo.user_directory import DynamoUserDirectory
     from engram.domain.ports import BlobStore
 
 TASK_TTL = timedelta(days=30)
@@ -66,7 +68,7 @@ class DynamoTaskStore:
         """Overwrites tasks just read from this store, 25 per request. Unconditional (BatchWriteItem
         takes no conditions): callers pass only tasks they hold, never ids from outside."""
         latest = {(t.tenant_id, t.task_id): t for t in tasks}  # one request may not name a key twice
-        batch_put(self._db, self._table, [self._item(task) for task in latest.values()])
+        batch_put(self._db, self._table, [self.item(task) for task in latest.values()])
 
     def get(self, tenant_id: str, task_id: str) -> Task:
         return self.get_many(tenant_id, [task_id])[0]
@@ -135,7 +137,7 @@ class DynamoTaskStore:
         return Task.model_validate_json(doc)
 
     def _put(self, task: Task, condition: str) -> None:
-        item = self._item(task)
+        item = self.item(task)
         with aws_errors(self._table):
             try:
                 self._db.put_item(TableName=self._table, Item=item, ConditionExpression=condition)
@@ -146,7 +148,11 @@ class DynamoTaskStore:
                     raise NotFoundError("task", task.task_id) from err
                 raise
 
-    def _item(self, task: Task) -> dict[str, Any]:
+    @property
+    def table(self) -> str:
+        return self._table
+
+    def item(self, task: Task) -> dict[str, Any]:
         doc = task.model_dump_json()
         item: dict[str, Any] = {
             "pk": {"S": task_pk(task.tenant_id, task.task_id)},
@@ -173,6 +179,35 @@ class DynamoTaskStore:
             self._blobs.put(key, encoded, "application/json")
             item["doc_key"] = {"S": key}
         return item
+
+
+class DynamoFinishedRuns:
+    """FinishedRuns: a run's finished tasks and its user's directory entry in one BatchWriteItem (the
+    two tables in one request; the same write units as two requests).
+
+    The worker used to write the entry first, then the tasks, so a failure between them only left a
+    task to run again. One batch may write the tasks and leave the entry unprocessed (throttled past
+    its retries); then the entry is written alone and the tasks again, in the old order, and only if
+    that fails too does the run fail with its tasks already finished: the user then goes unlisted
+    until their next add (docs/scale.md)."""
+
+    def __init__(self, client: DynamoDBClient, tasks: DynamoTaskStore, users: DynamoUserDirectory) -> None:
+        self._db = client
+        self._tasks = tasks
+        self._users = users
+
+    def save(self, tasks: Sequence[Task], active: UserActivity) -> None:
+        if not tasks:
+            return
+        tenant_id = tasks[0].tenant_id
+        latest = {(t.tenant_id, t.task_id): t for t in tasks}  # one request may not name a key twice
+        entry = self._users.entry(tenant_id, active.user_id, active.last_active_at)
+        items = [(self._users.table, entry)] + [(self._tasks.table, self._tasks.item(t)) for t in latest.values()]
+        try:
+            batch_put_tables(self._db, items)
+        except TransientError:
+            self._users.touch(tenant_id, active.user_id, active.last_active_at)
+            self._tasks.save_many(tasks)
 
 
 def _user_sk(task: Task) -> str:
