@@ -13,9 +13,9 @@ from engram.adapters.embedded_index import EmbeddedIndex
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
 from engram.pipeline.lifecycle import index_doc
-from engram.services.decompose import DecomposingSearcher
+from engram.services.decompose import decomposing
 from engram.services.memory import MemoryService
-from engram.services.search import HybridSearcher, Searcher
+from engram.services.search import HybridSearcher
 from engram.settings import Settings
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 
@@ -26,12 +26,19 @@ def lab_service(
     """A MemoryService holding these memories (one vector each), searched as `make run` searches."""
     index = EmbeddedIndex(None, len(vectors[0]) if vectors else 384)
     index.upsert([index_doc(f, v) for f, v in zip(facts, vectors, strict=True)])
-    settings = Settings()
-    decompose = float(searcher_fields.pop("decompose", 0.0))  # > 0: sub-queries joined at this share
-    searcher: Searcher = HybridSearcher(index, embedder, **searcher_fields)
-    head = searcher_fields.pop("decompose_head", None)  # an int: interleave after the question's top few
-    if decompose > 0:
-        searcher = DecomposingSearcher(searcher, decompose, head)
+    s = Settings()
+    decompose = float(searcher_fields.pop("decompose", s.search_decompose))  # > 0: sub-queries too
+    head = searcher_fields.pop("decompose_head", s.search_decompose_head)  # interleave after the top few
+    # As the bootstrap builds it (the ENGRAM_SEARCH_* settings), key=value fields of the lab on top.
+    configured = {
+        "semantic_weight": s.search_semantic_weight,
+        "speaker_lift": s.search_speaker_lift,
+        "vector_context": s.search_vector_context,
+        "min_candidates": s.search_min_candidates,
+        "context_weight": s.search_context_weight,
+        "context_window_s": s.search_context_window_s,
+    }
+    searcher = decomposing(HybridSearcher(index, embedder, **(configured | searcher_fields)), decompose, head)
     return MemoryService(
         facts=MemoryFactStore(),
         index=index,
@@ -39,6 +46,6 @@ def lab_service(
         tasks=MemoryTaskStore(),
         queue=MemoryQueue(),
         searcher=searcher,
-        diversity=settings.search_diversity,
-        diversity_gap_s=settings.search_diversity_gap_s,
+        diversity=s.search_diversity,
+        diversity_gap_s=s.search_diversity_gap_s,
     )

@@ -1,6 +1,8 @@
 """A fast loop for ranking experiments on LongMemEval_S raw turns (a minute instead of the part's 20).
 
-    .venv/bin/python -m bench.lme_lab [--quick | --all] [--per-question] [key=value ...]   # HybridSearcher fields
+    .venv/bin/python -m bench.lme_lab [--quick | --all] [--cached] [--per-question] [key=value ...]
+
+key=value: HybridSearcher fields, or decompose=<share> / decompose_head=<n> (bench/lab_service.py).
 
 The same fixed stratified subset as bench/longmemeval.py (48 questions; --quick 12, --all 184).
 Every turn is stored as the raw-turns mode stores it (one memory per message, or parts of a message
@@ -107,11 +109,17 @@ def memories(q: Question) -> list[Fact]:
     return out
 
 
-def questions(argv: Sequence[str]) -> list[Question]:
+def questions(argv: Sequence[str], cache: CachedVectors | None = None) -> list[Question]:
+    """The subset asked for; with --cached (and a cache), only its questions whose texts are all
+    cached (the first build embeds question by question in file order: a fixed subset, not chosen
+    by results, to measure on while the build goes on)."""
     every = load()
-    if "--all" in argv:
-        return every
-    return stratified(every, QUICK if "--quick" in argv else FULL)
+    chosen = every if "--all" in argv else stratified(every, QUICK if "--quick" in argv else FULL)
+    if "--cached" in argv and cache is not None:
+        chosen = [
+            q for q in chosen if all(_key(t) in cache.keyed for t in [q.question, *(f.text for f in memories(q))])
+        ]
+    return chosen
 
 
 def build_cache(chosen: Sequence[Question], cache: CachedVectors, batch: int = 2000) -> None:
@@ -172,8 +180,8 @@ def table(result: dict[str, Any]) -> str:
 def main(argv: list[str]) -> None:
     from bench.lab_service import lab_service
 
-    chosen = questions(argv)
     cache = CachedVectors(cache_file(shared_model_id()))
+    chosen = questions(argv, cache)
     build_cache(chosen, cache)
     fields = {k: _value(v) for k, _, v in (a.partition("=") for a in argv if not a.startswith("--"))}
     result, rows = evaluate(chosen, cache, lambda f, v, e: lab_service(f, v, e, **fields))

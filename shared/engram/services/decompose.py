@@ -141,6 +141,11 @@ class DecomposingSearcher:
         return [ScoredId(id=memory_id, score=score) for memory_id, score in ranked]
 
 
+def decomposing(searcher: Searcher, share: float, head: int | None = None) -> Searcher:
+    """The searcher, wrapped to search sub-queries too when `share` > 0 (ENGRAM_SEARCH_DECOMPOSE)."""
+    return DecomposingSearcher(searcher, share, head) if share > 0 else searcher
+
+
 def _interleave(main: list[ScoredId], found: list[list[ScoredId]], head: int, top_k: int) -> list[ScoredId]:
     queues = [list(main[head:]), *(list(r) for r in found)]
     chosen: dict[str, float] = {}
