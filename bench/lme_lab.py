@@ -110,15 +110,13 @@ def memories(q: Question) -> list[Fact]:
 
 
 def questions(argv: Sequence[str], cache: CachedVectors | None = None) -> list[Question]:
-    """The subset asked for; with --cached (and a cache), only its questions whose texts are all
-    cached (the first build embeds question by question in file order: a fixed subset, not chosen
-    by results, to measure on while the build goes on)."""
+    """The subset asked for; with --cached (and a cache), only its questions whose turns are all
+    cached (a question itself is embedded when missing). The first build embeds question by question
+    in file order, so this is a fixed subset, not chosen by results, to measure on while it goes on."""
     every = load()
     chosen = every if "--all" in argv else stratified(every, QUICK if "--quick" in argv else FULL)
     if "--cached" in argv and cache is not None:
-        chosen = [
-            q for q in chosen if all(_key(t) in cache.keyed for t in [q.question, *(f.text for f in memories(q))])
-        ]
+        chosen = [q for q in chosen if all(_key(f.text) in cache.keyed for f in memories(q))]
     return chosen
 
 

@@ -4,7 +4,7 @@ finds can join the ranking of the whole question."""
 from __future__ import annotations
 
 from engram.domain.models import ScoredId, SearchFilters
-from engram.services.decompose import DecomposingSearcher, sub_queries
+from engram.services.decompose import DecomposingSearcher, decomposing, sub_queries
 
 
 def test_alternatives_of_a_comparison_become_one_sub_query_each() -> None:
@@ -98,3 +98,9 @@ def test_interleaving_keeps_the_question_s_head_then_gives_each_alternative_a_pl
     ranked = DecomposingSearcher(inner, head=1).search("t", "u", QUESTION, 4)
     assert [h.id for h in ranked] == ["np1", "np5", "tp", "np2"]
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+
+
+def test_decomposition_is_off_unless_configured() -> None:
+    inner = Scripted({QUESTION: [("np1", 0.9)], "Melanie prefer theme park": [("tp", 0.95)]})
+    assert decomposing(inner, 0.0) is inner
+    assert [h.id for h in decomposing(inner, 0.9).search("t", "u", QUESTION, 2)] == ["np1", "tp"]
