@@ -4,10 +4,11 @@ The turns and questions are embedded once with the product's embedder and cached
 bench/.cache/ (gitignored); every turn then goes straight into an EmbeddedIndex, one user per
 conversation, recorded one second apart in conversation order (the real ingestion records them in
 that order within minutes, so the context step sees the same neighbours), and each question is
-ranked by HybridSearcher, the ranking MemoryService.search uses for memories without a key.
+ranked by MemoryService.search (bench/lab_service.py; or HybridSearcher alone with --searcher).
 Scores are recall@k over categories 1-4, as in bench/locomo_recall.py.
 
-    .venv/bin/python -m bench.recall_lab                        # the default searcher
+    .venv/bin/python -m bench.recall_lab                        # MemoryService.search (settings from env)
+    .venv/bin/python -m bench.recall_lab --searcher             # HybridSearcher alone
     .venv/bin/python -m bench.recall_lab semantic_weight=0.5    # HybridSearcher fields as key=value
     .venv/bin/python -m bench.recall_lab --latency              # 10k memories of one user, A/B p50
     BENCH_EMBEDDER=multilingual .venv/bin/python -m bench.recall_lab   # on multilingual-e5-small
@@ -31,15 +32,18 @@ from typing import Any
 
 from bench.corpus import Corpus
 from bench.engram_env import MINILM_ID, VectorCache, shared_embedder, shared_model_id
+from bench.lab_service import lab_service
 from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.search_latency import cases_for, index_docs
 from bench.stats import percentile, recall_at
 from engram.adapters.embedded.index import EmbeddedIndex
-from engram.domain.models import IndexDoc
+from engram.domain.models import Fact, IndexDoc, SearchQuery
+from engram.services.memory import MemoryService
 from engram.services.search import HybridSearcher
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 TENANT = "lab"
+RECORDED = datetime(2026, 1, 1, tzinfo=UTC)  # the turns are recorded a second apart from here
 K = 10
 
 
@@ -74,7 +78,7 @@ class Lab:
         convs = convs if convs is not None else load()
         cache = cached_vectors()
         index = EmbeddedIndex(None, 384)
-        start = datetime(2026, 1, 1, tzinfo=UTC)
+        start = RECORDED
         by_id: dict[str, str] = {}
         for conv in convs:
             docs = []
@@ -112,6 +116,37 @@ class Lab:
 
     def searcher(self, **fields: Any) -> HybridSearcher:
         return HybridSearcher(self.index, self.cache, **fields)
+
+    def service(self, **fields: Any) -> MemoryService:
+        """A MemoryService over the same turns (bench/lab_service.py): the search settings of the
+        environment (diversity ...) and the steps after HybridSearcher apply. Memories are valid from
+        when they were said (the session's time + 1 s per turn), as the recall part stores them."""
+        facts: list[Fact] = []
+        vectors: list[list[float]] = []
+        for conv in self.convs:
+            for i, turn in enumerate(conv.turns):
+                text = turn.memory_text()
+                recorded = RECORDED + timedelta(seconds=len(facts))
+                said = turn.said_at + timedelta(seconds=i) if turn.said_at else recorded
+                facts.append(
+                    Fact(
+                        id=f"{conv.sample_id}/{turn.dia_id}",
+                        tenant_id=TENANT,
+                        user_id=conv.user_id,
+                        text=text,
+                        metadata=turn.metadata(),
+                        valid_from=said,
+                        created_at=recorded,
+                    )
+                )
+                vectors.append(self.cache.vectors[text])
+        return lab_service(facts, vectors, self.cache, **fields)
+
+    def evaluate_service(self, service: MemoryService, k: int = K) -> dict[str, float]:
+        def rank(user: str, question: str) -> list[str]:
+            return [f.id for f, _ in service.search(TENANT, SearchQuery(user_id=user, query=question, top_k=20))]
+
+        return self.evaluate(rank, k)
 
     def evaluate_searcher(self, searcher: HybridSearcher, k: int = K) -> dict[str, float]:
         # top_k=20 as the recall part asks (the context step looks at 2 x top_k sources), read to k.
@@ -163,8 +198,11 @@ def main(argv: list[str]) -> None:
             print(key, row)
         return
     lab = Lab.build()
-    fields = {key: _value(value) for key, _, value in (arg.partition("=") for arg in argv)}
-    print(fields or "default", lab.evaluate_searcher(lab.searcher(**fields)))
+    fields = {key: _value(value) for key, _, value in (arg.partition("=") for arg in argv if arg != "--searcher")}
+    if "--searcher" in argv:  # HybridSearcher alone, as before the lab went through MemoryService
+        print(fields or "default", "searcher", lab.evaluate_searcher(lab.searcher(**fields)))
+    else:
+        print(fields or "default", "service", lab.evaluate_service(lab.service(**fields)))
 
 
 if __name__ == "__main__":

@@ -284,6 +284,7 @@ class Container(LiveWiring):
 
     @cached_property
     def memories(self) -> MemoryService:
+        from engram.services.decompose import decomposing
         from engram.services.memory import MemoryService
         from engram.services.touches import TouchBuffer
 
@@ -296,7 +297,7 @@ class Container(LiveWiring):
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
-            searcher=self.searcher,
+            searcher=decomposing(self.searcher, self.settings.search_decompose, self.settings.search_decompose_head),
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,

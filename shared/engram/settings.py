@@ -109,6 +109,10 @@ class Settings(BaseModel):
     search_diversity: float = Field(default=0.0, ge=0.0, le=1.0)  # spread the top k over conversations
     search_diversity_gap_s: float = Field(default=6 * 3600.0, gt=0)
     search_newest_first: bool = True  # the later of two statements on one subject ranks first
+    # > 0: questions about several things are also searched per thing (services/decompose.py), their
+    # hits joined at this share of their score, or interleaved after the question's top `head`
+    search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)
+    search_decompose_head: int | None = Field(default=None, ge=0, le=100)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses

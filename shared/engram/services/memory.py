@@ -33,7 +33,7 @@ from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
 from engram.services.newest_said import newest_first
 from engram.services.paging import page_after
-from engram.services.search import HybridSearcher
+from engram.services.search import HybridSearcher, Searcher
 from engram.services.task_inputs import PAYLOADS, load_request
 from engram.services.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
 from engram.services.touches import TouchBuffer
@@ -54,7 +54,7 @@ class MemoryService:
     blobs: BlobStore | None = None
     attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
-    searcher: HybridSearcher | None = None
+    searcher: Searcher | None = None
     touches: TouchBuffer | None = None
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000

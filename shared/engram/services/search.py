@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Protocol
 
 from engram.domain.index_ports import ContextVectors, HybridCandidates, Speakers, Timeline
 from engram.domain.models import ScoredId, SearchFilters
@@ -64,6 +65,20 @@ def without_names(query: str, names: set[str]) -> str:
     pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?:['\u2019]s)?\b"
     stripped = " ".join(re.sub(pattern, " ", query, flags=re.IGNORECASE).split())
     return stripped if _WORD.search(stripped) else query
+
+
+class Searcher(Protocol):
+    """What MemoryService.search ranks with: HybridSearcher, or a wrapper of it (services/decompose.py)."""
+
+    def search(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        top_k: int,
+        filters: SearchFilters | None = None,
+        threshold: float | None = None,
+    ) -> list[ScoredId]: ...
 
 
 @dataclass

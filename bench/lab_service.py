@@ -1,0 +1,52 @@
+"""The product's search for the fast labs: a real MemoryService over an EmbeddedIndex whose documents
+carry their memories (so the fact store is never read), with in-memory fakes for the other ports and
+the search settings read from the environment as the bootstrap reads them (ENGRAM_SEARCH_DIVERSITY,
+...). The labs thus measure MemoryService.search (HybridSearcher + rank_by_time + intent rerank +
+diversify), not a copy of it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engram.adapters.embedded.index import EmbeddedIndex
+from engram.domain.models import Fact
+from engram.domain.ports import Embedder
+from engram.pipeline.lifecycle import index_doc
+from engram.services.decompose import decomposing
+from engram.services.memory import MemoryService
+from engram.services.search import HybridSearcher
+from engram.settings import Settings
+from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
+
+
+def lab_service(
+    facts: Sequence[Fact], vectors: Sequence[Sequence[float]], embedder: Embedder, **searcher_fields: Any
+) -> MemoryService:
+    """A MemoryService holding these memories (one vector each), searched as `make run` searches."""
+    index = EmbeddedIndex(None, len(vectors[0]) if vectors else 384)
+    index.upsert([index_doc(f, v) for f, v in zip(facts, vectors, strict=True)])
+    s = Settings()
+    decompose = float(searcher_fields.pop("decompose", s.search_decompose))  # > 0: sub-queries too
+    head = searcher_fields.pop("decompose_head", s.search_decompose_head)  # interleave after the top few
+    # As the bootstrap builds it (the ENGRAM_SEARCH_* settings), key=value fields of the lab on top.
+    configured = {
+        "semantic_weight": s.search_semantic_weight,
+        "speaker_lift": s.search_speaker_lift,
+        "vector_context": s.search_vector_context,
+        "min_candidates": s.search_min_candidates,
+        "context_weight": s.search_context_weight,
+        "context_window_s": s.search_context_window_s,
+    }
+    searcher = decomposing(HybridSearcher(index, embedder, **(configured | searcher_fields)), decompose, head)
+    return MemoryService(
+        facts=MemoryFactStore(),
+        index=index,
+        embedder=embedder,
+        tasks=MemoryTaskStore(),
+        queue=MemoryQueue(),
+        searcher=searcher,
+        diversity=s.search_diversity,
+        diversity_gap_s=s.search_diversity_gap_s,
+        newest_first=s.search_newest_first,
+    )
