@@ -48,5 +48,4 @@ def lab_service(
         searcher=searcher,
         diversity=s.search_diversity,
         diversity_gap_s=s.search_diversity_gap_s,
-        newest_first=s.search_newest_first,
     )

@@ -305,7 +305,6 @@ class Container(LiveWiring):
             lifecycle=self.lifecycle,
             diversity=self.settings.search_diversity,
             diversity_gap_s=self.settings.search_diversity_gap_s,
-            newest_first=self.settings.search_newest_first,
         )
 
     @cached_property

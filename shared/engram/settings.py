@@ -108,7 +108,6 @@ class Settings(BaseModel):
     search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
     search_diversity: float = Field(default=0.0, ge=0.0, le=1.0)  # spread the top k over conversations
     search_diversity_gap_s: float = Field(default=6 * 3600.0, gt=0)
-    search_newest_first: bool = True  # the later of two statements on one subject ranks first
     # > 0: questions about several things are also searched per thing (services/decompose.py), their
     # hits joined at this share of their score, or interleaved after the question's top `head`
     search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)

@@ -31,7 +31,6 @@ from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.pipeline.reads import kept_or_stored
 from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
-from engram.services.newest_said import newest_first
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher, Searcher
 from engram.services.task_inputs import PAYLOADS, load_request
@@ -63,7 +62,6 @@ class MemoryService:
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
     diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
     diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
-    newest_first: bool = True  # the later of two statements on one subject ranks first (services/newest_said.py)
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -158,8 +156,6 @@ class MemoryService:
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
         ranked = rerank(q.query, rank_by_time(found, when))
-        if self.newest_first and when.span is None:  # a named time asks about then, not now
-            ranked = newest_first(q.query, ranked)
         ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
