@@ -108,6 +108,9 @@ class Settings(BaseModel):
     search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
     search_diversity: float = Field(default=0.0, ge=0.0, le=1.0)  # spread the top k over conversations
     search_diversity_gap_s: float = Field(default=6 * 3600.0, gt=0)
+    # Graph expansion (services/graph_expansion.py): share a memory linked to an entity the question
+    # names moves toward the match; 0 turns it off
+    search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses

@@ -62,6 +62,16 @@ class GraphSearcher:
         return {i: 1.0 if i in named else s for i, s in seeds.items() if i in named or s >= self.min_similarity}
 
 
+def named(store: GraphStore, index: VectorIndex, tenant_id: str, user_id: str, query: str) -> set[str]:
+    """Ids of the entities whose name (or alias) the query writes: a keyword search of the entity
+    names, kept only where the whole name stands in the query. No embedding."""
+    hits = index.text_search(tenant_id, user_id, query, 2 * SEEDS)
+    if not hits:
+        return set()
+    words = f" {normalise_name(query)} "
+    return {e.id for e in store.get_entities(tenant_id, [h.id for h in hits]) if _written(e.names(), words)}
+
+
 def _written(names: set[str], words: str) -> bool:
     return any(name and f" {name} " in words for name in names)
 
