@@ -6,6 +6,7 @@ from __future__ import annotations
 from engram.domain.graph import Entity, Relation
 from engram.domain.models import AddRequest, Fact, HistoryEvent, Message, SearchFilters, SearchQuery, Task
 from engram.graph.resolve import index_entities
+from engram.graph.search import named
 from engram.graph.service import GraphService
 from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
@@ -170,3 +171,13 @@ def test_the_setting_wires_the_expansion_and_zero_leaves_it_out() -> None:
     wired = Container(Settings(search_graph_expansion=0.3))._graph_expansion()
     assert wired is not None and wired.share == 0.3
     assert Container(Settings(graph="off", search_graph_expansion=0.3))._graph_expansion() is None
+
+
+def test_a_name_that_is_also_a_question_word_is_named_when_capitalised() -> None:
+    world = World()
+    world.link("Will", "works_at", "Equinor", world.store(LINKED), aliases=[])
+    store, index = world.graph.store, world.graph.index
+    will = {e.id for e in store.entity_rows.values() if e.name == "Will"}
+    assert named(store, index, T, U, "Where does Will work?") == will
+    assert named(store, index, T, U, "Where will the team work?") == set()
+    assert named(store, index, T, U, "Will you tell me more?") == set()  # the first word: a question's
