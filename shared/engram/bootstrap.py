@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
+    from engram.services.graph_expansion import GraphExpansion
     from engram.services.memory import MemoryService
     from engram.services.search import HybridSearcher
     from engram.services.worker import ExtractionWorker
@@ -305,7 +306,15 @@ class Container(LiveWiring):
             lifecycle=self.lifecycle,
             diversity=self.settings.search_diversity,
             diversity_gap_s=self.settings.search_diversity_gap_s,
+            expansion=self._graph_expansion(),
         )
+
+    def _graph_expansion(self) -> GraphExpansion | None:
+        if self.graph is None or self.settings.search_graph_expansion <= 0:
+            return None
+        from engram.services.graph_expansion import GraphExpansion
+
+        return GraphExpansion(self.graph_store, self.entity_index, self.settings.search_graph_expansion)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:

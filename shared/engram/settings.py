@@ -112,6 +112,9 @@ class Settings(BaseModel):
     # hits joined at this share of their score, or interleaved after the question's top `head`
     search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)
     search_decompose_head: int | None = Field(default=None, ge=0, le=100)
+    # Graph expansion (services/graph_expansion.py): share a memory linked to an entity the question
+    # names moves toward the match; 0 turns it off
+    search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses

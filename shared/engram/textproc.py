@@ -148,3 +148,20 @@ def filter_value(value: object) -> str:
     if value is None:
         return "null"
     return str(value)
+
+
+# Words that make a sentence a question but say nothing about its topic. Lucene's stop set keeps
+# them, so "When did Caroline go to the support group?" would reward every memory saying "did".
+# Only the keyword side drops them; the embedding reads the question as asked. ("may" stays: a month.)
+QUESTION_WORDS: frozenset[str] = frozenset(
+    (
+        "what when where who whom whose which why how "
+        "do does did am is are was were has have had can could would should shall will might must"
+    ).split()
+)
+# Pronouns and vague nouns of questions ("What kind of car does she drive?"): frequent in chat, so
+# BM25 rewards every turn that says "her" or "kind" (+0.004 recall@10 dropping them).
+FILLER_WORDS: frozenset[str] = frozenset(
+    "he she his her him hers they them their i me my you your we our us kind type sort thing things likely "
+    "might been being".split()
+)

@@ -3,12 +3,13 @@ forgets a user, and keeps tenants and users apart."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from engram.adapters.dynamo.fact_store import DynamoFactStore
-from engram.adapters.dynamo.graph_store import DynamoGraphStore
+from engram.adapters.dynamo.graph_store import RELATION_SK, DynamoGraphStore, relation_pk
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.graph import Entity, Relation
 from engram.domain.models import utcnow
@@ -109,3 +110,25 @@ def test_graph_items_do_not_show_up_as_memories(store: DynamoGraphStore, db: Any
     store.put_entities([a, b])
     store.put_relations([relation(a, "lives_in", b)])
     assert DynamoFactStore(db, TABLE).list_current("acme", "u1").items == []
+
+
+def test_a_relation_keeps_the_memories_it_links_and_old_items_read_without(store: DynamoGraphStore, db: Any) -> None:
+    maren, oslo = entity("Maren"), entity("Oslo")
+    store.put_entities([maren, oslo])
+    linked = relation(maren, "lives_in", oslo).model_copy(update={"memory_ids": ["m1", "m2"]})
+    store.put_relations([linked])
+    assert [r.memory_ids for r in store.relations_of("acme", [oslo.id])] == [["m1", "m2"]]
+    assert store.get_relation("acme", linked.id).memory_ids == ["m1", "m2"]
+    # an item written before the link existed: its JSON body has no memory_ids
+    old = relation(oslo, "near", maren)
+    store.put_relations([old])
+    key = {"pk": {"S": relation_pk("acme", old.id)}, "sk": {"S": RELATION_SK}}
+    body = old.model_dump(mode="json", exclude={"memory_ids"})
+    db.update_item(
+        TableName=TABLE,
+        Key=key,
+        UpdateExpression="SET body = :b",
+        ExpressionAttributeValues={":b": {"S": json.dumps(body)}},
+    )
+    assert "memory_ids" not in db.get_item(TableName=TABLE, Key=key)["Item"]["body"]["S"]
+    assert store.get_relation("acme", old.id).memory_ids == []

@@ -62,6 +62,9 @@ class Relation(Model):
     valid_from: datetime = Field(default_factory=utcnow)
     valid_to: datetime | None = None
     task_id: str | None = None
+    # The memories (facts, episodes) of the run that state it: what graph-expanded search returns
+    # for a question naming one of its ends. Empty on relations stored before the link existed.
+    memory_ids: list[str] = Field(default_factory=list)
     closed_by: str | None = None  # why it was closed: the task or "api"
     # The version this one refined (its kind or an end changed in place); that one closed as this opened.
     refined_from: str | None = None

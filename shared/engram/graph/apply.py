@@ -79,6 +79,8 @@ class GraphApplier:
     # Texts of the user's protected memories, read only when a relation is about to close.
     protected: Callable[[], Sequence[str]] = tuple
     said: datetime | None = None  # when the run's messages were said: relations hold from then (else now)
+    # The run's memories as (id, text): a new relation links those whose text names its ends.
+    memories: Sequence[tuple[str, str]] = ()
     _current: dict[str, list[Relation]] = field(default_factory=dict)
 
     @property
@@ -102,7 +104,8 @@ class GraphApplier:
             source = self._entity(triple.source, triple.source_type, roles)
             destination = self._entity(triple.destination, triple.destination_type, roles)
             old = by_id.get(triple.refines or "")
-            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes, old)
+            links = self._stating(triple, source, destination)
+            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes, old, links)
         self.resolver.commit()
         self.store.put_relations([*changes.closed, *changes.added, *(r for pair in changes.refined for r in pair)])
         return changes
@@ -115,6 +118,18 @@ class GraphApplier:
             if role is None or self._compatible(candidate, role):
                 return candidate
         return self.resolver.new(name, kind)
+
+    def _stating(self, triple: Triple, source: Entity, destination: Entity) -> list[str]:
+        """The run's memories that name the relation's ends (the other end only, when one is the
+        user); when none names both, those naming either ("She works at Equinor" after "Maren moved
+        to Oslo"): the memories a question about either end should reach through the relation."""
+        ends = [(triple.destination, destination)] if triple.source == USER else []
+        ends = ends or [(triple.source, source), (triple.destination, destination)]
+        wanted = [{normalise_name(said), *entity.names()} - {""} for said, entity in ends]
+        texts = [(memory_id, f" {normalise_name(text)} ") for memory_id, text in self.memories]
+        named = [[any(f" {name} " in words for name in names) for names in wanted] for _, words in texts]
+        both = [memory_id for (memory_id, _), ends_named in zip(texts, named, strict=True) if all(ends_named)]
+        return both or [memory_id for (memory_id, _), ends_named in zip(texts, named, strict=True) if any(ends_named)]
 
     def _compatible(self, entity: Entity, role: str) -> bool:
         """Same person unless the user already knows them in a different role ("Anna (my sister)"
@@ -137,6 +152,7 @@ class GraphApplier:
         negated: bool,
         changes: GraphChanges,
         refines: Relation | None = None,
+        links: Sequence[str] = (),
     ) -> None:
         outgoing = [r for r in self._relations(source) if r.source_entity_id == source.id and r.current]
         same = [r for r in outgoing if r.relation == name and r.destination_entity_id == destination.id]
@@ -175,6 +191,7 @@ class GraphApplier:
             valid_from=self._when,
             valid_to=min(newer) if newer else None,
             refined_from=old[0].id if old else None,
+            memory_ids=list(links),
         )
         if old:
             changes.closed.remove(old[0])

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 from engram.domain.graph import Relation, ScoredRelation, normalise_name
 from engram.domain.ports import GraphStore, VectorIndex
+from engram.textproc import FILLER_WORDS, QUESTION_WORDS
 
 SEEDS = 5
 SECOND_HOP = 0.5
+_UNNAMING = QUESTION_WORDS | FILLER_WORDS | {"it", "and", "a", "an", "the", "of", "to", "in", "on", "for", "with"}
 
 
 @dataclass
@@ -60,6 +62,25 @@ class GraphSearcher:
             return {}
         named = {e.id for e in self.store.get_entities(tenant_id, list(seeds)) if _written(e.names(), words)}
         return {i: 1.0 if i in named else s for i, s in seeds.items() if i in named or s >= self.min_similarity}
+
+
+def named(store: GraphStore, index: VectorIndex, tenant_id: str, user_id: str, query: str) -> set[str]:
+    """Ids of the entities whose name (or alias) the query writes: a keyword search of the entity
+    names, kept only where the whole name stands in the query. No embedding. The keyword side drops
+    question words and filler ("what", "did", "her"), so a name such as "it and" is not read from
+    DynamoDB for every question that says "it"."""
+    # a capitalised word past the first may be a name ("What did Will say?")
+    topical = [w for i, w in enumerate(query.split()) if _kept(w, i)]
+    hits = index.text_search(tenant_id, user_id, " ".join(topical), 2 * SEEDS) if topical else []
+    if not hits:
+        return set()
+    words = f" {normalise_name(query)} "
+    return {e.id for e in store.get_entities(tenant_id, [h.id for h in hits]) if _written(e.names(), words)}
+
+
+def _kept(word: str, position: int) -> bool:
+    plain = normalise_name(word)
+    return bool(plain) and (plain not in _UNNAMING or (position > 0 and word[:1].isupper()))
 
 
 def _written(names: set[str], words: str) -> bool:

@@ -47,10 +47,12 @@ class GraphService:
         task_id: str,
         decided: tuple[list[Triple], list[Relation]] | None = None,
         protected: Callable[[], Sequence[str]] = tuple,
+        memories: Sequence[tuple[str, str]] = (),
     ) -> tuple[GraphChanges, Usage]:
         """Extract relations from one run's messages (at most one LLM call) and apply them.
         `decided`: relations the pipeline's single LLM call already returned (no call here);
-        `protected`: reads the texts of the user's protected memories (the relations they state stay)."""
+        `protected`: reads the texts of the user's protected memories (the relations they state stay);
+        `memories`: the run's memories as (id, text), which new relations link when they state them."""
         from engram.graph.apply import GraphApplier, GraphChanges
         from engram.offline.relations import offline_triples
         from engram.pipeline.messages import said_last
@@ -67,7 +69,8 @@ class GraphService:
         if not triples and not deletions:
             return GraphChanges(), usage
         said = said_last(messages)
-        return GraphApplier(self.store, resolver, task_id, protected, said).apply(triples, deletions), usage
+        applier = GraphApplier(self.store, resolver, task_id, protected, said, memories)
+        return applier.apply(triples, deletions), usage
 
     def context(self, scope: Scope, messages: Sequence[Message]) -> GraphContext | None:
         """The graph part of a combined prompt; None when relations are not an LLM's job here."""

@@ -130,8 +130,9 @@ class IngestPipeline:
             if self.graph is not None and request.infer:
                 decided = planned.graph if planned is not None else None
                 protected = functools.cache(functools.partial(self._protected_texts, scope))
+                stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
                 changes, used = self.graph.ingest(
-                    scope, request.messages, outcome.candidates, task_id, decided, protected
+                    scope, request.messages, outcome.candidates, task_id, decided, protected, stored
                 )
                 outcome.usage.add(used)
                 outcome.counts.update(changes.counts())

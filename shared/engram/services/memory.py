@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +40,7 @@ from engram.services.touches import TouchBuffer
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
+    from engram.services.graph_expansion import GraphExpansion
 
 RERANK_POOL = 10
 
@@ -62,6 +64,7 @@ class MemoryService:
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
     diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
     diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
+    expansion: GraphExpansion | None = None  # memories linked to the entities a question names
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -155,11 +158,25 @@ class MemoryService:
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
+        if self.expansion is not None and q.graph:
+            found = self._expanded(tenant_id, q, found, now)
         ranked = rerank(q.query, rank_by_time(found, when))
         ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
+
+    def _expanded(
+        self, tenant_id: str, q: SearchQuery, found: list[tuple[Fact, float]], now: datetime
+    ) -> list[tuple[Fact, float]]:
+        assert self.expansion is not None  # noqa: S101 - type narrowing: checked by the caller
+
+        def keep(fact: Fact) -> bool:
+            return fact.user_id == q.user_id and not fact.expired(now) and matches(fact, q.filters)
+
+        read = functools.partial(self._hit_facts, tenant_id, q.user_id)
+        expanded = self.expansion.expand(tenant_id, q.user_id, q.query, found, read, keep)
+        return expanded if q.threshold is None else [(f, s) for f, s in expanded if s >= q.threshold]
 
     def _hit_facts(self, tenant_id: str, user_id: str, ids: list[str]) -> dict[str, Fact]:
         """The memories of the hits: from the index when it keeps them (one DynamoDB read fewer per

@@ -16,22 +16,8 @@ from typing import Protocol
 from engram.domain.index_ports import ContextVectors, HybridCandidates, Speakers, Timeline
 from engram.domain.models import ScoredId, SearchFilters
 from engram.domain.ports import Embedder, VectorIndex
+from engram.textproc import FILLER_WORDS, QUESTION_WORDS
 
-# Words that make a sentence a question but say nothing about its topic. Lucene's stop set keeps
-# them, so "When did Caroline go to the support group?" would reward every memory saying "did".
-# Only the keyword side drops them; the embedding reads the question as asked. ("may" stays: a month.)
-QUESTION_WORDS: frozenset[str] = frozenset(
-    (
-        "what when where who whom whose which why how "
-        "do does did am is are was were has have had can could would should shall will might must"
-    ).split()
-)
-# Pronouns and vague nouns of questions ("What kind of car does she drive?"): frequent in chat, so
-# BM25 rewards every turn that says "her" or "kind" (+0.004 recall@10 dropping them).
-FILLER_WORDS: frozenset[str] = frozenset(
-    "he she his her him hers they them their i me my you your we our us kind type sort thing things likely "
-    "might been being".split()
-)
 # A "when" question is answered by a turn that says when ("last week", "yesterday"): those words
 # join its keyword side (+0.005 recall@10, temporal questions 0.79 -> 0.81).
 _WHEN = re.compile(r"\s*(?:when|how\s+long|what\s+(?:year|month|date|day|time))\b", re.IGNORECASE)
