@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
         FactStore,
         GraphStore,
         Reconciler,
+        Reranker,
         TaskQueue,
         TaskStore,
         UserDirectory,
@@ -310,7 +311,16 @@ class Container(LiveWiring):
             lifecycle=self.lifecycle,
             diversity=self.settings.search_diversity,
             diversity_gap_s=self.settings.search_diversity_gap_s,
+            reranker=self.reranker,
+            rerank_candidates=self.settings.search_rerank_candidates,
+            rerank_weight=self.settings.search_rerank_weight,
         )
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        from engram.adapters.maxsim_reranker import from_settings
+
+        return from_settings(self.settings)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:
