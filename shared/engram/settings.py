@@ -112,7 +112,7 @@ class Settings(BaseModel):
     # A second look at the top few (services/model_rerank.py): "maxsim" is late interaction over
     # MiniLM's token vectors; off by default, it costs a model run per candidate (bench/README.md).
     search_reranker: Literal["off", "maxsim"] = "off"
-    search_rerank_candidates: int = Field(default=30, ge=1, le=200)
+    search_rerank_candidates: int = Field(default=20, ge=1, le=200)
     search_rerank_weight: float = Field(default=0.2, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses

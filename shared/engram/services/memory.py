@@ -73,7 +73,7 @@ class MemoryService:
     diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
     diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
     reranker: Reranker | None = None  # None: the first ranking stands (services/model_rerank.py)
-    rerank_candidates: int = 30  # how many of the first ranking's top the reranker reads
+    rerank_candidates: int = 20  # how many of the first ranking's top the reranker reads
     rerank_weight: float = 0.2  # the reranker's share of the blended score
 
     def __post_init__(self) -> None:
