@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engram.adapters.embedded.index import EmbeddedIndex
+from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
 from engram.pipeline.lifecycle import index_doc
@@ -48,4 +49,7 @@ def lab_service(
         searcher=searcher,
         diversity=s.search_diversity,
         diversity_gap_s=s.search_diversity_gap_s,
+        reranker=from_settings(s),
+        rerank_candidates=s.search_rerank_candidates,
+        rerank_weight=s.search_rerank_weight,
     )

@@ -11,11 +11,15 @@ Scores are recall@k over categories 1-4, as in bench/locomo_recall.py.
     .venv/bin/python -m bench.recall_lab --searcher             # HybridSearcher alone
     .venv/bin/python -m bench.recall_lab semantic_weight=0.5    # HybridSearcher fields as key=value
     .venv/bin/python -m bench.recall_lab --latency              # 10k memories of one user, A/B p50
+    .venv/bin/python -m bench.recall_lab rerank_candidates=30 rerank_weight=0.2   # + the MaxSim reranker
+    .venv/bin/python -m bench.recall_lab --latency --rerank     # 10k memories, without and with it
     BENCH_EMBEDDER=multilingual .venv/bin/python -m bench.recall_lab   # on multilingual-e5-small
 
 --latency: the search latency part's one-user 10,000-memory collection (bench/corpus.py), searched
 by this searcher and by the round-1 ranking (semantic 0.6, no speaker step, no vectors in context),
 interleaved per query; p50 and p95 with the query embedding ("rank+embed") and without ("rank").
+With --rerank: the default searcher without and with the MaxSim reranker's step (services/model_rerank.py,
+the function MemoryService.search calls) over its top 20, and that step alone.
 """
 
 from __future__ import annotations
@@ -37,8 +41,11 @@ from bench.locomo_data import CATEGORIES, Conversation, load
 from bench.search_latency import cases_for, index_docs
 from bench.stats import percentile, recall_at
 from engram.adapters.embedded.index import EmbeddedIndex
+from engram.adapters.onnx.maxsim_reranker import MaxSimReranker
 from engram.domain.models import Fact, IndexDoc, SearchQuery
+from engram.domain.ports import Reranker
 from engram.services.memory import MemoryService
+from engram.services.model_rerank import rescore
 from engram.services.search import HybridSearcher
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
@@ -148,9 +155,28 @@ class Lab:
 
         return self.evaluate(rank, k)
 
-    def evaluate_searcher(self, searcher: HybridSearcher, k: int = K) -> dict[str, float]:
+    def evaluate_searcher(
+        self,
+        searcher: HybridSearcher,
+        k: int = K,
+        reranker: Reranker | None = None,
+        candidates: int = 30,
+        weight: float = 0.2,
+    ) -> dict[str, float]:
         # top_k=20 as the recall part asks (the context step looks at 2 x top_k sources), read to k.
-        return self.evaluate(lambda user, question: [h.id for h in searcher.search(TENANT, user, question, 20)], k)
+        texts = self.texts()
+
+        def rank(user: str, question: str) -> list[str]:
+            hits = searcher.search(TENANT, user, question, max(20, candidates if reranker else 0))
+            if reranker is None:
+                return [h.id for h in hits]
+            facts = [(Fact(id=h.id, tenant_id=TENANT, user_id=user, text=texts[h.id]), h.score) for h in hits]
+            return [f.id for f, _ in rescore(reranker, question, facts, candidates, weight)]
+
+        return self.evaluate(rank, k)
+
+    def texts(self) -> dict[str, str]:
+        return {f"{c.sample_id}/{t.dia_id}": t.memory_text() for c in self.convs for t in c.turns}
 
 
 ROUND_1 = {"semantic_weight": 0.6, "speaker_lift": 0.0, "vector_context": 0.0}
@@ -185,6 +211,43 @@ def latency(size: int = 10_000, queries: int = 300, repeats: int = 2) -> dict[st
     return out
 
 
+def rerank_latency(size: int = 10_000, queries: int = 300, candidates: int = 20) -> dict[str, dict[str, float]]:
+    """p50/p95 (ms) of the default search with the query embedding, without and with the MaxSim step
+    over its top `candidates`, interleaved per query, and of that step alone. The first pass meets
+    every memory's token vectors for the first time ("cold"); the second finds the ones its LRU
+    table still holds ("warm"), as repeated searches of one user in a warm container would."""
+    cache = cached_vectors()
+    corpus = Corpus(cache)
+    docs = index_docs(corpus.memories(size, 1))[0]
+    index = EmbeddedIndex(None, 384)
+    index.upsert(docs)
+    texts = {d.id: d.text for d in docs}
+    cases = cases_for(corpus, 1, queries)
+    embedder = shared_embedder()
+    reranker = MaxSimReranker(embedder)  # type: ignore[arg-type]
+    searcher = HybridSearcher(index, embedder)
+    for user, query in cases[:20]:  # warm-up of the search alone: the rerank table starts empty
+        searcher.search("bench", user, query, 10)
+    out: dict[str, dict[str, float]] = {}
+    for run in ("cold", "warm"):
+        samples: dict[str, list[float]] = {"search": [], "search+rerank": [], "rerank step": []}
+        for user, query in cases:
+            began = time.perf_counter()
+            searcher.search("bench", user, query, 10)
+            samples["search"].append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            hits = searcher.search("bench", user, query, candidates)
+            searched = time.perf_counter()
+            facts = [(Fact(id=h.id, tenant_id="bench", user_id=user, text=texts[h.id]), h.score) for h in hits]
+            rescore(reranker, query, facts, candidates, 0.2)
+            done = time.perf_counter()
+            samples["search+rerank"].append((done - began) * 1000)
+            samples["rerank step"].append((done - searched) * 1000)
+        for name, ms in samples.items():
+            out[f"{name} ({run})"] = {"p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2)}
+    return out
+
+
 def _value(text: str) -> Any:
     try:
         return json.loads(text)
@@ -194,12 +257,19 @@ def _value(text: str) -> Any:
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--latency"]:
-        for key, row in latency().items():
+        for key, row in (rerank_latency() if "--rerank" in argv else latency()).items():
             print(key, row)
         return
     lab = Lab.build()
     fields = {key: _value(value) for key, _, value in (arg.partition("=") for arg in argv if arg != "--searcher")}
-    if "--searcher" in argv:  # HybridSearcher alone, as before the lab went through MemoryService
+    rerank = {key: fields.pop(key) for key in ("rerank_candidates", "rerank_weight") if key in fields}
+    if rerank:  # HybridSearcher then the MaxSim reranker (services/model_rerank.py)
+        reranker = MaxSimReranker(shared_embedder(), cache_texts=len(lab.texts()))  # type: ignore[arg-type]
+        candidates, weight = int(rerank.get("rerank_candidates", 30)), float(rerank.get("rerank_weight", 0.2))
+        for k in (5, K):
+            row = lab.evaluate_searcher(lab.searcher(**fields), k, reranker, candidates, weight)
+            print(fields or "default", rerank, f"recall@{k}", row)
+    elif "--searcher" in argv:  # HybridSearcher alone, as before the lab went through MemoryService
         print(fields or "default", "searcher", lab.evaluate_searcher(lab.searcher(**fields)))
     else:
         print(fields or "default", "service", lab.evaluate_service(lab.service(**fields)))

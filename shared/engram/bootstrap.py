@@ -10,6 +10,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engram.live_wiring import LiveWiring
+from engram.search_wiring import SearchWiring
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
@@ -37,13 +38,11 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
-    from engram.services.graph_expansion import GraphExpansion
     from engram.services.memory import MemoryService
-    from engram.services.search import HybridSearcher
     from engram.services.worker import ExtractionWorker
 
 
-class Container(LiveWiring):
+class Container(SearchWiring, LiveWiring):
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         self.settings = settings or get_settings()
         # A given override replaces the cached_property of the same name before first use.
@@ -248,22 +247,6 @@ class Container(LiveWiring):
         return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs)
 
     @cached_property
-    def searcher(self) -> HybridSearcher:
-        from engram.services.search import HybridSearcher
-
-        s = self.settings
-        return HybridSearcher(
-            self.index,
-            self.embedder,
-            semantic_weight=s.search_semantic_weight,
-            speaker_lift=s.search_speaker_lift,
-            vector_context=s.search_vector_context,
-            min_candidates=s.search_min_candidates,
-            context_weight=s.search_context_weight,
-            context_window_s=s.search_context_window_s,
-        )
-
-    @cached_property
     def scanner(self) -> FactScanner:
         from engram.adapters.dynamo.fact_scanner import DynamoFactScanner
 
@@ -306,15 +289,11 @@ class Container(LiveWiring):
             lifecycle=self.lifecycle,
             diversity=self.settings.search_diversity,
             diversity_gap_s=self.settings.search_diversity_gap_s,
-            expansion=self._graph_expansion(),
+            expansion=self.graph_expansion(),
+            reranker=self.reranker,
+            rerank_candidates=self.settings.search_rerank_candidates,
+            rerank_weight=self.settings.search_rerank_weight,
         )
-
-    def _graph_expansion(self) -> GraphExpansion | None:
-        if self.graph is None or self.settings.search_graph_expansion <= 0:
-            return None
-        from engram.services.graph_expansion import GraphExpansion
-
-        return GraphExpansion(self.graph_store, self.entity_index, self.settings.search_graph_expansion)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:
@@ -322,12 +301,6 @@ class Container(LiveWiring):
         from engram.services.chat_proxy import wired
 
         return wired(self.settings, lambda: self.openai_client, self.memories, self.task_events.queued)
-
-    def scratch_index(self) -> VectorIndex:
-        """An empty in-memory index (for ranking the versions of an "as of" search)."""
-        from engram.adapters.embedded.index import EmbeddedIndex
-
-        return EmbeddedIndex(None, self.embedder.dimensions)
 
     @cached_property
     def worker(self) -> ExtractionWorker:

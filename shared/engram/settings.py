@@ -116,6 +116,11 @@ class Settings(BaseModel):
     # names moves toward the match; 0 turns it off
     search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    # A second look at the top few (services/model_rerank.py): "maxsim" is late interaction over
+    # MiniLM's token vectors; off by default, it costs a model run per candidate (bench/README.md).
+    search_reranker: Literal["off", "maxsim"] = "off"
+    search_rerank_candidates: int = Field(default=20, ge=1, le=200)
+    search_rerank_weight: float = Field(default=0.2, ge=0.0, le=1.0)
     search_context_window_s: float = Field(default=1800.0, ge=0.0)
     touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
     usage_flush_s: float = Field(default=5.0, gt=0.0)  # how often a container writes its search counts

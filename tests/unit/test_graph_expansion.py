@@ -167,10 +167,10 @@ def test_the_setting_wires_the_expansion_and_zero_leaves_it_out() -> None:
     from engram.bootstrap import Container
     from engram.settings import Settings
 
-    assert Container(Settings())._graph_expansion() is None
-    wired = Container(Settings(search_graph_expansion=0.3))._graph_expansion()
+    assert Container(Settings()).graph_expansion() is None
+    wired = Container(Settings(search_graph_expansion=0.3)).graph_expansion()
     assert wired is not None and wired.share == 0.3
-    assert Container(Settings(graph="off", search_graph_expansion=0.3))._graph_expansion() is None
+    assert Container(Settings(graph="off", search_graph_expansion=0.3)).graph_expansion() is None
 
 
 def test_a_name_that_is_also_a_question_word_is_named_when_capitalised() -> None:

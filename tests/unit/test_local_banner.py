@@ -28,3 +28,15 @@ def test_the_banner_names_minilm_and_the_multilingual_option(monkeypatch: pytest
 def test_the_banner_names_the_multilingual_embedder_when_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENGRAM_EMBEDDER", "multilingual")
     assert "embeddings: multilingual-e5-small (ENGRAM_EMBEDDER=multilingual)" in _banner(STARTED, False)
+
+
+def test_the_banner_names_the_reranker_option_and_its_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ENGRAM_SEARCH_RERANKER", raising=False)
+    banner = _banner(STARTED, False)
+    assert "search reranker: off (ENGRAM_SEARCH_RERANKER=maxsim: " in banner
+    assert "ms" in banner.split("search reranker:")[1].split("\n")[0]  # what it costs a search
+
+
+def test_the_banner_says_when_the_reranker_is_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_SEARCH_RERANKER", "maxsim")
+    assert "search reranker: MaxSim over MiniLM's token vectors, top 20" in _banner(STARTED, False)

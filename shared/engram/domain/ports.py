@@ -144,6 +144,18 @@ class Embedder(Protocol):
         ...
 
 
+class Reranker(Protocol):
+    """A second look at the first ranking's top few with a model that reads the query and each
+    memory together (a cross-encoder, or late interaction over token vectors): too slow for every
+    candidate, so MemoryService.search applies it to a short list and blends its score in."""
+
+    model_id: str
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score in [0, 1] per text, in order."""
+        ...
+
+
 class LLM(Protocol):
     def ping(self) -> None:
         """Raises when the LLM cannot be reached or refuses the key (costs no tokens)."""

@@ -26,6 +26,8 @@ from engram.local.stack import LocalStack, StackConfig, Started
 
 log = logging.getLogger("engram.local")
 _OFF = ("0", "false", "no", "off")
+# Measured in bench/README.md, "Reranker (issue 26)".
+RERANKER_TRADE_OFF = "+0.01 LoCoMo recall@10, LongMemEval unchanged, ~200 ms more a search"
 
 
 def _parse(argv: list[str] | None) -> StackConfig:
@@ -63,12 +65,19 @@ def _banner(started: Started, configured: bool) -> str:
         if os.environ.get("ENGRAM_EMBEDDER") == "multilingual"
         else "all-MiniLM-L6-v2, English (ENGRAM_EMBEDDER=multilingual for other languages)"
     )
+    reranker = (
+        f"MaxSim over MiniLM's token vectors, top {os.environ.get('ENGRAM_SEARCH_RERANK_CANDIDATES', '20')} "
+        "(ENGRAM_SEARCH_RERANKER=maxsim)"
+        if os.environ.get("ENGRAM_SEARCH_RERANKER", "off").lower() == "maxsim"
+        else f"off (ENGRAM_SEARCH_RERANKER=maxsim: {RERANKER_TRADE_OFF})"
+    )
     others = "".join(f"\n  tenant {k.tenant_id}: {shown(k)}" for k in started.keys if k is not key)
     return f"""
 Engram is running at {started.url}   (started in {started.seconds:.1f} s; restored: {restored})
   API key (tenant {key.tenant_id}): {shown(key)}{others}
   moto endpoint: {started.moto_endpoint}
   embeddings: {embeddings}
+  search reranker: {reranker}
   API docs: {started.url}/docs
   Memory page: {started.url}/ui   (enter the API key above)
   sam local invoke: --env-vars {started.env_file}   (README: sam local invoke)

@@ -27,11 +27,21 @@ from engram.domain.models import (
     UserPage,
     utcnow,
 )
-from engram.domain.ports import BlobStore, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
+from engram.domain.ports import (
+    BlobStore,
+    Embedder,
+    FactStore,
+    Reranker,
+    TaskQueue,
+    TaskStore,
+    UserDirectory,
+    VectorIndex,
+)
 from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.pipeline.reads import kept_or_stored
 from engram.services.attachments import AttachmentService
 from engram.services.intent import rerank
+from engram.services.model_rerank import rescore
 from engram.services.paging import page_after
 from engram.services.search import HybridSearcher, Searcher
 from engram.services.task_inputs import PAYLOADS, load_request
@@ -65,6 +75,9 @@ class MemoryService:
     diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
     diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
     expansion: GraphExpansion | None = None  # memories linked to the entities a question names
+    reranker: Reranker | None = None  # None: the first ranking stands (services/model_rerank.py)
+    rerank_candidates: int = 20  # how many of the first ranking's top the reranker reads
+    rerank_weight: float = 0.2  # the reranker's share of the blended score
 
     def __post_init__(self) -> None:
         if self.searcher is None:
@@ -151,6 +164,8 @@ class MemoryService:
             pool = max(pool, TIME_POOL)
         if self.diversity > 0:
             pool = max(pool, 3 * q.top_k)
+        if self.reranker is not None:
+            pool = max(pool, self.rerank_candidates)
         hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
         facts = self._hit_facts(tenant_id, q.user_id, [h.id for h in hits])
         found = [
@@ -160,6 +175,8 @@ class MemoryService:
         ]
         if self.expansion is not None and q.graph:
             found = self._expanded(tenant_id, q, found, now)
+        if self.reranker is not None:
+            found = rescore(self.reranker, q.query, found, self.rerank_candidates, self.rerank_weight)
         ranked = rerank(q.query, rank_by_time(found, when))
         ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
         if self.touches is not None:  # a search is a use, written later in a batch

@@ -208,6 +208,29 @@ class OnnxEmbedder:
                 vectors[i] = row
         return vectors
 
+    def token_vectors(self, text: str) -> npt.NDArray[np.float32]:
+        """The text's contextual token vectors (last hidden state, [CLS] and [SEP] left out), each of
+        unit length: what a late-interaction (MaxSim) score compares. One text per run, as embed()."""
+        import numpy as np
+
+        loaded = self._loaded()
+        encoding = loaded.tokenizer.encode(text)
+        n = len(encoding.ids)
+        feeds = {
+            "input_ids": np.asarray([encoding.ids], dtype=np.int64),
+            "attention_mask": np.ones((1, n), dtype=np.int64),
+        }
+        if "token_type_ids" in loaded.input_names:
+            feeds["token_type_ids"] = np.zeros((1, n), dtype=np.int64)
+        (output,) = loaded.session.run([loaded.output_name], feeds)
+        output = np.asarray(output, dtype=np.float32)
+        if output.ndim != 3:
+            raise EngramError("this embedding model pools in its graph: it has no token vectors")
+        tokens = output[0, 1:-1] if n > 2 else output[0]
+        norms = np.linalg.norm(tokens, axis=1, keepdims=True)
+        result: npt.NDArray[np.float32] = tokens / np.clip(norms, 1e-12, None)
+        return result
+
     def _loaded(self) -> _Loaded:
         # Kept on the instance: finding the packages and the cache folder is not per-embed work.
         if self._session is None:
