@@ -268,7 +268,6 @@ class Container(SearchWiring, LiveWiring):
 
     @cached_property
     def memories(self) -> MemoryService:
-        from engram.services.decompose import decomposing
         from engram.services.memory import MemoryService
         from engram.services.touches import TouchBuffer
 
@@ -281,7 +280,7 @@ class Container(SearchWiring, LiveWiring):
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
-            searcher=decomposing(self.searcher, self.settings.search_decompose, self.settings.search_decompose_head),
+            searcher=self.ranked_searcher(),
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,

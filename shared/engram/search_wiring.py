@@ -8,10 +8,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the parts are imported when first built
-    from engram.domain.ports import Embedder, GraphStore, Reranker, VectorIndex
+    from engram.domain.ports import LLM, Embedder, GraphStore, Reranker, VectorIndex
     from engram.graph.service import GraphService
+    from engram.services.accounting import Accounting
     from engram.services.graph_expansion import GraphExpansion
-    from engram.services.search import HybridSearcher
+    from engram.services.search import HybridSearcher, Searcher
     from engram.settings import Settings
 
 
@@ -29,6 +30,10 @@ class SearchWiring:
         def graph_store(self) -> GraphStore: ...
         @property
         def entity_index(self) -> VectorIndex: ...
+        @property
+        def llm(self) -> LLM | None: ...
+        @property
+        def accounting(self) -> Accounting: ...
 
     @cached_property
     def searcher(self) -> HybridSearcher:
@@ -45,6 +50,19 @@ class SearchWiring:
             context_weight=s.search_context_weight,
             context_window_s=s.search_context_window_s,
         )
+
+    def ranked_searcher(self) -> Searcher:
+        """The hybrid searcher, wrapped to search a question's sub-queries too when configured: split
+        offline (ENGRAM_SEARCH_DECOMPOSE) or by the LLM (ENGRAM_SEARCH_REWRITE=llm, share 0.9 unless set)."""
+        from engram.services.decompose import decomposing
+
+        s = self.settings
+        if s.search_rewrite != "llm" or self.llm is None:
+            return decomposing(self.searcher, s.search_decompose, s.search_decompose_head)
+        from engram.services.query_rewrite import LLMQueryRewriter
+
+        rewriter = LLMQueryRewriter(self.llm, self.accounting.search_llm)
+        return decomposing(self.searcher, s.search_decompose or 0.9, s.search_decompose_head, rewriter)
 
     @cached_property
     def reranker(self) -> Reranker | None:

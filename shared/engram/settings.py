@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from engram.domain.errors import ConfigurationError
 
@@ -112,6 +112,8 @@ class Settings(BaseModel):
     # hits joined at this share of their score, or interleaved after the question's top `head`
     search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)
     search_decompose_head: int | None = Field(default=None, ge=0, le=100)
+    # "llm": the sub-queries are written by the configured LLM, one call per search (services/query_rewrite.py)
+    search_rewrite: Literal["off", "llm"] = "off"
     # Graph expansion (services/graph_expansion.py): share a memory linked to an entity the question
     # names moves toward the match; 0 turns it off
     search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -166,6 +168,12 @@ class Settings(BaseModel):
     def _empty_is_unset(cls, value: object) -> object:
         # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _rewrite_needs_an_llm(self) -> Settings:
+        if self.search_rewrite == "llm" and not self.llm_configured:
+            raise ValueError("ENGRAM_SEARCH_REWRITE=llm needs an LLM: set ENGRAM_OPENAI_API_KEY (or its SSM parameter)")
+        return self
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:

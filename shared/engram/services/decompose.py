@@ -14,6 +14,7 @@ Linear in the question's length: one pass over its words, no backtracking patter
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.domain.models import ScoredId, SearchFilters
@@ -102,6 +103,11 @@ def _listed_before(lower: list[str], comma: list[bool], start: int) -> list[tupl
     return found
 
 
+def offline_split(tenant_id: str, question: str) -> list[str]:
+    """The split of `sub_queries`, as a DecomposingSearcher calls it (the tenant is for a model's usage)."""
+    return sub_queries(question)
+
+
 @dataclass
 class DecomposingSearcher:
     """The inner searcher's ranking of the question, joined by those of its sub-queries. One more
@@ -116,6 +122,8 @@ class DecomposingSearcher:
     inner: Searcher
     share: float = 0.9
     head: int | None = None
+    # (tenant, question) -> sub-queries: the offline split, or an LLM's (services/query_rewrite.py)
+    split: Callable[[str, str], list[str]] = offline_split
 
     def search(
         self,
@@ -127,7 +135,7 @@ class DecomposingSearcher:
         threshold: float | None = None,
     ) -> list[ScoredId]:
         main = self.inner.search(tenant_id, user_id, query, top_k, filters, threshold)
-        subs = sub_queries(query) if self.share > 0 else []
+        subs = self.split(tenant_id, query) if self.share > 0 else []
         if not subs:
             return main
         found = [self.inner.search(tenant_id, user_id, sub, top_k, filters, threshold) for sub in subs]
@@ -141,9 +149,12 @@ class DecomposingSearcher:
         return [ScoredId(id=memory_id, score=score) for memory_id, score in ranked]
 
 
-def decomposing(searcher: Searcher, share: float, head: int | None = None) -> Searcher:
-    """The searcher, wrapped to search sub-queries too when `share` > 0 (ENGRAM_SEARCH_DECOMPOSE)."""
-    return DecomposingSearcher(searcher, share, head) if share > 0 else searcher
+def decomposing(
+    searcher: Searcher, share: float, head: int | None = None, split: Callable[[str, str], list[str]] | None = None
+) -> Searcher:
+    """The searcher, wrapped to search sub-queries too when `share` > 0 (ENGRAM_SEARCH_DECOMPOSE), split
+    offline or by `split` (ENGRAM_SEARCH_REWRITE=llm)."""
+    return DecomposingSearcher(searcher, share, head, split or offline_split) if share > 0 else searcher
 
 
 def _interleave(main: list[ScoredId], found: list[list[ScoredId]], head: int, top_k: int) -> list[ScoredId]:
