@@ -14,9 +14,9 @@ from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
 from engram.pipeline.lifecycle import index_doc
+from engram.search_wiring import hybrid_searcher
 from engram.services.decompose import decomposing
 from engram.services.memory import MemoryService
-from engram.services.search import HybridSearcher
 from engram.settings import Settings
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 
@@ -31,15 +31,7 @@ def lab_service(
     decompose = float(searcher_fields.pop("decompose", s.search_decompose))  # > 0: sub-queries too
     head = searcher_fields.pop("decompose_head", s.search_decompose_head)  # interleave after the top few
     # As the bootstrap builds it (the ENGRAM_SEARCH_* settings), key=value fields of the lab on top.
-    configured = {
-        "semantic_weight": s.search_semantic_weight,
-        "speaker_lift": s.search_speaker_lift,
-        "vector_context": s.search_vector_context,
-        "min_candidates": s.search_min_candidates,
-        "context_weight": s.search_context_weight,
-        "context_window_s": s.search_context_window_s,
-    }
-    searcher = decomposing(HybridSearcher(index, embedder, **(configured | searcher_fields)), decompose, head)
+    searcher = decomposing(hybrid_searcher(index, embedder, s, **searcher_fields), decompose, head)
     return MemoryService(
         facts=MemoryFactStore(),
         index=index,

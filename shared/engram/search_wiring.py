@@ -5,7 +5,7 @@ inherits them; each is built once, on first use, from the ENGRAM_SEARCH_* settin
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the parts are imported when first built
     from engram.domain.ports import LLM, Embedder, GraphStore, Reranker, VectorIndex
@@ -37,19 +37,7 @@ class SearchWiring:
 
     @cached_property
     def searcher(self) -> HybridSearcher:
-        from engram.services.search import HybridSearcher
-
-        s = self.settings
-        return HybridSearcher(
-            self.index,
-            self.embedder,
-            semantic_weight=s.search_semantic_weight,
-            speaker_lift=s.search_speaker_lift,
-            vector_context=s.search_vector_context,
-            min_candidates=s.search_min_candidates,
-            context_weight=s.search_context_weight,
-            context_window_s=s.search_context_window_s,
-        )
+        return hybrid_searcher(self.index, self.embedder, self.settings)
 
     def ranked_searcher(self) -> Searcher:
         """The hybrid searcher, wrapped to search a question's sub-queries too when configured: split
@@ -82,3 +70,19 @@ class SearchWiring:
         from engram.adapters.embedded.index import EmbeddedIndex
 
         return EmbeddedIndex(None, self.embedder.dimensions)
+
+
+def hybrid_searcher(index: VectorIndex, embedder: Embedder, settings: Settings, **fields: Any) -> HybridSearcher:
+    """HybridSearcher with the ENGRAM_SEARCH_* weights; `fields` on top (the bench labs try other values)."""
+    from engram.services.search import HybridSearcher
+
+    s = settings
+    configured: dict[str, Any] = {
+        "semantic_weight": s.search_semantic_weight,
+        "speaker_lift": s.search_speaker_lift,
+        "vector_context": s.search_vector_context,
+        "min_candidates": s.search_min_candidates,
+        "context_weight": s.search_context_weight,
+        "context_window_s": s.search_context_window_s,
+    }
+    return HybridSearcher(index, embedder, **(configured | fields))

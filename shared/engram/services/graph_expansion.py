@@ -46,10 +46,8 @@ class GraphExpansion:
         seeds = named(self.store, self.entity_index, tenant_id, user_id, query)
         if not seeds:
             return list(found)
-        linked: list[str] = []
-        for relation in self.store.relations_of(tenant_id, sorted(seeds)):
-            if relation.current:
-                linked += [i for i in relation.memory_ids if i not in linked]
+        relations = self.store.relations_of(tenant_id, sorted(seeds))
+        linked = dict.fromkeys(i for r in relations if r.current for i in r.memory_ids)  # ordered, no repeats
         if not linked:
             return list(found)
         scores = {fact.id: score for fact, score in found}

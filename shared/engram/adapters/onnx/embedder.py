@@ -215,18 +215,10 @@ class OnnxEmbedder:
 
         loaded = self._loaded()
         encoding = loaded.tokenizer.encode(text)
-        n = len(encoding.ids)
-        feeds = {
-            "input_ids": np.asarray([encoding.ids], dtype=np.int64),
-            "attention_mask": np.ones((1, n), dtype=np.int64),
-        }
-        if "token_type_ids" in loaded.input_names:
-            feeds["token_type_ids"] = np.zeros((1, n), dtype=np.int64)
-        (output,) = loaded.session.run([loaded.output_name], feeds)
-        output = np.asarray(output, dtype=np.float32)
+        output, _ = _run(loaded, [encoding])
         if output.ndim != 3:
             raise EngramError("this embedding model pools in its graph: it has no token vectors")
-        tokens = output[0, 1:-1] if n > 2 else output[0]
+        tokens = output[0, 1:-1] if len(encoding.ids) > 2 else output[0]
         norms = np.linalg.norm(tokens, axis=1, keepdims=True)
         result: npt.NDArray[np.float32] = tokens / np.clip(norms, 1e-12, None)
         return result
@@ -256,7 +248,8 @@ def length_batches(lengths: Sequence[int]) -> list[list[int]]:
     return batches
 
 
-def _embed_batch(loaded: _Loaded, encodings: Sequence[Any]) -> npt.NDArray[np.float32]:
+def _run(loaded: _Loaded, encodings: Sequence[Any]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+    """The model's output for these encodings, padded to the longest, and the attention mask."""
     import numpy as np
 
     width = max(len(e.ids) for e in encodings)
@@ -272,7 +265,13 @@ def _embed_batch(loaded: _Loaded, encodings: Sequence[Any]) -> npt.NDArray[np.fl
     if "token_type_ids" in loaded.input_names:
         feeds["token_type_ids"] = type_ids
     (output,) = loaded.session.run([loaded.output_name], feeds)
-    output = np.asarray(output, dtype=np.float32)
+    return np.asarray(output, dtype=np.float32), mask
+
+
+def _embed_batch(loaded: _Loaded, encodings: Sequence[Any]) -> npt.NDArray[np.float32]:
+    import numpy as np
+
+    output, mask = _run(loaded, encodings)
     if output.ndim == 3:
         # Token embeddings: average the real tokens only, as sentence-transformers' Pooling does.
         weights = mask[:, :, None].astype(np.float32)
