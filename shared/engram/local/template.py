@@ -44,11 +44,19 @@ def load_yaml(path: Path) -> dict[str, Any]:
     return loaded
 
 
+# SAM's references to what AutoPublishAlias makes of a function (`!Ref Fn.Alias`, `!Ref Fn.Version`):
+# the local stack runs one version of each function, so they name the function itself.
+_FUNCTION_REFERENCES = (".Alias", ".Version")
+
+
 def target(value: Any) -> str | None:
-    """The logical id a `!Ref X` or `!GetAtt X.attr` points at, else None."""
+    """The logical id a `!Ref X`, `!Ref Fn.Alias` or `!GetAtt X.attr` points at, else None."""
     if isinstance(value, dict):
         if isinstance(value.get("Ref"), str):
-            return str(value["Ref"])
+            ref = str(value["Ref"])
+            for suffix in _FUNCTION_REFERENCES:
+                ref = ref.removesuffix(suffix)
+            return ref
         att = value.get("Fn::GetAtt")
         if isinstance(att, list) and att:
             return str(att[0])
@@ -306,10 +314,12 @@ def _queues(doc: dict[str, Any]) -> dict[str, Queue]:
     queues = {}
     for logical_id, res in _resources(doc, "AWS::SQS::Queue").items():
         props = res.get("Properties", {})
+        # Literal attributes only: one set by a condition (the encryption: a KMS key or SQS-managed)
+        # has no meaning for moto.
         attributes = {
             name: (str(props[name]).lower() if isinstance(props[name], bool) else str(props[name]))
             for name in _QUEUE_ATTRIBUTES
-            if name in props
+            if isinstance(props.get(name), str | int | float | bool)
         }
         redrive = props.get("RedrivePolicy") or {}
         max_receive = redrive.get("maxReceiveCount")
