@@ -182,7 +182,11 @@ class LiveWiring:
 
         store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
         return CircuitBreaker(
-            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
+            store,
+            threshold=s.breaker_threshold,
+            window_s=s.breaker_window_s,
+            cooldown_s=s.breaker_cooldown_s,
+            metrics=self.metrics,
         )
 
     @cached_property
