@@ -378,7 +378,7 @@ def test_api_declares_each_route_explicitly() -> None:
 def test_api_key_authorizer_guards_the_api_by_default() -> None:
     config = authorizer()
     assert config["FunctionPayloadType"] == "REQUEST"
-    assert config["FunctionArn"] == {"Fn::GetAtt": ["AuthorizerFunction", "Arn"]}
+    assert config["FunctionArn"] == {"Ref": "AuthorizerFunction.Alias"}  # the released version (live alias)
     assert config["Identity"] == {"Headers": ["x-api-key"], "ReauthorizeEvery": {"Ref": "AuthorizerCacheSeconds"}}
 
 
@@ -469,7 +469,7 @@ def test_tables_have_the_keys_the_adapters_use() -> None:
         table = props(name)
         assert table["BillingMode"] == "PAY_PER_REQUEST"
         assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-        assert table["SSESpecification"] == {"SSEEnabled": True}
+        assert table["SSESpecification"]["SSEEnabled"] is True  # AWS-managed, or KmsKeyArn
         declared = {a["AttributeName"] for a in table["AttributeDefinitions"]}
         used = {k for k, _ in keys(table["KeySchema"])} | {k for g in gsis(name).values() for k, _ in g}
         assert declared == used, name
@@ -607,9 +607,7 @@ def test_state_machine_substitutions_are_all_supplied() -> None:
     used = set(re.findall(r"\$\{([^}]+)\}", ASL.read_text()))
     supplied = set(machine["DefinitionSubstitutions"])
     assert used and used == supplied
-    assert machine["DefinitionSubstitutions"]["MaintenanceFunctionArn"] == {
-        "Fn::GetAtt": ["MaintenanceFunction", "Arn"]
-    }
+    assert machine["DefinitionSubstitutions"]["MaintenanceFunctionArn"] == {"Ref": "MaintenanceFunction.Alias"}
     assert machine["Policies"] == [{"LambdaInvokePolicy": {"FunctionName": {"Ref": "MaintenanceFunction"}}}]
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from engram.local.template import load_template
 from tests.integration.test_template import ROOT, TEMPLATE, functions, props, resources, run_sam, template, translated
@@ -328,4 +327,3 @@ def test_operations_doc_covers_the_parameters_and_key_rotation() -> None:
     for name in template()["Parameters"]:
         assert f"`{name}`" in _docs(), f"docs/operations.md does not describe {name}"
     assert "label-parameter-version" in _docs() or "put-parameter --overwrite" in _docs()  # LLM key rotation
-
