@@ -158,6 +158,8 @@ class Settings(BaseModel):
     presign_expires_s: int = Field(default=300, ge=1, le=900)
     rate_limit_rps: float | None = Field(default=None, gt=0)
     rate_limit_burst: int | None = Field(default=None, ge=1)
+    # ... and each key's requests a minute (on AWS the template's KeyRequestsPerMinute, a WAF rule)
+    key_requests_per_minute: int | None = Field(default=None, ge=1)
 
     # Local stack
     data_dir: Path = Path(".engram")

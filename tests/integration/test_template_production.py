@@ -313,9 +313,27 @@ def test_a_customer_managed_key_encrypts_tables_queues_bucket_logs_and_the_domai
 
 def test_a_web_acl_can_guard_the_api() -> None:
     association = resources()["WebAclAssociation"]
-    assert association["Condition"] == "HasWebAcl"
-    assert association["Properties"]["WebACLArn"] == {"Ref": "WebAclArn"}
+    assert association["Condition"] == "GuardsApi"
+    assert association["Properties"]["WebACLArn"] == {
+        "Fn::If": ["HasWebAcl", {"Ref": "WebAclArn"}, {"Fn::GetAtt": ["KeyRateWebAcl", "Arn"]}]
+    }
     assert "/restapis/${EngramApi}/stages/" in association["Properties"]["ResourceArn"]["Fn::Sub"]
+
+
+def test_each_key_gets_its_own_requests_a_minute_at_the_waf() -> None:
+    acl = resources()["KeyRateWebAcl"]
+    assert acl["Condition"] == "LimitsEachKey" and acl["Properties"]["Scope"] == "REGIONAL"
+    [rule] = [r for r in acl["Properties"]["Rules"] if "RateBasedStatement" in r["Statement"]]
+    rate = rule["Statement"]["RateBasedStatement"]
+    assert rate["Limit"] == {"Ref": "KeyRequestsPerMinute"} and rate["EvaluationWindowSec"] == 60
+    assert rate["AggregateKeyType"] == "CUSTOM_KEYS"
+    assert [k["Header"]["Name"] for k in rate["CustomKeys"]] == ["x-api-key"]  # per key, not per IP
+    assert rule["Action"]["Block"]["CustomResponse"]["ResponseCode"] == 429
+    assert acl["Properties"]["VisibilityConfig"]["SampledRequestsEnabled"] is False  # samples hold the key
+    logging = props("KeyRateWebAclLogging")
+    assert logging["RedactedFields"] == [{"SingleHeader": {"Name": "x-api-key"}}]  # never the key in a log
+    assert template()["Parameters"]["KeyRequestsPerMinute"]["Default"] == 0  # development: no WAF bill
+    assert int(presets()["production"]["KeyRequestsPerMinute"]) >= 10  # WAF's smallest limit
 
 
 @cache

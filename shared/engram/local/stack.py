@@ -74,11 +74,12 @@ class Started:
 
 
 def served_api(api: Api, settings: Settings) -> Api:
-    """The template's API with this machine's throttling settings, when set, in place of the stage's."""
+    """The template's API with this machine's throttling settings, when set, in place of the template's."""
     return replace(
         api,
         throttle_rate=settings.rate_limit_rps or api.throttle_rate,
         throttle_burst=settings.rate_limit_burst or api.throttle_burst,
+        key_requests_per_minute=settings.key_requests_per_minute or api.key_requests_per_minute,
     )
 
 

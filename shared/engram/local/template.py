@@ -108,6 +108,8 @@ class Api:
     throttle_burst: int = 5_000
     # The preflight headers of the API's `Cors` (Allow-Methods, Allow-Headers, Max-Age); empty: no Cors
     cors_preflight: dict[str, str] = field(default_factory=dict)
+    # Each key's own limit (the WAF web ACL's rate-based rule on the key header); 0: none
+    key_requests_per_minute: int = 0
 
 
 @dataclass(frozen=True)
@@ -263,7 +265,23 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         throttle_rate=float(_scalar(stage_wide.get("ThrottlingRateLimit", 10_000), params)),
         throttle_burst=int(_scalar(stage_wide.get("ThrottlingBurstLimit", 5_000), params)),
         cors_preflight=_cors_preflight(props.get("Cors")),
+        key_requests_per_minute=_key_rate(doc, default, params),
     )
+
+
+def _key_rate(doc: dict[str, Any], authorizer: Authorizer | None, params: dict[str, Any]) -> int:
+    """Requests a minute per key: a WAFv2 web ACL's rate-based rule aggregated on the authorizer's
+    identity header (the key), scaled to a minute; 0 when there is none or its limit is 0."""
+    if authorizer is None:
+        return 0
+    for acl in _resources(doc, "AWS::WAFv2::WebACL").values():
+        for rule in acl.get("Properties", {}).get("Rules", []):
+            rate = (rule.get("Statement") or {}).get("RateBasedStatement") or {}
+            headers = {str(k.get("Header", {}).get("Name", "")).lower() for k in rate.get("CustomKeys", [])}
+            if rate and headers and headers <= set(authorizer.identity_headers):
+                limit = int(_scalar(rate.get("Limit", 0), params) or 0)
+                return limit * 60 // int(rate.get("EvaluationWindowSec", 300))
+    return 0
 
 
 def _cors_preflight(cors: Any) -> dict[str, str]:
