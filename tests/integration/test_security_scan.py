@@ -1,12 +1,15 @@
 """The security scan of `make test`: checkov over template.yaml, as written and as the SAM transform
 makes it, fails on any finding that security/checkov-skips.yaml does not list with a reason.
 
-checkov runs once per test process (one call over every file: ~5 s), from the venv that `make test`
-builds for it ($CHECKOV_CLI; its pins clash with the project's boto3). A copy of the template with a
+checkov runs once per `make test` (one call over every file, 5-40 s on a busy machine; the test
+processes share its result through a locked file), from the venv that `make test` builds for it
+($CHECKOV_CLI; its pins clash with the project's boto3). A copy of the template with a
 deliberately added finding proves that the gate fails on it."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -60,8 +63,20 @@ def _with_a_finding(text: str) -> str:
 
 @cache
 def scan() -> dict[str, set[Finding]]:
-    """Findings by what was scanned: "template", "transformed", "with_finding"."""
+    """Findings by what was scanned: "template", "transformed", "with_finding"; computed once for
+    this template and checkov, whichever test process asks first (the others wait for it)."""
     cli = checkov_cli()
+    digest = hashlib.sha256(TEMPLATE.read_bytes() + Path(__file__).read_bytes() + cli.encode()).hexdigest()[:16]
+    cached = Path(tempfile.gettempdir()) / f"engram-checkov-{digest}.json"
+    with open(f"{cached}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not cached.exists():
+            found = _run_checkov(cli)
+            cached.write_text(json.dumps({k: sorted(v) for k, v in found.items()}), encoding="utf-8")
+    return {k: {(c, r) for c, r in v} for k, v in json.loads(cached.read_text(encoding="utf-8")).items()}
+
+
+def _run_checkov(cli: str) -> dict[str, set[Finding]]:
     with tempfile.TemporaryDirectory(prefix="engram-checkov-") as tmp:
         files = {
             "template": TEMPLATE,
