@@ -546,16 +546,20 @@ def test_search_access_is_limited_to_the_collection() -> None:
 
 
 def test_collection_policies_are_valid_json_for_the_collection() -> None:
-    def substituted(name: str) -> Any:
-        text = props(name)["Policy"]["Fn::Sub"]
-        text = text.replace("${Stage}", "dev")
+    def substituted(name: str, branch: int = 1) -> Any:
+        policy = props(name)["Policy"]
+        # the encryption policy: a KMS key's (KmsKeyArn) or an AWS-owned key's, by condition
+        text = policy["Fn::If"][branch]["Fn::Sub"] if "Fn::If" in policy else policy["Fn::Sub"]
+        text = text.replace("${Stage}", "dev").replace("${KmsKeyArn}", "arn:aws:kms:eu-west-1:123456789012:key/k")
         text = re.sub(r"\$\{(\w+)\.Arn\}", r"arn:aws:iam::123456789012:role/\1", text)
         assert "${" not in text
         return json.loads(text)
 
     assert props("VectorCollection")["Name"] == {"Fn::Sub": "engram-${Stage}"}
-    encryption = substituted("CollectionEncryptionPolicy")
-    assert encryption["Rules"][0]["Resource"] == ["collection/engram-dev"]
+    for branch, owned in ((1, False), (2, True)):
+        encryption = substituted("CollectionEncryptionPolicy", branch)
+        assert encryption["Rules"][0]["Resource"] == ["collection/engram-dev"]
+        assert encryption["AWSOwnedKey"] is owned and ("KmsARN" in encryption) is not owned
     (network,) = substituted("CollectionNetworkPolicy")
     assert network["Rules"][0]["Resource"] == ["collection/engram-dev"]
     (data,) = substituted("CollectionDataAccessPolicy")
