@@ -27,7 +27,7 @@ $(SAM):
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engram.local
+	$(PY) -m engram_tools.local
 
 lint: $(STAMP)
 	$(PY) -m ruff check shared functions tests bench clients examples

@@ -101,24 +101,24 @@ class Settings(BaseModel):
     metrics: Literal["off", "emf"] = "off"
     health_timeout_s: float = Field(default=5.0, gt=0, le=25)
 
-    # Search ranking (services/search.py explains each weight)
+    # Search ranking (search/hybrid.py explains each weight)
     search_semantic_weight: float = Field(default=0.75, ge=0.0, le=1.0)
     search_speaker_lift: float = Field(default=0.2, ge=0.0, le=1.0)  # 0 turns the speaker step off
     search_vector_context: float = Field(default=0.3, ge=0.0, le=1.0)  # 0: plain cosine
     search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
     search_diversity: float = Field(default=0.0, ge=0.0, le=1.0)  # spread the top k over conversations
     search_diversity_gap_s: float = Field(default=6 * 3600.0, gt=0)
-    # > 0: questions about several things are also searched per thing (services/decompose.py), their
+    # > 0: questions about several things are also searched per thing (search/decompose.py), their
     # hits joined at this share of their score, or interleaved after the question's top `head`
     search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)
     search_decompose_head: int | None = Field(default=None, ge=0, le=100)
-    # "llm": the sub-queries are written by the configured LLM, one call per search (services/query_rewrite.py)
+    # "llm": the sub-queries are written by the configured LLM, one call per search (search/query_rewrite.py)
     search_rewrite: Literal["off", "llm"] = "off"
-    # Graph expansion (services/graph_expansion.py): share a memory linked to an entity the question
+    # Graph expansion (search/graph_expansion.py): share a memory linked to an entity the question
     # names moves toward the match; 0 turns it off
     search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    # A second look at the top few (services/model_rerank.py): "maxsim" is late interaction over
+    # A second look at the top few (search/model_rerank.py): "maxsim" is late interaction over
     # MiniLM's token vectors; off by default, it costs a model run per candidate (bench/README.md).
     search_reranker: Literal["off", "maxsim"] = "off"
     search_rerank_candidates: int = Field(default=20, ge=1, le=200)
