@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 
-.PHONY: install run test lint typecheck unit soak sam-check bench clean
+.PHONY: install run test lint typecheck unit soak sam-check bench docs clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,13 +30,13 @@ run: $(STAMP)
 	$(PY) -m engram.local
 
 lint: $(STAMP)
-	$(PY) -m ruff check shared functions tests bench clients examples
-	$(PY) -m mypy shared functions
+	$(PY) -m ruff check shared functions tests bench clients examples tools
+	$(PY) -m mypy shared functions tools
 	cd clients/python && ../../$(PY) -m mypy engram_client
 
 test: $(STAMP) $(SAM)
-	$(PY) -m ruff check shared functions tests bench clients examples
-	$(PY) -m mypy shared functions
+	$(PY) -m ruff check shared functions tests bench clients examples tools
+	$(PY) -m mypy shared functions tools
 	cd clients/python && ../../$(PY) -m mypy engram_client
 	SAM_CLI=$(abspath $(SAM)) $(PY) -m pytest -n 2 -q
 
@@ -49,6 +49,10 @@ soak: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
+
+# docs/configuration.md from the settings model's field descriptions (tests/unit/test_configuration_doc.py).
+docs: $(STAMP)
+	$(PY) -m tools.settings_doc
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache
