@@ -1,4 +1,4 @@
-"""The client installed as docs/clients.md says, `pip install "./clients/python[cli]"`, into a fresh virtual
+"""The client installed as README says, `pip install "./clients/python[cli]"`, into a fresh virtual
 environment (no system site packages): commands whose extra is missing say which extra in one line, and
 the command they name installs it."""
 
