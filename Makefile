@@ -9,7 +9,7 @@ SAM := $(SAM_VENV)/bin/sam
 CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 
-.PHONY: install run test lint typecheck unit soak sam-check scan bench clean
+.PHONY: install run test lint typecheck unit soak sam-check scan bench docs clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ $(CHECKOV):
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engram.local
+	$(PY) -m engram_tools.local
 
 lint: $(STAMP)
 	$(PY) -m ruff check shared functions tests bench clients examples
@@ -61,6 +61,10 @@ soak: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
+
+# docs/configuration.md from the settings model's field descriptions (tests/unit/test_configuration_doc.py).
+docs: $(STAMP)
+	$(PY) -m engram_tools.settings_doc
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

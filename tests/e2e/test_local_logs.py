@@ -1,5 +1,5 @@
 """No memory text in any log line: what a user adds, searches and reads through the local stack never
-appears in the stack's output (stdout and stderr of `python -m engram.local`) or in a log file it
+appears in the stack's output (stdout and stderr of `python -m engram_tools.local`) or in a log file it
 writes, while the same calls do leave log lines there (tenants, ids, timings)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ MARKERS = ("Quillonbeck", "Marrowgate", "zephyrine")
 
 def logs(stack: StackProcess) -> str:
     """The stack's output and its log files. Under <data_dir>/moto are the emulated AWS services'
-    data (a table's <table>.log is its journal of items, shared/engram/local/table_log.py): that is
+    data (a table's <table>.log is its journal of items, shared/engram_tools/local/table_log.py): that is
     where memories are meant to be, as in DynamoDB, so it is not searched."""
     moto = stack.data_dir / "moto"
     files = [p for p in stack.data_dir.rglob("*.log") if moto not in p.parents]

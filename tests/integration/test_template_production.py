@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from engram.local.template import load_template
+from engram_tools.local.template import load_template
 from tests.integration.test_template import ROOT, TEMPLATE, functions, props, resources, run_sam, template, translated
 
 NO_VALUE = {"Ref": "AWS::NoValue"}
-SHARED = ROOT / "shared"
+SHARED = ROOT / "shared" / "engram"  # the functions' code (the layer)
 
 # A regulated user's additions to the production preset: every optional parameter set.
 REGULATED = {
@@ -280,7 +280,7 @@ def test_the_local_stack_resolves_the_alias_to_its_function() -> None:
     local = load_template(TEMPLATE)
     assert {r.authorizer.function for r in local.api.routes if r.authorizer} == {"AuthorizerFunction"}
     assert [s.function for s in local.queue_sources] == ["ExtractionFunction"]
-    from engram.local.template import target
+    from engram_tools.local.template import target
 
     assert target(local.state_machines["MaintenanceStateMachine"].substitutions["MaintenanceFunctionArn"]) == (
         "MaintenanceFunction"

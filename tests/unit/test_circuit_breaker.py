@@ -10,8 +10,8 @@ import pytest
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.operations import BreakerState, BreakerStatus
 from engram.domain.steps import LLMReply
-from engram.services.circuit_breaker import OPEN_METRIC, CircuitBreaker, GuardedLLM
-from engram.services.metrics import RecordedMetrics
+from engram.operations.circuit_breaker import OPEN_METRIC, CircuitBreaker, GuardedLLM
+from engram.operations.metrics import RecordedMetrics
 from tests.fakes import Clock, MemoryBreakerStore
 
 
