@@ -130,7 +130,7 @@ def run(
         "method": {
             "memory_text": "Speaker: turn text [shares a photo: caption] (no date: the message's created_at)",
             "created_at": "the session's date and time (UTC) + 1 s per turn before it in the session",
-            "metadata": ["speaker", "session", "session_date", "dia_id"],
+            "metadata": ["session", "session_date", "dia_id"],
             "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=false",
             "search": "MemoryService.search(top_k=20)",
             "variants": variants,
