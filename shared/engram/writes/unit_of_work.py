@@ -15,7 +15,7 @@ from datetime import datetime
 
 from engram.domain.errors import ConflictError
 from engram.domain.index_ports import FactViews
-from engram.domain.models import Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
+from engram.domain.models import SPEAKER_KEY, Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
 from engram.writes.holders import AttachmentHolders
 
@@ -32,7 +32,8 @@ def index_doc(fact: Fact, vector: Sequence[float]) -> IndexDoc:
         run_id=fact.run_id,
         text=fact.text,
         vector=list(vector),
-        metadata=fact.metadata,
+        # The speaker step reads who said a memory from the index; the fact keeps it on its source.
+        metadata=fact.metadata if fact.speaker is None else {**fact.metadata, SPEAKER_KEY: fact.speaker},
         memory_bank=fact.memory_bank.value,
         created_at=fact.created_at,
         fact=fact,
@@ -144,7 +145,8 @@ class Changes:
         event = history_event(new, Event.UPDATE, old.text, new.text, actor, task_id, old.attachment_ids, note)
         self.life.facts.replace(old, new, event)
         self.holders.changed(new.id, old.attachment_ids, new.attachment_ids)
-        if vector is not None or any(getattr(old, f) != getattr(new, f) for f in _INDEXED):
+        reindex = old.speaker != new.speaker or any(getattr(old, f) != getattr(new, f) for f in _INDEXED)
+        if vector is not None or reindex:
             self._docs[new.id] = (new, vector)
             self._views.pop(new.id, None)
         elif new.id in self._docs:
