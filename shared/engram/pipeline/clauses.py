@@ -1,0 +1,54 @@
+"""Clauses as the policy screen cuts them: each sentence at its commas, colons, dashes and
+conjunctions, whatever word follows ("work's insane but the meds help" is two clauses), a piece of
+fewer than MIN_WORDS words staying with its neighbour ("salt and pepper" is not cut in two). Each
+clause keeps the separator before it, so a message can be put back together without the clauses the
+policy cut. Every pattern starts where its match must start (no leading `\\s*` retried along a run of
+spaces), so splitting is linear in the text's length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_SENTENCES = re.compile(r"[^.!?;\n]*(?:[.!?;]+|\n+|$)")
+_BREAK = re.compile(
+    r"[,:]\s*(?:(?:and|but|or|so|plus)\s+)?"
+    r"|(?<!\s)\s+(?:[-\u2013\u2014]+|and|but|so|plus|while|whereas|although|though|tho|because|cause|cuz|since"
+    r"|then|or|as|until|unless|when|after|before)\s+",
+    re.I,
+)
+MIN_WORDS = 3
+
+
+def _pieces(body: str) -> list[tuple[str, str]]:
+    """(separator before, clause) pairs of one sentence, short pieces joined to a neighbour."""
+    pieces: list[tuple[str, str]] = []
+    start, sep = 0, ""
+    for brk in _BREAK.finditer(body):
+        pieces.append((sep, body[start : brk.start()]))
+        start, sep = brk.end(), brk.group()
+    pieces.append((sep, body[start:]))
+    joined: list[tuple[str, str]] = []
+    for sep, clause in pieces:
+        if joined and (len(clause.split()) < MIN_WORDS or len(joined[-1][1].split()) < MIN_WORDS):
+            before_sep, before = joined[-1]
+            joined[-1] = (before_sep, before + sep + clause)
+        else:
+            joined.append((sep, clause))
+    return joined
+
+
+def segments(text: str) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """Each sentence as its end punctuation and its clauses, each with the separator before it."""
+    for found in _SENTENCES.finditer(text):
+        sentence = found.group().strip()
+        if not sentence:
+            continue
+        body = sentence.rstrip(".!?;")
+        yield sentence[len(body) :], _pieces(body)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a text, stripped, in order."""
+    return [c.strip() for _, parts in segments(text) for _, c in parts if c.strip()]

@@ -1,0 +1,122 @@
+"""What each memory bank is about, as the policy screen's embedder reads it (pipeline/topic_meaning.py).
+
+A bank is described by a line saying what it holds and a dozen short statements of the kind a person
+makes about it in chat (first person, ordinary words): MiniLM places a clause near statements of its
+own shape far more reliably than near an abstract definition. The statements are written for the
+purpose and are not the labelled set's (bench/data/policy_clauses.json) clauses; what they cover was
+widened where the tuning two thirds of that set leaked, never by copying a clause. A free topic of a
+tenant's include/exclude is its own description (with the examples its config gives).
+"""
+
+from __future__ import annotations
+
+from engram.domain.models import MemoryBank
+
+BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
+    MemoryBank.HEALTH: (
+        "health, illness, medical conditions, medication, doctors, therapy and the body",
+        "I was diagnosed with a chronic condition",
+        "the doctor says I have high blood pressure",
+        "I take my pills every morning",
+        "I'm on antidepressants",
+        "my prescription needs refilling",
+        "I see a therapist every week",
+        "I've been struggling with anxiety and depression",
+        "I have a bad back and my knee hurts",
+        "I'm allergic to nuts",
+        "I had surgery at the hospital",
+        "my blood test results came back",
+        "I've been sick with the flu",
+        "I can't sleep, my insomnia is back",
+        "I'm pregnant",
+        "my psychiatrist changed my dose",
+        "I have diabetes and check my blood sugar",
+    ),
+    MemoryBank.WORK: (
+        "the person's job, employer, career, colleagues and work projects",
+        "I work as a software engineer",
+        "my boss wants the report by Friday",
+        "I got promoted at work",
+        "I'm looking for a new job",
+        "my coworkers are great",
+        "I started at a new company last month",
+        "the project deadline at work is next week",
+        "I work from home most days",
+        "I'm a teacher at the local school",
+        "I quit my job",
+        "my salary went up",
+        "we have a big client meeting at the office",
+    ),
+    MemoryBank.RELATIONSHIPS: (
+        "the person's family, partner, friends and the people in their life",
+        "my wife and I have been married ten years",
+        "my boyfriend is moving in",
+        "my mum calls me every Sunday",
+        "my brother lives nearby",
+        "my best friend is getting married",
+        "our kids are five and seven",
+        "my daughter started school",
+        "I broke up with my girlfriend",
+        "my dad is retiring",
+        "my husband cooks dinner",
+        "I'm close to my grandparents",
+        "my friends and I hang out on weekends",
+    ),
+    MemoryBank.PERSONAL: (
+        "who the person is: name, age, home, where they live, origin, nationality, languages",
+        "I live in a flat in the city",
+        "I moved to a new town",
+        "my name is Sam",
+        "I'm 34 years old",
+        "I grew up in the countryside",
+        "I'm originally from abroad",
+        "my birthday is in March",
+        "I speak two languages",
+        "I'm vegetarian",
+        "I rent an apartment downtown",
+        "I have a dog and a cat",
+        "people call me by my nickname",
+    ),
+    MemoryBank.INTERESTS: (
+        "the person's hobbies, tastes and what they enjoy: sport, music, books, films, games, food",
+        "I love playing guitar",
+        "I'm really into rock climbing",
+        "my favourite band is on tour",
+        "I've been reading a great novel",
+        "I watch a lot of movies",
+        "I play video games at night",
+        "I go running every morning",
+        "I'm learning to paint",
+        "I love Italian food",
+        "I collect vinyl records",
+        "I'm a huge football fan",
+        "I like hiking in the mountains",
+    ),
+    MemoryBank.EVENTS: (
+        "plans, trips, appointments and things that happen on a date",
+        "we're flying to Spain next month",
+        "I have a meeting on Tuesday",
+        "the party is on Saturday night",
+        "my wedding is in June",
+        "we went on holiday last summer",
+        "I'm going to a concert next week",
+        "the conference is in two weeks",
+        "I have a dentist appointment tomorrow",
+        "we're visiting my parents over Christmas",
+        "I booked a trip for the weekend",
+        "the exam is on Monday",
+    ),
+    MemoryBank.GENERAL: (
+        "small talk, opinions and remarks about the world that say little about the person",
+        "the weather has been awful lately",
+        "that's a good question",
+        "I think prices are too high these days",
+        "traffic was terrible this morning",
+        "did you see the news",
+        "I don't really have an opinion on that",
+        "it's been a long day",
+        "thanks, that helps",
+        "the new phone looks nice",
+        "that movie everyone talks about seems overrated",
+    ),
+}
