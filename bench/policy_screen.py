@@ -6,9 +6,9 @@ often it cuts a clause it should have kept, on a labelled set of chat clauses
 
 1. Thresholds. Every clause is scored once against the seven banks and the set's free topics
    (pipeline/topic_meaning.py with the local MiniLM); the decision rule is then tried over a grid of
-   thresholds on the tuning two thirds (index % 3 != 2) only. Chosen: no leak, then fewest false
-   exclusions, then the widest margin to a leak. The held-aside third is scored with the chosen and
-   with the thresholds in use (which should be the chosen ones: `in_use_is_chosen`).
+   thresholds on the tuning two thirds (index % 3 != 2) only, each bank on its own. Chosen: fewest
+   leaks (privacy first), then fewest false exclusions, then the furthest from a leak. The held-aside
+   third is scored with the chosen thresholds and with those in use (the same: `in_use_is_chosen`).
 2. The screen as it runs. Each clause, and each clause mixed into a message with a clause about other
    things, goes through PolicyScreen.redact (clause splitting, meaning, topic words and the offline
    rules) with each bank and topic excluded in turn. A leak: a clause about the excluded entry keeps
@@ -23,6 +23,7 @@ false exclusion = cut / pairs whose clause is not.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -36,7 +37,7 @@ from typing import Any
 from engram.domain.models import AddRequest, MemoryBank, Message
 from engram.domain.policy import MemoryPolicy
 from engram.pipeline.policy_screen import PolicyScreen
-from engram.pipeline.topic_meaning import THRESHOLDS, Scores, Thresholds, TopicMeaning
+from engram.pipeline.topic_meaning import THRESHOLDS, BankRule, Scores, Thresholds, TopicMeaning
 
 DATA = Path(__file__).resolve().parent / "data" / "policy_clauses.json"
 BANKS = {b.value: b for b in MemoryBank}
@@ -55,10 +56,11 @@ class Clause:
         return self.index % 3 == 2
 
 
-def load(path: Path = DATA) -> tuple[list[str], list[Clause]]:
+def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Clause]]:
+    """The entries (seven banks, then the free topics), each topic's examples, and the clauses."""
     data = json.loads(path.read_text(encoding="utf-8"))
     clauses = [Clause(i, c["text"], frozenset(c["about"])) for i, c in enumerate(data["clauses"])]
-    return [b.value for b in MemoryBank] + list(data["topics"]), clauses
+    return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 
 def decides(scores: Scores, entry: str, t: Thresholds) -> bool:
@@ -66,9 +68,7 @@ def decides(scores: Scores, entry: str, t: Thresholds) -> bool:
     return scores.excluded_by(bank, t) if bank is not None else scores.about_topic(entry, t)
 
 
-def rates(
-    pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str], t: Thresholds
-) -> dict[str, Any]:
+def rates(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
     """Leak and false-exclusion rates of the decision rule alone, overall and per entry."""
     per: dict[str, dict[str, int]] = {}
     for entry in entries:
@@ -107,37 +107,66 @@ def _totals(per: dict[str, dict[str, int]]) -> dict[str, Any]:
     }
 
 
-def _grid() -> list[Thresholds]:
+def _grid() -> list[BankRule]:
     floors = [round(0.10 + 0.02 * i, 2) for i in range(11)]
-    margins = [round(0.01 * i, 2) for i in range(0, 16)]
+    margins = [round(0.01 * i, 2) for i in range(0, 26)]
     sures = [0.40, 0.45, 0.50, 0.55, 0.60, 1.0]
-    return [Thresholds(f, m, s, THRESHOLDS.topic_floor) for f, m, s in itertools.product(floors, margins, sures)]
+    return [BankRule(f, m, s) for f, m, s in itertools.product(floors, margins, sures)]
 
 
 def choose(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str]) -> tuple[Thresholds, dict[str, Any]]:
-    """Bank thresholds, then the topic floor, on the tuning pairs: no leak, fewest false cuts, most slack."""
-    banks = [e for e in entries if e in BANKS]
+    """Each bank's rule, then the topic floor, on the tuning pairs: fewest leaks, then fewest false
+    exclusions, then the rule furthest from a leak (lowest floor, widest margin)."""
+    chosen: dict[MemoryBank, BankRule] = {}
+    for entry in (e for e in entries if e in BANKS):
+        bank = BANKS[entry]
+
+        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float]:
+            t = Thresholds({**THRESHOLDS.banks, bank: rule}, THRESHOLDS.topic_floor)
+            r = rates(pairs, [entry], t)
+            return (r["leaked"], r["falsely_cut"], rule.floor - rule.margin)
+
+        chosen[bank] = min(_grid(), key=key)
     topics = [e for e in entries if e not in BANKS]
 
-    def key(t: Thresholds, among: Sequence[str]) -> tuple[int, int, float]:
-        r = rates(pairs, among, t)
-        return (r["leaked"], r["falsely_cut"], -(t.margin - t.floor))
+    def topic_key(floor: float) -> tuple[int, int, float]:
+        r = rates(pairs, topics, Thresholds(chosen, floor))
+        return (r["leaked"], r["falsely_cut"], -floor)
 
-    best = min(_grid(), key=lambda t: key(t, banks))
-    floors = [round(0.25 + 0.025 * i, 3) for i in range(13)]
-    topic = min(
-        (Thresholds(best.floor, best.margin, best.sure, f) for f in floors),
-        key=lambda t: (*key(t, topics)[:2], -t.topic_floor),
-    )
-    return topic, rates(pairs, entries, topic)
+    floor = min((round(0.20 + 0.025 * i, 3) for i in range(17)), key=topic_key)
+    best = Thresholds(chosen, floor)
+    return best, rates(pairs, entries, best)
+
+
+def choose_vague(
+    clauses: Sequence[Clause],
+    entries: Sequence[str],
+    examples: dict[str, list[str]],
+    meaning: TopicMeaning,
+    t: Thresholds,
+) -> Thresholds:
+    """How low a clause's nearest bank must score to go with the clause it continues: tried as the
+    screen runs (clause splitting matters here), on the tuning clauses alone and mixed; fewest leaks,
+    then fewest false exclusions."""
+
+    def key(level: float) -> tuple[int, int]:
+        trial = TopicMeaning(meaning.embedder, dataclasses.replace(t, vague=level))
+        r = as_run(clauses, entries, examples, trial)
+        return (r["alone"]["leaked"] + r["mixed"]["leaked"], r["alone"]["falsely_cut"] + r["mixed"]["falsely_cut"])
+
+    return dataclasses.replace(t, vague=min((0.0, 0.25, 0.30, 0.35, 0.40), key=key))
+
+
+def _plain(t: Thresholds) -> dict[str, Any]:
+    return {"banks": {b.value: asdict(r) for b, r in t.banks.items()}, "topic_floor": t.topic_floor, "vague": t.vague}
 
 
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _screen(entry: str, meaning: TopicMeaning) -> PolicyScreen:
-    return PolicyScreen(MemoryPolicy(exclude=[entry]), meaning)
+def _screen(entry: str, meaning: TopicMeaning, examples: dict[str, list[str]]) -> PolicyScreen:
+    return PolicyScreen(MemoryPolicy(exclude=[entry], examples=examples), meaning)
 
 
 def _stored(screen: PolicyScreen, text: str) -> str:
@@ -156,13 +185,15 @@ def _mixes(clauses: Sequence[Clause]) -> list[tuple[Clause, Clause, str]]:
     return out
 
 
-def as_run(clauses: Sequence[Clause], entries: Sequence[str], meaning: TopicMeaning) -> dict[str, Any]:
+def as_run(
+    clauses: Sequence[Clause], entries: Sequence[str], examples: dict[str, list[str]], meaning: TopicMeaning
+) -> dict[str, Any]:
     """Leak and false exclusion of the screen as it runs, for clauses alone and mixed in messages."""
     per: dict[str, dict[str, int]] = {}
     mixed: dict[str, dict[str, int]] = {}
     leaks: list[dict[str, str]] = []
     for entry in entries:
-        screen = _screen(entry, meaning)
+        screen = _screen(entry, meaning, examples)
         row = per.setdefault(entry, {"about": 0, "leaked": 0, "other": 0, "cut": 0})
         for clause in clauses:
             kept = _words(_stored(screen, clause.text))
@@ -269,31 +300,31 @@ def run(cost_runs: int = 5) -> dict[str, Any]:
     from engram.adapters.onnx.embedder import OnnxEmbedder
     from engram.adapters.recent_embeddings import RecentEmbeddings
 
-    entries, clauses = load()
+    entries, examples, clauses = load()
     meaning = TopicMeaning(RecentEmbeddings(OnnxEmbedder(), size=4_096))
-    topics = {e: [] for e in entries if e not in BANKS}
-    scored = list(zip(clauses, meaning.score([c.text for c in clauses], topics), strict=True))
+    scored = list(zip(clauses, meaning.score([c.text for c in clauses], examples), strict=True))
     tune = [p for p in scored if not p[0].held]
     held = [p for p in scored if p[0].held]
     chosen, on_tune = choose(tune, entries)
     tune_clauses = [c for c in clauses if not c.held]
     held_clauses = [c for c in clauses if c.held]
+    chosen = choose_vague(tune_clauses, entries, examples, meaning, chosen)
     return {
         "clauses": len(clauses),
         "tuning": len(tune),
         "held_aside": len(held),
         "entries": entries,
-        "chosen": asdict(chosen),
-        "in_use": asdict(THRESHOLDS),
+        "chosen": _plain(chosen),
+        "in_use": _plain(THRESHOLDS),
         "in_use_is_chosen": chosen == THRESHOLDS,
-        "rule_only": {
+        "decision_rule": {
             "tuning_chosen": on_tune,
             "held_aside_chosen": rates(held, entries, chosen),
             "held_aside_in_use": rates(held, entries, THRESHOLDS),
         },
         "screen": {
-            "tuning": as_run(tune_clauses, entries, meaning),
-            "held_aside": as_run(held_clauses, entries, meaning),
+            "tuning": as_run(tune_clauses, entries, examples, meaning),
+            "held_aside": as_run(held_clauses, entries, examples, meaning),
         },
         "cost": cost(clauses, cost_runs),
     }
@@ -309,8 +340,12 @@ def main() -> None:
     for part in ("tuning", "held_aside"):
         for how in ("alone", "mixed"):
             r = screen[part][how]
-            print(f"{part:10s} {how:6s} leak {r['leak_rate']:.3f} ({r['leaked']}/{r['pairs_about']})"
-                  f"  false exclusion {r['false_exclusion_rate']:.3f} ({r['falsely_cut']}/{r['pairs_other']})")
+            print(
+                f"{part:10s} {how:6s} leak {r['leak_rate']:.3f} ({r['leaked']}/{r['pairs_about']})"
+                f"  false exclusion {r['false_exclusion_rate']:.3f} ({r['falsely_cut']}/{r['pairs_other']})"
+            )
+            for entry, row in r["per_entry"].items():
+                print(f"    {entry:14s} leak {row['leaked']}/{row['about']}  false {row['cut']}/{row['other']}")
     print(json.dumps(data["cost"]))
 
 

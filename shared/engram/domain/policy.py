@@ -96,10 +96,22 @@ class ConfigAnswer(TenantConfig):
 
 
 class Skipped(Model):
-    """Something an add said that was not stored, and why ("excluded: Health", "not included")."""
+    """Something an add said that was not stored, and why ("excluded: Health", "not included"). What an
+    exclusion cut is named by its size only ("a clause of 31 characters"): excluded words are kept
+    nowhere, the task's result included."""
 
     text: str
     reason: str
+
+    @classmethod
+    def left_out(cls, what: str, text: str, reason: str) -> Skipped:
+        """`what` ("clause", "fact") left out for `reason`; its words are shown only when not excluded."""
+        if reason.startswith(EXCLUDED):
+            return cls(text=f"a {what} of {len(text)} characters", reason=reason)
+        return cls(text=text, reason=reason)
+
+
+EXCLUDED = "excluded: "
 
 
 class MemoryPolicy(Model):

@@ -1,6 +1,8 @@
-"""Clauses as the policy screen cuts them: each sentence at its commas, colons, dashes and
+"""Clauses as the policy screen cuts them: each sentence at its commas, colons, dashes and coordinating
 conjunctions, whatever word follows ("work's insane but the meds help" is two clauses), a piece of
-fewer than MIN_WORDS words staying with its neighbour ("salt and pepper" is not cut in two). Each
+fewer than MIN_WORDS words staying with its neighbour ("salt and pepper" is not cut in two). A
+subordinate clause ("since the winter started", "because of my back") stays with the clause it says
+something about: cut apart, it would be kept as saying nothing while it tells what the other said. Each
 clause keeps the separator before it, so a message can be put back together without the clauses the
 policy cut. Every pattern starts where its match must start (no leading `\\s*` retried along a run of
 spaces), so splitting is linear in the text's length.
@@ -14,8 +16,7 @@ from collections.abc import Iterator
 _SENTENCES = re.compile(r"[^.!?;\n]*(?:[.!?;]+|\n+|$)")
 _BREAK = re.compile(
     r"[,:]\s*(?:(?:and|but|or|so|plus)\s+)?"
-    r"|(?<!\s)\s+(?:[-\u2013\u2014]+|and|but|so|plus|while|whereas|although|though|tho|because|cause|cuz|since"
-    r"|then|or|as|until|unless|when|after|before)\s+",
+    r"|(?<!\s)\s+(?:[-\u2013\u2014]+|and|but|so|plus|while|whereas|although|though|tho|then|or)\s+",
     re.I,
 )
 MIN_WORDS = 3

@@ -132,6 +132,11 @@ class IngestPipeline:
             reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
             planned = self._ask_once(scope, request, reads, policy)
             outcome = self._facts(scope, request, task_id, sources, planned, reads, screen, skipped)
+            # What the screen excluded only once read (an LLM's fact, an episode's clause) leaves the messages
+            # too: the graph step does not see it and the add's kept input does not show it.
+            unsaid = screen.unsaid(request) if screen is not None else None
+            if unsaid is not None:
+                request, redacted = unsaid, True
             if self.graph is not None and request.infer:
                 decided = planned.graph if planned is not None else None
                 protected = functools.cache(functools.partial(self._protected_texts, scope))

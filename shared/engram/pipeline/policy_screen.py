@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engram.domain.models import AddRequest, MemoryBank
-from engram.domain.policy import MemoryPolicy, Skipped
+from engram.domain.policy import EXCLUDED, MemoryPolicy, Skipped
 from engram.domain.steps import CandidateFact
 from engram.offline.keys import family_of, stem_tokens
 from engram.offline.patterns import analyse_message
@@ -79,6 +79,7 @@ class PolicyScreen:
         self.exclude = [_Rule.of(e) for e in policy.exclude]
         self.meaning = meaning
         topics = [r.entry for r in self.include + self.exclude if r.bank is None]
+        self._excluded: list[str] = []  # what screen() left out for an exclusion: facts' and clauses' texts
         examples = {topic.lower(): said for topic, said in policy.examples.items()}
         self._topics = {t: examples.get(t.lower(), []) for t in topics}
 
@@ -98,7 +99,7 @@ class PolicyScreen:
         self, text: str, bank: MemoryBank | None, fact_key: str | None, scores: Scores | None = None
     ) -> str | None:
         rule = next((r for r in self.exclude if r.matches(text, bank, fact_key) or self._means(r, scores)), None)
-        return f"excluded: {rule.entry}" if rule is not None else None
+        return f"{EXCLUDED}{rule.entry}" if rule is not None else None
 
     def _included(self, text: str, bank: MemoryBank | None, fact_key: str | None, scores: Scores | None) -> bool:
         return any(r.matches(text, bank, fact_key) or self._means(r, scores, include=True) for r in self.include)
@@ -123,29 +124,34 @@ class PolicyScreen:
         if not self.exclude:
             return request, []
         said = [m.content if m.role != "system" else "" for m in request.messages]  # system: never stored
-        reason = self._reasons(said, self._clause_excluded)
+        decide = self._reasons(said, self._clause_excluded)
         skipped: list[Located] = []
         messages = []
         for index, message in enumerate(request.messages):
-            text, cut = _cut(message.content, reason) if said[index] else (message.content, [])
+            text, cut = _cut(message.content, decide) if said[index] else (message.content, [])
             skipped += [(index, s) for s in cut]
             # model_copy does not validate: an emptied message stays in place (task sources index messages)
             messages.append(message if not cut else message.model_copy(update={"content": text}))
         return (request.model_copy(update={"messages": messages}) if skipped else request), skipped
 
-    def _reasons(
-        self, texts: Sequence[str], decide: Callable[[str, Scores | None], str | None]
-    ) -> Callable[[str], str | None]:
-        """Why each clause of the texts is cut (None: kept), the meaning of all read in one embedder call."""
+    def _reasons(self, texts: Sequence[str], decide: Callable[[str, Scores | None], str | None]) -> Decide:
+        """Why each clause of the texts is cut (None: kept), the meaning of all read in one embedder call;
+        and whether a clause is vague (about no bank on its own: it goes with the clause it continues)."""
         found = list(dict.fromkeys(c for text in texts for c in clauses(text)))
-        reasons = {c: decide(c, scores) for c, scores in zip(found, self._scores(found), strict=True)}
+        scored = dict(zip(found, self._scores(found), strict=True))
+        reasons = {c: decide(c, scores) for c, scores in scored.items()}
 
         def reason(clause: str) -> str | None:
-            if clause in reasons:
-                return reasons[clause]
-            return decide(clause, self._scores([clause])[0])  # never met (the same split finds each): decide it
+            if clause not in reasons:  # never met (the same split finds each): decide it
+                scored[clause] = self._scores([clause])[0]
+                reasons[clause] = decide(clause, scored[clause])
+            return reasons[clause]
 
-        return reason
+        def vague(clause: str) -> bool:
+            scores = scored.get(clause)
+            return scores is not None and scores.vague
+
+        return Decide(reason, vague)
 
     def screen(self, candidates: Sequence[CandidateFact]) -> tuple[list[CandidateFact], list[Located]]:
         """The candidates the policy keeps; facts first, then episodes without what was left out."""
@@ -163,7 +169,9 @@ class PolicyScreen:
                 kept.append(fact)
             else:
                 left_out.append((fact, why))
-                skipped.append((fact.message_index, Skipped(text=fact.text, reason=why)))
+                if why.startswith(EXCLUDED):
+                    self._excluded.append(fact.text)
+                skipped.append((fact.message_index, Skipped.left_out("fact", fact.text, why)))
         facts = list(kept)
 
         def drop(clause: str, scores: Scores | None) -> str | None:
@@ -171,27 +179,60 @@ class PolicyScreen:
             why = why or self._clause_excluded(clause, scores)
             if why is None and self.include and not self._clause_included(clause, facts, scores):
                 why = NOT_INCLUDED
+            if why is not None and why.startswith(EXCLUDED):
+                self._excluded.append(clause)
             return why
 
-        reason = self._reasons([e.text for e in episodes_in], drop)
+        decide = self._reasons([e.text for e in episodes_in], drop)
         for episode in episodes_in:
-            text, cut = _cut(episode.text, reason)
+            text, cut = _cut(episode.text, decide)
             skipped += [(episode.message_index, s) for s in cut]
             if text.strip():
                 kept.append(episode if not cut else episode.model_copy(update={"text": text, "span": None}))
         return kept, skipped
 
+    def unsaid(self, request: AddRequest) -> AddRequest | None:
+        """The request without the clauses that said what screen() excluded after reading (a fact an LLM
+        read as excluded, a clause of an episode), so the add's kept input cannot show them either; None
+        when screen() excluded nothing that the messages still say."""
+        if not self._excluded:
+            return None
+        said = set(self._excluded)
 
-def _cut(text: str, drop: Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
-    """The text without the clauses `drop` gives a reason for; the text itself when none."""
+        def drop(clause: str) -> str | None:
+            return EXCLUDED if clause in said or any(_states(clause, text) for text in said) else None
+
+        messages, changed = [], False
+        for message in request.messages:
+            text, cut = _cut(message.content, drop) if message.role != "system" else (message.content, [])
+            changed = changed or bool(cut)
+            messages.append(message if not cut else message.model_copy(update={"content": text}))
+        return request.model_copy(update={"messages": messages}) if changed else None
+
+
+@dataclass(frozen=True)
+class Decide:
+    reason: Callable[[str], str | None]  # why a clause is cut, None when it is kept
+    vague: Callable[[str], bool] = lambda clause: False  # says nothing on its own
+
+
+def _cut(text: str, drop: Decide | Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
+    """The text without the clauses `drop` gives a reason for; the text itself when none. A vague clause
+    next to an excluded one in its sentence ("cast for six weeks" after "broke my wrist") is excluded
+    with it: what it continues is what it says."""
+    decide = drop if isinstance(drop, Decide) else Decide(drop)
     cut: list[Skipped] = []
     sentences: list[str] = []
     for end, parts in segments(text):
         kept = ""
-        for sep, clause in parts:
-            why = drop(clause.strip()) if clause.strip() else None
+        whys = [decide.reason(c.strip()) if c.strip() else None for _, c in parts]
+        for i, (_, clause) in enumerate(parts):
+            if whys[i] is None and clause.strip() and decide.vague(clause.strip()):
+                near = [whys[j] for j in (i - 1, i + 1) if 0 <= j < len(whys) and (whys[j] or "").startswith(EXCLUDED)]
+                whys[i] = near[0] if near else None
+        for (sep, clause), why in zip(parts, whys, strict=True):
             if why is not None:
-                cut.append(Skipped(text=clause.strip(), reason=why))
+                cut.append(Skipped.left_out("clause", clause.strip(), why))
             elif clause.strip():
                 kept += (sep if kept else "") + clause
         if kept.strip():

@@ -3,11 +3,14 @@ topic's description (pipeline/topic_descriptions.py for the seven banks; a free 
 description, with the examples the tenant's config gives).
 
 A clause's score for a topic is its best cosine to the topic's statements. A bank is decided relative
-to the other banks (a clause is about the bank it is nearest to, or within a margin of it), above a
-floor under which a clause is about nothing in particular; a free topic, which may lie inside any bank,
-on its own score. The constants were chosen by bench/policy_screen.py on two thirds of a
-labelled set of chat clauses (bench/data/policy_clauses.json) for the all-MiniLM-L6-v2 embedder, and are
-reported with the held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
+to the other banks (a clause is about the bank it is nearest to, or within the bank's margin of it),
+above the bank's floor under which a clause is about nothing in particular, or outright from a score
+sure to be about it; a free topic, which may lie inside any bank, on its own score. Each bank has its
+own constants: the banks are not equally distinct (health talk is far from the rest; interests, events
+and personal details run into each other), and one setting for all would make every bank pay for the
+vaguest. They were chosen by bench/policy_screen.py on two thirds of a labelled set of chat clauses
+(bench/data/policy_clauses.json) for the all-MiniLM-L6-v2 embedder, and are reported with the
+held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
 differently: a close call excludes (a clause near an excluded bank goes, even when another bank is a
 little nearer) and does not include (a clause is kept by `include` only when the bank is clearly its
 nearest), so privacy errs toward not storing.
@@ -28,16 +31,36 @@ from engram.pipeline.topic_descriptions import BANK_DESCRIPTIONS
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    floor: float  # a bank's score below this: the clause is not about it, whatever the other banks score
+class BankRule:
+    """When a clause is about one bank."""
+
+    floor: float  # the bank's score below this: not about it, whatever the other banks score
     margin: float  # excluded when the bank scores within this of the clause's nearest bank
-    sure: float  # a bank scoring this high is excluded whatever else the clause touches
+    sure: float  # scoring this high: excluded whatever else the clause touches
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    banks: Mapping[MemoryBank, BankRule]
     topic_floor: float  # a free topic's score from which a clause is about it
-    include_margin: float = 0.0  # included only when the bank is nearer than any other by this
+    vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
 
 
-# Chosen by bench/policy_screen.py (two thirds of the labelled set, MiniLM int8): see docs/policy.md.
-THRESHOLDS = Thresholds(floor=0.20, margin=0.06, sure=0.45, topic_floor=0.40)
+# Chosen by bench/policy_screen.py on two thirds of the labelled set (MiniLM int8), each bank for no
+# leak and then fewest false exclusions: see docs/policy.md for the rates these give.
+THRESHOLDS = Thresholds(
+    banks={
+        MemoryBank.PERSONAL: BankRule(floor=0.26, margin=0.19, sure=0.40),
+        MemoryBank.WORK: BankRule(floor=0.18, margin=0.18, sure=0.40),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=0.22, margin=0.15, sure=0.40),
+        MemoryBank.HEALTH: BankRule(floor=0.28, margin=0.04, sure=0.45),
+        MemoryBank.INTERESTS: BankRule(floor=0.28, margin=0.18, sure=0.40),
+        MemoryBank.EVENTS: BankRule(floor=0.26, margin=0.17, sure=0.40),
+        MemoryBank.GENERAL: BankRule(floor=0.28, margin=0.11, sure=0.40),
+    },
+    topic_floor=0.30,
+    vague=0.35,
+)
 
 # The model the constants were chosen for; another embedder's scores are on another scale.
 TUNED_FOR = "all-MiniLM-L6-v2"
@@ -49,22 +72,29 @@ class Scores:
 
     banks: Mapping[MemoryBank, float]
     topics: Mapping[str, float]
+    thresholds: Thresholds = THRESHOLDS  # what the decisions below use unless given others
 
     @property
     def nearest(self) -> float:
         return max(self.banks.values(), default=0.0)
 
-    def excluded_by(self, bank: MemoryBank, t: Thresholds = THRESHOLDS) -> bool:
-        score = self.banks[bank]
-        return score >= t.sure or (score >= t.floor and score >= self.nearest - t.margin)
+    @property
+    def vague(self) -> bool:
+        """About no bank in particular ("saw them twice", "the winter started tbh")."""
+        return self.nearest < self.thresholds.vague
 
-    def included_by(self, bank: MemoryBank, t: Thresholds = THRESHOLDS) -> bool:
+    def excluded_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
+        score, rule = self.banks[bank], (t or self.thresholds).banks[bank]
+        return score >= rule.sure or (score >= rule.floor and score >= self.nearest - rule.margin)
+
+    def included_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
+        """Kept by `include` only when the bank is the clause's nearest (a close call is not kept)."""
         score = self.banks[bank]
         others = max((s for b, s in self.banks.items() if b is not bank), default=0.0)
-        return score >= t.floor and score > others + t.include_margin
+        return score >= (t or self.thresholds).banks[bank].floor and score > others
 
-    def about_topic(self, topic: str, t: Thresholds = THRESHOLDS) -> bool:
-        return self.topics.get(topic.lower(), 0.0) >= t.topic_floor
+    def about_topic(self, topic: str, t: Thresholds | None = None) -> bool:
+        return self.topics.get(topic.lower(), 0.0) >= (t or self.thresholds).topic_floor
 
 
 Matrix = npt.NDArray[np.float32]
@@ -77,8 +107,9 @@ class TopicMeaning:
     clauses go to the embedder in one call per screen (the pipeline's cached embedder answers a clause
     it has embedded for storage without running the model again)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, thresholds: Thresholds = THRESHOLDS) -> None:
         self.embedder = embedder
+        self.thresholds = thresholds
         self._banks: dict[MemoryBank, Matrix] | None = None
         self._topics: dict[tuple[str, ...], Matrix] = {}
         self._lock = threading.Lock()
@@ -102,9 +133,7 @@ class TopicMeaning:
                 self._topics[key] = found
         return found
 
-    def score(
-        self, clauses: Sequence[str], topics: Mapping[str, Sequence[str]] | None = None
-    ) -> list[Scores]:
+    def score(self, clauses: Sequence[str], topics: Mapping[str, Sequence[str]] | None = None) -> list[Scores]:
         """Each clause's scores; `topics`: the free topics asked about, each with its examples."""
         if not clauses:
             return []
@@ -117,6 +146,7 @@ class TopicMeaning:
             Scores(
                 {bank: float(best[row]) for bank, best in bank_best.items()},
                 {topic: float(best[row]) for topic, best in topic_best.items()},
+                self.thresholds,
             )
             for row in range(len(clauses))
         ]
