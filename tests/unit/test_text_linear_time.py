@@ -21,6 +21,7 @@ from engram.offline.patterns import AGENT_RULES, RULES, analyse_agent_message, a
 from engram.offline.relations import sentence_triples
 from engram.offline.text import MAX_CLAUSE, Clause, split_clauses, split_sentences, strip_trailing
 from engram.offline.third_person import MAX_SENTENCE
+from engram.pipeline.clauses import clauses
 from engram.pipeline.episodes import states_something
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
@@ -107,6 +108,7 @@ def whole_extractor(text: str) -> None:
     states_something(text)
     sentence_triples([message])
     tokenize(text)
+    clauses(text)  # the policy screen's split
 
 
 def budget(text: str) -> float:

@@ -30,14 +30,15 @@ def _pieces(body: str) -> list[tuple[str, str]]:
         pieces.append((sep, body[start : brk.start()]))
         start, sep = brk.end(), brk.group()
     pieces.append((sep, body[start:]))
-    joined: list[tuple[str, str]] = []
+    joined: list[tuple[str, list[str], int]] = []  # separator, the clause's parts (joined once: linear), words
     for sep, clause in pieces:
-        if joined and (len(clause.split()) < MIN_WORDS or len(joined[-1][1].split()) < MIN_WORDS):
-            before_sep, before = joined[-1]
-            joined[-1] = (before_sep, before + sep + clause)
+        words = len(clause.split())
+        if joined and (words < MIN_WORDS or joined[-1][2] < MIN_WORDS):
+            joined[-1][1].extend((sep, clause))
+            joined[-1] = (joined[-1][0], joined[-1][1], joined[-1][2] + words)
         else:
-            joined.append((sep, clause))
-    return joined
+            joined.append((sep, [clause], words))
+    return [(sep, "".join(parts)) for sep, parts, _ in joined]
 
 
 def segments(text: str) -> Iterator[tuple[str, list[tuple[str, str]]]]:
