@@ -249,7 +249,6 @@ class Container(SearchWiring, LiveWiring):
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
             meaning=self.policy_meaning,
-            reads_instructions=self.llm is not None,
         )
 
     @cached_property
@@ -257,13 +256,13 @@ class Container(SearchWiring, LiveWiring):
         """include/exclude by meaning, on the local MiniLM its thresholds were chosen for: the memories'
         own embedder when it is that model (one cache then serves both), else a MiniLM of its own when
         the local extras are installed; None without them (the rules' and the LLM's banks decide)."""
+        from engram.adapters.onnx.embedder import MODEL_ID, OnnxEmbedder
         from engram.pipeline.topic_meaning import TopicMeaning
 
-        if self.settings.embedder == "local":
+        if self.embedder.model_id.startswith(MODEL_ID):
             return TopicMeaning(self.embedder)
         if not local_minilm_installed():
             return None
-        from engram.adapters.onnx.embedder import OnnxEmbedder
         from engram.adapters.recent_embeddings import RecentEmbeddings
 
         return TopicMeaning(RecentEmbeddings(OnnxEmbedder(cache_dir=self.settings.model_cache_dir)))
@@ -273,7 +272,7 @@ class Container(SearchWiring, LiveWiring):
         from engram.services.tenant_config import warnings
 
         meaning = self.settings.embedder == "local" or local_minilm_installed()
-        return warnings(config, llm=self.settings.llm_configured, meaning=meaning)
+        return warnings(config, llm=bool(getattr(self.extractor, "reads_instructions", False)), meaning=meaning)
 
     @cached_property
     def lifecycle(self) -> Lifecycle:

@@ -110,7 +110,6 @@ class IngestPipeline:
     recheck_similarity: float = 0.5
     # include/exclude by meaning (pipeline/topic_meaning.py); None: by the rules' banks and topic words only
     meaning: TopicMeaning | None = None
-    reads_instructions: bool = False  # an LLM reads the policy's instructions (offline, they cannot be honoured)
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
@@ -158,6 +157,11 @@ class IngestPipeline:
         if policy is not None and policy.instructions.strip() and not self.reads_instructions:
             outcome.unread = INSTRUCTIONS_UNREAD
         return outcome
+
+    @property
+    def reads_instructions(self) -> bool:
+        """An LLM reads the policy's instructions (the offline rules cannot honour them)."""
+        return self.one_call is not None or bool(getattr(self.extractor, "reads_instructions", False))
 
     def _protected_texts(self, scope: Scope) -> list[str]:
         """The user's protected memories; the graph keeps what they state. A filtered listing of all
