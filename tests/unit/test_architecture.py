@@ -28,7 +28,7 @@ LAYERS = (
     ("graph", "pipeline"),
     ("maintenance", "services"),
     ("adapters",),
-    ("admin", "live_wiring", "search_wiring"),
+    ("admin", "live_wiring", "search_wiring", "policy_wiring"),
     ("bootstrap",),
     ("http",),
     ("local",),
