@@ -65,6 +65,9 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "I'm studying for a professional qualification",
         "my commute to the office is an hour",
         "the code review took all afternoon",
+        "I'm a developer on a small team",
+        "our weekly team meeting ran over",
+        "we're rewriting the app in a new framework",
     ),
     MemoryBank.RELATIONSHIPS: (
         "the person's family, partner, friends and the people in their life",
@@ -89,6 +92,7 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "my parents are divorced",
         "my cousin is having a baby",
         "my ex keeps texting me",
+        "my extended family is huge",
     ),
     MemoryBank.PERSONAL: (
         "who the person is: name, age, home, where they live, origin, nationality, languages",
@@ -113,6 +117,8 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "my phone number is new",
         "I'm an introvert",
         "we bought a house in the suburbs",
+        "I'm of Irish descent",
+        "my parents were immigrants",
     ),
     MemoryBank.INTERESTS: (
         "the person's hobbies, tastes and what they enjoy: sport, music, books, films, games, food",
@@ -124,7 +130,7 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "I play video games at night",
         "I go running every morning",
         "I'm learning to paint",
-        "I love Italian food",
+        "I love cooking and trying new dishes",
         "I collect vinyl records",
         "I'm a huge football fan",
         "I like hiking in the mountains",
@@ -159,6 +165,7 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "we're going away for a long weekend",
         "the ceremony is next month",
         "we have a reservation for eight on Thursday",
+        "we celebrated our anniversary last weekend",
     ),
     MemoryBank.GENERAL: (
         "small talk, opinions and remarks about the world that say little about the person",
