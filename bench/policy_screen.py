@@ -246,9 +246,9 @@ def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
     and an offline add's pipeline over in-memory stores with and without `exclude: ["Health"]`."""
     from engram.adapters.onnx.embedder import OnnxEmbedder
     from engram.adapters.recent_embeddings import RecentEmbeddings
-    from engram.offline.extractor import OfflineExtractor
     from engram.pipeline.ingest import IngestPipeline
     from engram.reconcile.offline import KeyReconciler
+    from engram.rules.extractor import OfflineExtractor
 
     model = OnnxEmbedder()
     model.warm_up()

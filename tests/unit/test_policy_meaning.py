@@ -17,7 +17,6 @@ import pytest
 
 from engram.domain.models import AddRequest, MemoryBank, Message, Task
 from engram.domain.policy import ConfigAnswer, MemoryPolicy, TenantConfig
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.clauses import clauses, segments
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
@@ -26,6 +25,7 @@ from engram.pipeline.topic_descriptions import BANK_DESCRIPTIONS
 from engram.pipeline.topic_meaning import THRESHOLDS, TopicMeaning
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.tenant_config import INSTRUCTIONS_NEED_AN_LLM, NO_MEANING, TenantConfigs, warnings
 from engram.services.worker import ExtractionWorker
 from tests.fakes import MemoryConfigStore, MemoryFactStore, MemoryIndex, MemoryTaskStore, ScriptedLLM

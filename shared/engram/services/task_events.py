@@ -18,7 +18,7 @@ from engram.domain.models import Task, utcnow
 from engram.domain.operations_ports import EventPublisher, QueueMetrics
 
 if TYPE_CHECKING:
-    from engram.services.accounting import Accounting
+    from engram.operations.accounting import Accounting
 
 logger = Logger(child=True)
 
