@@ -10,6 +10,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engram.live_wiring import LiveWiring
+from engram.policy_wiring import PolicyWiring
 from engram.search_wiring import SearchWiring
 from engram.settings import Settings, get_settings
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.writes.unit_of_work import Lifecycle
 
 
-class Container(SearchWiring, LiveWiring):
+class Container(SearchWiring, LiveWiring, PolicyWiring):
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         self.settings = settings or get_settings()
         # A given override replaces the cached_property of the same name before first use.
@@ -238,6 +239,7 @@ class Container(SearchWiring, LiveWiring):
                 else None
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
+            meaning=self.policy_meaning,
         )
 
     @cached_property

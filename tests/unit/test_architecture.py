@@ -36,9 +36,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "adapters": {"domain", "text", "settings"},
     "live_wiring": {"domain", "settings", "operations", "services", "adapters"},
     "search_wiring": {"domain", "settings", "operations", "search", "graph", "adapters"},
+    "policy_wiring": {"domain", "settings", "pipeline", "services", "adapters"},  # include/exclude by meaning
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
-        *("search", "services", "adapters", "live_wiring", "search_wiring"),
+        *("search", "services", "adapters", "live_wiring", "search_wiring", "policy_wiring"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
 }

@@ -40,7 +40,7 @@ from engram.pipeline.episodes import (
     kept_for_attachments,
 )
 from engram.pipeline.nothing_new import why_nothing_changed
-from engram.pipeline.policy_screen import Located, PolicyScreen
+from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
@@ -51,6 +51,7 @@ from engram.writes.unit_of_work import Lifecycle
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
     from engram.pipeline.one_call import OneCall, OneCallAnswer
+    from engram.pipeline.topic_meaning import TopicMeaning
 
 logger = Logger(child=True)
 NEARBY_POOL = 4  # hits per statement before episodes are set aside (times similar_per_fact)
@@ -72,6 +73,7 @@ class IngestOutcome:
     skipped: list[Located] = field(default_factory=list)  # what the policy left out (pipeline/policy_screen.py)
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
     relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
+    unread: str | None = None  # what of the policy this pipeline could not honour (the task's note says it)
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -106,6 +108,8 @@ class IngestPipeline:
     one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
     # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
     recheck_similarity: float = 0.5
+    # include/exclude by meaning (pipeline/topic_meaning.py); None: by the rules' banks and topic words only
+    meaning: TopicMeaning | None = None
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
@@ -119,7 +123,7 @@ class IngestPipeline:
         policy: MemoryPolicy | None = None,
     ) -> IngestOutcome:
         """`policy`: the add's instructions, include/exclude and custom prompts (domain/policy.py)."""
-        screen = PolicyScreen(policy) if policy is not None and policy.filters else None
+        screen = PolicyScreen(policy, self.meaning) if policy is not None and policy.filters else None
         # Excluded clauses leave the messages first: no step (nor the LLM) sees them, nothing can store them.
         request, skipped = screen.redact(request) if screen is not None else (request, [])
         redacted = bool(skipped)
@@ -127,6 +131,11 @@ class IngestPipeline:
             reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
             planned = self._ask_once(scope, request, reads, policy)
             outcome = self._facts(scope, request, task_id, sources, planned, reads, screen, skipped)
+            # What the screen excluded only once read (an LLM's fact, an episode's clause) leaves the messages
+            # too: the graph step does not see it and the add's kept input does not show it.
+            unsaid = screen.unsaid(request) if screen is not None else None
+            if unsaid is not None:
+                request, redacted = unsaid, True
             if self.graph is not None and request.infer:
                 decided = planned.graph if planned is not None else None
                 protected = functools.cache(functools.partial(self._protected_texts, scope))
@@ -145,7 +154,14 @@ class IngestPipeline:
         if redacted:
             outcome.messages = list(request.messages)
         outcome.note = why_nothing_changed(request, outcome.counts, outcome.results)
+        if policy is not None and policy.instructions.strip() and not self.reads_instructions:
+            outcome.unread = INSTRUCTIONS_UNREAD
         return outcome
+
+    @property
+    def reads_instructions(self) -> bool:
+        """An LLM reads the policy's instructions (the offline rules cannot honour them)."""
+        return self.one_call is not None or bool(getattr(self.extractor, "reads_instructions", False))
 
     def _protected_texts(self, scope: Scope) -> list[str]:
         """The user's protected memories; the graph keeps what they state. A filtered listing of all
