@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
     from engram.services.accounting import Accounting
+    from engram.services.bus_events import BusEvents
     from engram.services.circuit_breaker import CircuitBreaker
     from engram.services.health import HealthCheck
     from engram.services.maintenance_runs import MaintenanceRuns
@@ -170,7 +171,20 @@ class LiveWiring:
     def task_events(self) -> TaskEvents:
         from engram.services.task_events import TaskEvents
 
-        return TaskEvents(self.events, self.queue_metrics, self.accounting)
+        return TaskEvents(self.events, self.queue_metrics, self.accounting, self.bus_events)
+
+    @cached_property
+    def bus_events(self) -> BusEvents | None:
+        """Memory and task events on the tenant-routable EventBridge bus, when the stack declares one."""
+        name = self.settings.event_bus_name
+        if not name:
+            return None
+        from engram.adapters.aws.eventbridge_bus import EventBridgeBus
+        from engram.services.bus_events import BusEvents
+
+        bus = EventBridgeBus(lambda: self.aws.events, name)
+        configs = self.configs
+        return BusEvents(bus, lambda tenant: configs.get(tenant).events_include_text, self.metrics)
 
     @cached_property
     def breaker(self) -> CircuitBreaker | None:

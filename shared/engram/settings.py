@@ -95,6 +95,8 @@ class Settings(BaseModel):
     # (the Management API endpoint). Without them events are not sent (the local stack has its own hub).
     connections_table: str | None = None
     websocket_endpoint: str | None = None
+    # Memory and task events for the tenants' own rules (docs/events.md): the EventBridge bus name.
+    event_bus_name: str | None = None
 
     # Operations: CloudWatch metrics ("emf": Powertools EMF lines in the log, set on AWS by template.yaml;
     # "off": none) and the bound on each dependency check of GET /health?deep=true

@@ -74,6 +74,8 @@ class TenantConfig(Model):
     include: Entries = Field(default_factory=list)
     exclude: Entries = Field(default_factory=list)
     prompts: Prompts = Field(default_factory=Prompts)
+    # Memory events on the event bus carry the memory's text only when the tenant says so (docs/events.md).
+    events_include_text: bool = False
 
 
 class Skipped(Model):

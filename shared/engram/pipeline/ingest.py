@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.bus_events import BusEvent
 from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
@@ -106,9 +107,10 @@ class IngestPipeline:
     one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
     # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
     recheck_similarity: float = 0.5
+    announce: Callable[[Sequence[BusEvent]], object] | None = None  # the stored changes, to the event bus
 
     def __post_init__(self) -> None:
-        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
+        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
 
     def run(
         self,
