@@ -229,7 +229,7 @@ def test_hundreds_of_memories_are_a_compact_list_that_pages_and_filters(browser:
         dialog.wait_for()
         width = dialog.evaluate("d => d.getBoundingClientRect().width")
         assert width >= 500, f"the edit dialog is {width} px wide"
-        shot(page, "memory-page-edit")
+        page.screenshot(path=str(SCREENSHOTS / "memory-page-edit.png"))  # the viewport: where the dialog is
         page.get_by_role("button", name="Cancel").click()
     finally:
         context.close()
