@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 
-.PHONY: install run test lint typecheck unit soak sam-check bench clean
+.PHONY: install run test lint typecheck unit soak sam-check bench docs clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ $(SAM):
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engram.local
+	$(PY) -m engram_tools.local
 
 lint: $(STAMP)
 	$(PY) -m ruff check shared functions tests bench clients examples
@@ -49,6 +49,10 @@ soak: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
+
+# docs/configuration.md from the settings model's field descriptions (tests/unit/test_configuration_doc.py).
+docs: $(STAMP)
+	$(PY) -m engram_tools.settings_doc
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -16,7 +16,7 @@ import numpy as np
 
 from bench.engram_env import VectorCache
 from bench.locomo_data import Conversation, load
-from engram.services.search import named_candidates, without_names
+from engram.search.hybrid import named_candidates, without_names
 
 NOISE = 0.02
 
@@ -40,7 +40,7 @@ class Corpus:
         self.base = np.asarray(vectors, dtype=np.float32)
         self.texts = texts
         # Query vectors for the runs "without the query embedding": each question as asked and as the
-        # searcher embeds it when it names a speaker (the name left out, services/search.py).
+        # searcher embeds it when it names a speaker (the name left out, search/hybrid.py).
         speakers = {t.speaker for t in self.turns}
         cache.embed(self.questions + [without_names(q, named_candidates(q) & speakers) for q in self.questions])
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from engram.domain.models import ExtractionPrompt, Message, Scope
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.keys import family_of, same_value, signature
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.keys import family_of, same_value, signature
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "offline_corpus.jsonl"
 SAID_AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # relative dates resolve against this

@@ -17,9 +17,9 @@ from bench.engram_env import shared_embedder
 from bench.fact_set import users
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Event, Message, Scope, SearchQuery
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.memory import MemoryService
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 

@@ -27,8 +27,8 @@ from engram.graph.llm import LLMGraphExtractor
 from engram.graph.resolve import entity_doc
 from engram.graph.search import GraphSearcher
 from engram.graph.service import GraphService
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.relations import offline_triples
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.relations import offline_triples
 from tests.fakes import HashEmbedder, MemoryGraphStore
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ line (0-based index % 3 == 2) is held aside: rules are written against the rest 
 third is scored only to report. Run: `python -m bench.graph_corpus` (add `--misses` to list dev misses).
 
 Each statement is one message, read alone, as the offline add reads it (the extractor's facts and the
-sentence shapes, engram.offline.relations.offline_triples). A triple matches when its relation (snake
+sentence shapes, engram.rules.relations.offline_triples). A triple matches when its relation (snake
 case) and both ends (case-folded, "user" for the speaker) are equal; precision counts every triple the
 rules returned, recall every triple the corpus expects.
 """
@@ -18,8 +18,8 @@ from typing import Any
 
 from engram.domain.graph import normalise_relation
 from engram.domain.models import ExtractionPrompt, Message, Scope
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.relations import offline_triples
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.relations import offline_triples
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "graph_corpus.jsonl"
 Key = tuple[str, str, str]

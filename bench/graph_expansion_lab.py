@@ -29,7 +29,7 @@ from bench.longmemeval_score import hit_of, score, summarise
 from bench.procs import MotoProcess
 from engram.domain.models import SearchQuery
 from engram.graph.search import named
-from engram.services.graph_expansion import GraphExpansion
+from engram.search.graph_expansion import GraphExpansion
 
 SHARES = (0.0, 0.2, 0.35, 0.5)
 

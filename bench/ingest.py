@@ -12,6 +12,9 @@ together); "live" runs each add alone, as when adds arrive slower than they are 
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,9 +24,8 @@ from typing import Any
 import httpx
 
 from bench.engram_env import EngramEnv
-from bench.ingest_child import run_child
 from bench.locomo_data import Conversation, Turn
-from bench.procs import LocalStack, ModelServer, MotoProcess, StubCounters, cpu_seconds
+from bench.procs import ROOT, LocalStack, ModelServer, MotoProcess, StubCounters, bench_env, cpu_seconds
 
 WORKER_BATCH = 10
 
@@ -42,6 +44,21 @@ MODES = (
     Mode("infer=true, backlog (batches of 10)", True, True, WORKER_BATCH),
     Mode("infer=true, live (one add at a time)", True, True, 1),
 )
+
+
+WARM_UP_TURNS = 20  # the last turns of the last conversation: some reach the LLM in every mode
+
+
+def run_child(moto_endpoint: str, llm_url: str, conversations: list[int], mode: int, turns: int) -> dict[str, Any]:
+    """bench.ingest.replay of LoCoMo conversations (indexes into locomo_data.load()) in mode
+    ingest.MODES[mode], in a fresh process; its result row."""
+    arg = {"moto": moto_endpoint, "llm_url": llm_url, "conversations": conversations, "mode": mode, "turns": turns}
+    command = [sys.executable, "-m", "bench.ingest_child", json.dumps(arg)]
+    done = subprocess.run(command, cwd=ROOT, env=bench_env(), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ingest replay failed: {done.stderr[-2000:]}")
+    row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return row
 
 
 def add_body(conv: Conversation, turn: Turn, infer: bool, deduplicate: bool) -> dict[str, Any]:

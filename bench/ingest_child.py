@@ -1,4 +1,4 @@
-"""One ingest replay in a fresh process: `python -m bench.ingest_child '<json>'`, run by run_child().
+"""One ingest replay in a fresh process: `python -m bench.ingest_child '<json>'`, run by bench.ingest.run_child().
 
 The process that runs the whole bench holds collections of 100,000 memories and the earlier parts'
 leftovers by the time it measures ingest, and a live add measured there cost half as much again as in
@@ -12,31 +12,13 @@ reaches the LLM.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from dataclasses import replace
-from typing import Any
-
-from bench.procs import ROOT, bench_env
-
-WARM_UP_TURNS = 20  # the last turns of the last conversation: some reach the LLM in every mode
-
-
-def run_child(moto_endpoint: str, llm_url: str, conversations: list[int], mode: int, turns: int) -> dict[str, Any]:
-    """bench.ingest.replay of LoCoMo conversations (indexes into locomo_data.load()) in mode
-    ingest.MODES[mode], in a fresh process; its result row."""
-    arg = {"moto": moto_endpoint, "llm_url": llm_url, "conversations": conversations, "mode": mode, "turns": turns}
-    command = [sys.executable, "-m", "bench.ingest_child", json.dumps(arg)]
-    done = subprocess.run(command, cwd=ROOT, env=bench_env(), capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"ingest replay failed: {done.stderr[-2000:]}")
-    row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return row
 
 
 def main(argv: list[str]) -> int:
     from bench.engram_env import engram_env, shared_embedder
-    from bench.ingest import MODES, replay
+    from bench.ingest import MODES, WARM_UP_TURNS, replay
     from bench.locomo_data import load
     from bench.procs import StubCounters
     from engram.adapters.recent_embeddings import RecentEmbeddings

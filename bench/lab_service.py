@@ -13,11 +13,11 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
-from engram.pipeline.lifecycle import index_doc
+from engram.search.decompose import decomposing
 from engram.search_wiring import hybrid_searcher
-from engram.services.decompose import decomposing
 from engram.services.memory import MemoryService
 from engram.settings import Settings
+from engram.writes.unit_of_work import index_doc
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 
 

@@ -25,7 +25,7 @@ from bench.locomo_data import CATEGORIES, Conversation, Turn, load
 from bench.procs import MotoProcess
 from bench.stats import all_at, recall_at
 from engram.domain.models import AddRequest, Message, SearchQuery
-from engram.services.search import HybridSearcher
+from engram.search.hybrid import HybridSearcher
 
 KS = (5, 10, 20)
 WORKER_BATCH = 10  # the extraction function's SQS batch size (template.yaml)

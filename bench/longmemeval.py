@@ -24,8 +24,7 @@ from typing import Any
 from bench.engram_env import EngramEnv, VectorCache, engram_env
 from bench.longmemeval_data import TYPES, Question, Session, load, stratified
 from bench.longmemeval_score import hit_of, score, summarise
-from bench.procs import ROOT, MotoProcess
-from bench.run_all import _commit
+from bench.procs import ROOT, MotoProcess, git_commit
 from bench.stats import percentile
 from engram.domain.models import AddRequest, Message, SearchQuery
 
@@ -142,7 +141,7 @@ def run(quick: bool = False, questions: Sequence[Question] | None = None, parall
     abstention = [q for q in chosen if q.abstention]
     return {
         "started": started,
-        "commit": _commit(ROOT),
+        "commit": git_commit(ROOT),
         "load_at_start": load_at_start,
         "method": {
             "data": "LongMemEval_S, 184-question dev third (../shared/bench/longmemeval_s_dev.json.gz)",

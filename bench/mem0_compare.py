@@ -28,14 +28,13 @@ import numpy as np
 from bench import ingest as engram_ingest
 from bench.corpus import Corpus
 from bench.engram_env import shared_embedder
-from bench.ingest_child import WARM_UP_TURNS, run_child
 from bench.locomo_data import Conversation
 from bench.locomo_recall import KS, _scores
 from bench.procs import ROOT, ModelServer, bench_env, cpu_seconds
 from bench.search_latency import cases_for, index_docs, measure
 from bench.stats import latency_summary, ratio
 from engram.adapters.embedded.index import EmbeddedIndex
-from engram.services.search import HybridSearcher
+from engram.search.hybrid import HybridSearcher
 
 BENCH = ROOT / "bench"
 VENV = BENCH / ".mem0-venv"
@@ -204,14 +203,14 @@ def ingest(
     ]
     warm_up = [
         {"content": engram_ingest.add_body(conv, t, True, True)["messages"][0]["content"], "name": t.speaker}
-        for t in conv.turns[-WARM_UP_TURNS:]
+        for t in conv.turns[-engram_ingest.WARM_UP_TURNS:]
     ]
     out = []
     for mode_index, infer in pairs:
         mode = engram_ingest.MODES[mode_index]
         engram_runs, mem0_runs = [], []
         for _ in range(runs):
-            row = run_child(moto_endpoint, llm.base_url, [0], mode_index, turns)
+            row = engram_ingest.run_child(moto_endpoint, llm.base_url, [0], mode_index, turns)
             engram_runs.append(
                 {
                     "cpu_ms_per_add": row["submit_cpu_ms_per_add"] + row["worker_cpu_ms_per_add"],

@@ -1,4 +1,4 @@
-"""The memory page with 1,000 memories in headless Chromium against `python -m engram.local`: how long
+"""The memory page with 1,000 memories in headless Chromium against `python -m engram_tools.local`: how long
 the first page, each further page (More), a bank filter and a search take to show, medians of runs.
 
     .venv/bin/python -m bench.memory_page [--memories 1000] [--runs 3]

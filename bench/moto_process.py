@@ -1,4 +1,4 @@
-"""`python -m bench.moto_process --port N`: the local stack's moto server (engram.local.moto_server)
+"""`python -m bench.moto_process --port N`: the local stack's moto server (engram_tools.local.moto_server)
 alone, for the benchmarks' DynamoDB, SQS and S3.
 
 It is moto with the local stack's fixes of costs that grow with the data and that AWS does not have
@@ -15,7 +15,7 @@ import sys
 import threading
 from types import FrameType
 
-from engram.local.moto_server import MotoServer
+from engram_tools.local.moto_server import MotoServer
 
 
 def main(argv: list[str] | None = None) -> int:

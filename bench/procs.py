@@ -124,7 +124,7 @@ class MotoProcess(Child):
 
 
 class LocalStack(Child):
-    """`python -m engram.local` (what `make run` starts) on free ports with a fresh data folder."""
+    """`python -m engram_tools.local` (what `make run` starts) on free ports with a fresh data folder."""
 
     API_KEY = "bench-key-0123456789abcdef"
 
@@ -137,7 +137,7 @@ class LocalStack(Child):
         env = bench_env(ENGRAM_LOCAL_API_KEYS=f"bench:{self.API_KEY}", ENGRAM_MOTO_PORT=str(moto_port))
         if llm_base_url:
             env.update({"ENGRAM_OPENAI_BASE_URL": llm_base_url, "ENGRAM_OPENAI_API_KEY": "stub"})
-        command = [sys.executable, "-m", "engram.local", "--port", str(self.port), "--data-dir", str(data_dir)]
+        command = [sys.executable, "-m", "engram_tools.local", "--port", str(self.port), "--data-dir", str(data_dir)]
         began = time.monotonic()
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -166,3 +166,10 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], timeout_s: float) -> N
             pass
         time.sleep(0.1)
     raise RuntimeError(f"{url} did not answer within {timeout_s} s")
+
+
+def git_commit(root: Path) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or "unknown"

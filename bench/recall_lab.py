@@ -18,7 +18,7 @@ Scores are recall@k over categories 1-4, as in bench/locomo_recall.py.
 --latency: the search latency part's one-user 10,000-memory collection (bench/corpus.py), searched
 by this searcher and by the round-1 ranking (semantic 0.6, no speaker step, no vectors in context),
 interleaved per query; p50 and p95 with the query embedding ("rank+embed") and without ("rank").
-With --rerank: the default searcher without and with the MaxSim reranker's step (services/model_rerank.py,
+With --rerank: the default searcher without and with the MaxSim reranker's step (search/model_rerank.py,
 the function MemoryService.search calls) over its top 20, and that step alone.
 """
 
@@ -44,9 +44,9 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import MaxSimReranker
 from engram.domain.models import Fact, IndexDoc, SearchQuery
 from engram.domain.ports import Reranker
+from engram.search.hybrid import HybridSearcher
+from engram.search.model_rerank import rescore
 from engram.services.memory import MemoryService
-from engram.services.model_rerank import rescore
-from engram.services.search import HybridSearcher
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 TENANT = "lab"
@@ -263,7 +263,7 @@ def main(argv: list[str]) -> None:
     lab = Lab.build()
     fields = {key: _value(value) for key, _, value in (arg.partition("=") for arg in argv if arg != "--searcher")}
     rerank = {key: fields.pop(key) for key in ("rerank_candidates", "rerank_weight") if key in fields}
-    if rerank:  # HybridSearcher then the MaxSim reranker (services/model_rerank.py)
+    if rerank:  # HybridSearcher then the MaxSim reranker (search/model_rerank.py)
         reranker = MaxSimReranker(shared_embedder(), cache_texts=len(lab.texts()))  # type: ignore[arg-type]
         candidates, weight = int(rerank.get("rerank_candidates", 30)), float(rerank.get("rerank_weight", 0.2))
         for k in (5, K):

@@ -11,7 +11,7 @@ _KEYS = ["turn_recall@5", "turn_recall@10", "turn_all@10", "session_recall@5", "
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    from bench.report_tables import _table as table
+    from bench.report_format import table
 
     return table(header, rows)
 

@@ -9,7 +9,7 @@ _KEYS = ["recall@5", "recall@10", "recall@20"]
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    from bench.report_tables import _table as table
+    from bench.report_format import table
 
     return table(header, rows)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bench.report_format import table
+
 Results = dict[str, Any]
 Check = Callable[[Results], tuple[str, str]]
 
@@ -160,19 +162,6 @@ TARGETS: list[tuple[str, Check]] = [
 ]
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    def cell(value: Any) -> str:
-        if isinstance(value, float):
-            return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
-        return "" if value is None else str(value)
-
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(cell(v) for v in row) + " |" for row in rows),
-    ]
-
-
 def _recall_section(results: Results) -> list[tuple[str, list[str]]]:
     part = results.get("locomo_recall")
     if not part:
@@ -200,8 +189,8 @@ def _recall_section(results: Results) -> list[tuple[str, list[str]]]:
             f"{dated['in_top10']} ({dated['share']}; goal 1.0)."
         )
     return [
-        ("LoCoMo evidence recall (overall)", [*_table(["search", *keys], rows), "", *notes]),
-        ("LoCoMo evidence recall by category (Engram)", _table(["category", "questions", *keys], cats)),
+        ("LoCoMo evidence recall (overall)", [*table(["search", *keys], rows), "", *notes]),
+        ("LoCoMo evidence recall by category (Engram)", table(["category", "questions", *keys], cats)),
     ]
 
 
@@ -219,7 +208,7 @@ def _latency_section(results: Results) -> list[tuple[str, list[str]]]:
                 rows.append([f"{row['memories']:,}", row["layout"], level, s["p50_ms"], s["p95_ms"], s["p99_ms"]])
         if "http_error" in row:
             rows.append([f"{row['memories']:,}", row["layout"], "http", "error", row["http_error"][:80], ""])
-    return [("Search latency, top_k=10 (ms)", _table(["memories", "layout", "level", "p50", "p95", "p99"], rows))]
+    return [("Search latency, top_k=10 (ms)", table(["memories", "layout", "level", "p50", "p95", "p99"], rows))]
 
 
 def _ingest_section(results: Results) -> list[tuple[str, list[str]]]:
@@ -238,7 +227,7 @@ def _ingest_section(results: Results) -> list[tuple[str, list[str]]]:
         out.append(
             (
                 "Ingest, in process (LoCoMo replay)",
-                _table(["mode", "adds", *keys], [[r["mode"], r["adds"], *(r[k] for k in keys)] for r in rows]),
+                table(["mode", "adds", *keys], [[r["mode"], r["adds"], *(r[k] for k in keys)] for r in rows]),
             )
         )
     stack = _get(results, "ingest", "local_stack") or []
@@ -247,7 +236,7 @@ def _ingest_section(results: Results) -> list[tuple[str, list[str]]]:
         out.append(
             (
                 "Ingest through the local stack (HTTP)",
-                _table(["mode", *keys], [[r.get("mode"), *(r.get(k, r.get("error")) for k in keys)] for r in stack]),
+                table(["mode", *keys], [[r.get("mode"), *(r.get(k, r.get("error")) for k in keys)] for r in stack]),
             )
         )
     return out
@@ -286,7 +275,7 @@ def _mem0_section(results: Results) -> list[tuple[str, list[str]]]:
     return [
         (
             "Search latency, Engram vs mem0 (ms, medians of runs)",
-            _table(
+            table(
                 [
                     "memories",
                     "mem0 store",
@@ -302,7 +291,7 @@ def _mem0_section(results: Results) -> list[tuple[str, list[str]]]:
         ),
         (
             "Ingest, Engram vs mem0 (medians of runs)",
-            _table(
+            table(
                 [
                     "Engram mode",
                     "mem0 mode",
@@ -340,7 +329,7 @@ def _cold_section(results: Results) -> list[tuple[str, list[str]]]:
             )
     header = ["process", "import s", "clients s", "search clients s", "model s", "import+clients s", "CPU s ready"]
     header.append("heavy modules")
-    return [("Cold start (median of fresh processes)", _table(header, rows))]
+    return [("Cold start (median of fresh processes)", table(header, rows))]
 
 
 def quality_sections(results: Results) -> list[tuple[str, list[str]]]:
@@ -364,9 +353,9 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
             "<= 30",
         ],
     ]
-    table = _table(["figure", "median", "runs", "target"], [[a, b, ", ".join(map(str, c)), d] for a, b, c, d in rows])
+    lines = table(["figure", "median", "runs", "target"], [[a, b, ", ".join(map(str, c)), d] for a, b, c, d in rows])
     note = f"Run {bulk.get('started', '?')} (bench.run_all --parts bulk), {bulk.get('load', '?')}."
-    return [("Bulk work through make run (HTTP, infer=false)", [*table, "", note])]
+    return [("Bulk work through make run (HTTP, infer=false)", [*lines, "", note])]
 
 
 def sections(results: Results) -> list[tuple[str, list[str]]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,13 +22,6 @@ from pathlib import Path
 from typing import Any
 
 PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
-
-
-def _commit(root: Path) -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() or "unknown"
 
 
 def _machine() -> str:
@@ -54,13 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     from bench.corpus import Corpus
     from bench.engram_env import VectorCache
     from bench.locomo_data import load
-    from bench.procs import ROOT, ModelServer, MotoProcess
+    from bench.procs import ROOT, ModelServer, MotoProcess, git_commit
 
     began = time.perf_counter()
     run: dict[str, Any] = {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": _machine(),
-        "commit": _commit(ROOT),
+        "commit": git_commit(ROOT),
         "mode": "quick" if args.quick else "full",
         "parts": parts,
         "durations_s": {},

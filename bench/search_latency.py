@@ -5,7 +5,7 @@ Levels, each a superset of the one before:
 - "rank+embed": the same with the query embedded by MiniLM (the figure the target is about);
 - "service": MemoryService.search, i.e. plus reading the top_k facts from DynamoDB (a moto server in
   another process; the read is also timed alone as "fact read");
-- "http": POST /v1/memories/search on the local stack (`python -m engram.local`): API Gateway
+- "http": POST /v1/memories/search on the local stack (`python -m engram_tools.local`): API Gateway
   emulation, authorizer, API handler, service.
 Collections are loaded straight into the index (and DynamoDB with BatchWriteItem, in the fact
 store's own item shape): the content is what the pipeline would have written, without spending
@@ -32,7 +32,7 @@ from bench.stats import latency_summary, timed_ms
 from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import Fact, IndexDoc, SearchQuery
-from engram.services.search import HybridSearcher
+from engram.search.hybrid import HybridSearcher
 
 TENANT = "bench"
 TOP_K = 10
@@ -106,7 +106,7 @@ def in_process(env: EngramEnv, corpus: Corpus, cases: list[tuple[str, str]], wit
 
 def over_http(docs: list[IndexDoc], facts: list[Fact], cases: list[tuple[str, str]], work: Path) -> dict[str, Any]:
     """Loads the collection as the local stack would have persisted it, starts the stack, queries it."""
-    from engram.local.names import physical_name
+    from engram_tools.local.names import physical_name
 
     data_dir = work / f"stack-{uuid.uuid4().hex[:8]}"
     data_dir.mkdir(parents=True)

@@ -129,7 +129,7 @@ def respond(request: dict[str, Any]) -> str:
 
 def _graph(user: str) -> dict[str, Any]:
     from engram.domain.models import Message
-    from engram.offline.relations import sentence_triples
+    from engram.rules.relations import sentence_triples
 
     matches = map(_LINE.match, user.split("Conversation:\n", 1)[-1].splitlines())
     lines = [m.group(2) for m in matches if m and m.group(2).strip()]  # a message that starts with a line break

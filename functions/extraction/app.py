@@ -25,7 +25,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from engram.bootstrap import container
 from engram.domain.errors import OutageError
-from engram.queue_message import TaskMessage
+from engram.domain.task_message import TaskMessage
 
 logger = Logger()
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)

@@ -34,12 +34,12 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.maintenance.scanner import FactScanner
     from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
-    from engram.pipeline.lifecycle import Lifecycle
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
     from engram.services.memory import MemoryService
     from engram.services.worker import ExtractionWorker
+    from engram.writes.unit_of_work import Lifecycle
 
 
 class Container(SearchWiring, LiveWiring):
@@ -170,13 +170,13 @@ class Container(SearchWiring, LiveWiring):
         llm = OpenAILLM(self.openai_client, self.settings.llm_model)
         if self.breaker is None:
             return llm
-        from engram.services.circuit_breaker import GuardedLLM
+        from engram.operations.circuit_breaker import GuardedLLM
 
         return GuardedLLM(llm, self.breaker)
 
     @cached_property
     def extractor(self) -> FactExtractor:
-        from engram.offline.extractor import OfflineExtractor
+        from engram.rules.extractor import OfflineExtractor
 
         if self.llm is None:
             return OfflineExtractor()
@@ -243,7 +243,7 @@ class Container(SearchWiring, LiveWiring):
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
-        from engram.pipeline.lifecycle import Lifecycle
+        from engram.writes.unit_of_work import Lifecycle
 
         bus = self.bus_events
         announce = bus.publish if bus is not None else None

@@ -13,15 +13,15 @@ from engram.domain.errors import ConfigurationError
 if TYPE_CHECKING:  # the parts are imported when first built: an API call that needs none loads none
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.ports import LLM, Embedder, FactStore, TaskQueue, TaskStore, UserDirectory, VectorIndex
-    from engram.services.accounting import Accounting
+    from engram.operations.accounting import Accounting
+    from engram.operations.circuit_breaker import CircuitBreaker
+    from engram.operations.health import HealthCheck
+    from engram.operations.usage import UsageService
+    from engram.operations.usage_buffer import BufferedUsageCounters
     from engram.services.bus_events import BusEvents
-    from engram.services.circuit_breaker import CircuitBreaker
-    from engram.services.health import HealthCheck
     from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.task_events import TaskEvents
     from engram.services.tenant_config import TenantConfigs
-    from engram.services.usage import UsageService
-    from engram.services.usage_buffer import BufferedUsageCounters
     from engram.settings import Settings
 
 HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
@@ -49,7 +49,7 @@ class LiveWiring:
     @cached_property
     def metrics(self) -> Metrics:
         if self.settings.metrics == "off":
-            from engram.services.metrics import NoMetrics
+            from engram.operations.metrics import NoMetrics
 
             return NoMetrics()
         from engram.adapters.aws.emf_metrics import EmfMetrics
@@ -85,13 +85,13 @@ class LiveWiring:
 
     @cached_property
     def usage(self) -> UsageService:
-        from engram.services.usage import UsageService
+        from engram.operations.usage import UsageService
 
         return UsageService(self.search_usage)  # reading writes this container's waiting counts first
 
     @cached_property
     def search_usage(self) -> BufferedUsageCounters:
-        from engram.services.usage_buffer import BufferedUsageCounters
+        from engram.operations.usage_buffer import BufferedUsageCounters
 
         return BufferedUsageCounters(self.usage_counters, self.settings.usage_flush_s)
 
@@ -102,8 +102,8 @@ class LiveWiring:
 
     @cached_property
     def accounting(self) -> Accounting:
-        from engram.services.accounting import Accounting
-        from engram.services.busy_log import BusyLog
+        from engram.operations.accounting import Accounting
+        from engram.operations.busy_log import BusyLog
 
         # The log line only comes out where tasks finish, i.e. in the worker.
         pending = self._queue_pending if self.settings.queue_url else None
@@ -115,7 +115,7 @@ class LiveWiring:
     @cached_property
     def health(self) -> HealthCheck:
         """DynamoDB (both tables), SQS, the search index, the embedder and the LLM, through their ports."""
-        from engram.services.health import HealthCheck
+        from engram.operations.health import HealthCheck
 
         return HealthCheck(
             {
@@ -129,7 +129,7 @@ class LiveWiring:
         )
 
     def _tables_answer(self) -> None:
-        from engram.services.health import absent_is_fine
+        from engram.operations.health import absent_is_fine
 
         absent_is_fine(lambda: self.tasks.get(HEALTH_ID, HEALTH_ID))()
         absent_is_fine(lambda: self.facts.get(HEALTH_ID, HEALTH_ID))()
@@ -192,7 +192,7 @@ class LiveWiring:
         if not s.breaker_enabled:
             return None
         from engram.adapters.dynamo.breaker_store import DynamoBreakerStore
-        from engram.services.circuit_breaker import CircuitBreaker
+        from engram.operations.circuit_breaker import CircuitBreaker
 
         store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
         return CircuitBreaker(

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the parts are imported when first built
     from engram.domain.ports import LLM, Embedder, GraphStore, Reranker, VectorIndex
     from engram.graph.service import GraphService
-    from engram.services.accounting import Accounting
-    from engram.services.graph_expansion import GraphExpansion
-    from engram.services.search import HybridSearcher, Searcher
+    from engram.operations.accounting import Accounting
+    from engram.search.graph_expansion import GraphExpansion
+    from engram.search.hybrid import HybridSearcher, Searcher
     from engram.settings import Settings
 
 
@@ -42,12 +42,12 @@ class SearchWiring:
     def ranked_searcher(self) -> Searcher:
         """The hybrid searcher, wrapped to search a question's sub-queries too when configured: split
         offline (ENGRAM_SEARCH_DECOMPOSE) or by the LLM (ENGRAM_SEARCH_REWRITE=llm, share 0.9 unless set)."""
-        from engram.services.decompose import decomposing
+        from engram.search.decompose import decomposing
 
         s = self.settings
         if s.search_rewrite != "llm" or self.llm is None:
             return decomposing(self.searcher, s.search_decompose, s.search_decompose_head)
-        from engram.services.query_rewrite import LLMQueryRewriter
+        from engram.search.query_rewrite import LLMQueryRewriter
 
         rewriter = LLMQueryRewriter(self.llm, self.accounting.search_llm)
         return decomposing(self.searcher, s.search_decompose or 0.9, s.search_decompose_head, rewriter)
@@ -61,7 +61,7 @@ class SearchWiring:
     def graph_expansion(self) -> GraphExpansion | None:
         if self.graph is None or self.settings.search_graph_expansion <= 0:
             return None
-        from engram.services.graph_expansion import GraphExpansion
+        from engram.search.graph_expansion import GraphExpansion
 
         return GraphExpansion(self.graph_store, self.entity_index, self.settings.search_graph_expansion)
 
@@ -74,7 +74,7 @@ class SearchWiring:
 
 def hybrid_searcher(index: VectorIndex, embedder: Embedder, settings: Settings, **fields: Any) -> HybridSearcher:
     """HybridSearcher with the ENGRAM_SEARCH_* weights; `fields` on top (the bench labs try other values)."""
-    from engram.services.search import HybridSearcher
+    from engram.search.hybrid import HybridSearcher
 
     s = settings
     configured: dict[str, Any] = {

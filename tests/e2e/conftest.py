@@ -1,4 +1,4 @@
-"""One local stack per test session (per xdist worker), started as `python -m engram.local` would be."""
+"""One local stack per test session (per xdist worker), started as `python -m engram_tools.local` would be."""
 
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engram.local.names import physical_name
-from engram.local.sam_env import CONTAINER_DATA_DIR, DEFAULT_DOCKER_HOST
-from engram.local.template import load_template
+from engram_tools.local.names import physical_name
+from engram_tools.local.sam_env import CONTAINER_DATA_DIR, DEFAULT_DOCKER_HOST
+from engram_tools.local.template import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"

@@ -1,4 +1,4 @@
-"""Run `python -m engram.local` in a subprocess on free ports and talk to it over HTTP."""
+"""Run `python -m engram_tools.local` in a subprocess on free ports and talk to it over HTTP."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ class StackProcess:
         return f"http://127.0.0.1:{self.moto_port}"
 
     def start(self) -> StackProcess:
-        command = [sys.executable, "-m", "engram.local", "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        command = [sys.executable, "-m", "engram_tools.local"]
+        command += ["--port", str(self.port), "--data-dir", str(self.data_dir)]
         began = time.monotonic()
         with self.log_path.open("ab") as log:
             self._process = subprocess.Popen(command, cwd=ROOT, env=self._env, stdout=log, stderr=subprocess.STDOUT)

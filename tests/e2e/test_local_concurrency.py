@@ -10,10 +10,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engram.local.api_gateway import ApiGateway
-from engram.local.http_front import HttpFront
-from engram.local.lambda_runtime import LocalFunction
-from engram.local.template import Api, Function, Route
+from engram_tools.local.api_gateway import ApiGateway
+from engram_tools.local.http_front import HttpFront
+from engram_tools.local.lambda_runtime import LocalFunction
+from engram_tools.local.template import Api, Function, Route
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ import uuid
 import boto3
 import pytest
 
-from engram.local.names import physical_name
+from engram_tools.local.names import physical_name
 from tests.e2e.stack_process import Api, StackProcess
 
 pytestmark = pytest.mark.e2e

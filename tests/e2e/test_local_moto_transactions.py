@@ -12,7 +12,7 @@ import httpx
 import pytest
 from botocore.exceptions import ClientError
 
-from engram.local.moto_server import MotoServer
+from engram_tools.local.moto_server import MotoServer
 
 pytestmark = pytest.mark.e2e
 

@@ -17,15 +17,15 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
     APIGatewayAuthorizerResponse,
 )
 
-from engram.local.api_gateway import ApiGateway, Request
-from engram.local.asl import StateMachineRun, StatesError
-from engram.local.change_tracker import ChangeTracker
-from engram.local.moto_server import MotoServer, MotoState
-from engram.local.names import ACCOUNT_ID
-from engram.local.persistence import Snapshotter
-from engram.local.poller import QueuePoller, failed_ids
-from engram.local.provision import Provisioned, provision
-from engram.local.template import Template, load_template
+from engram_tools.local.api_gateway import ApiGateway, Request
+from engram_tools.local.asl import StateMachineRun, StatesError
+from engram_tools.local.change_tracker import ChangeTracker
+from engram_tools.local.moto_server import MotoServer, MotoState
+from engram_tools.local.names import ACCOUNT_ID
+from engram_tools.local.persistence import Snapshotter
+from engram_tools.local.poller import QueuePoller, failed_ids
+from engram_tools.local.provision import Provisioned, provision
+from engram_tools.local.template import Template, load_template
 
 pytestmark = pytest.mark.e2e
 

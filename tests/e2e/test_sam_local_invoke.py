@@ -14,9 +14,9 @@ from typing import Any
 import boto3
 import pytest
 
-from engram.local.names import physical_name
-from engram.local.sam_env import CONTAINER_DATA_DIR, DEFAULT_DOCKER_HOST
-from engram.local.template import load_yaml
+from engram_tools.local.names import physical_name
+from engram_tools.local.sam_env import CONTAINER_DATA_DIR, DEFAULT_DOCKER_HOST
+from engram_tools.local.template import load_yaml
 from tests.e2e.conftest import ACME_KEY
 from tests.e2e.sam_invoke import EVENTS, REGION, ROOT, event, function_environment, invoke
 from tests.e2e.stack_process import Api, StackProcess
@@ -51,7 +51,7 @@ def create_key(env_file: Path, tenant: str, tmp_path: Path) -> str:
         **function_environment(env_file, "AuthorizerFunction", tmp_path),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "engram.admin", "keys", "create", "--tenant", tenant],
+        [sys.executable, "-m", "engram_tools.admin", "keys", "create", "--tenant", tenant],
         env=env, cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
     )  # fmt: skip
     found = re.search(r"^key:\s+(\S+)$", done.stdout, re.MULTILINE)
@@ -120,7 +120,7 @@ def test_get_task_event(env_file: Path, added: dict[str, Any], tmp_path: Path) -
 def test_search_event_reads_the_container_scratch_index(env_file: Path, added: dict[str, Any], tmp_path: Path) -> None:
     response = invoke(env_file, "ApiFunction", event("api_search.json"), tmp_path)
     assert response["statusCode"] == 200, response
-    # The stack's index is in its own process; a container has only its fresh /tmp (README says so).
+    # The stack's index is in its own process; a container has only its fresh /tmp (docs/sam-local.md says so).
     assert body(response)["results"] == []
 
 

@@ -1,4 +1,4 @@
-"""`python -m engram.admin keys ...` against moto: the key is printed once, never listed."""
+"""`python -m engram_tools.admin keys ...` against moto: the key is printed once, never listed."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from moto import mock_aws
 
 from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
-from engram.admin import main
 from engram.domain.errors import UnauthorizedError
 from engram.settings import Settings
+from engram_tools.admin import main
 from tests.integration.aws_tables import create_tables
 
 KEY = re.compile(r"egm_[0-9a-f]{16}_[A-Za-z0-9_-]{43}")

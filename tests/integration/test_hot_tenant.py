@@ -19,7 +19,7 @@ import pytest
 
 from engram.domain.models import Event, Task, TaskResult
 from engram.live_wiring import LiveWiring
-from engram.services.accounting import Accounting
+from engram.operations.accounting import Accounting
 from engram.settings import Settings
 from tests.integration.request_accounting import accounting_stack
 

@@ -13,9 +13,9 @@ from engram.domain.errors import TransientError
 from engram.domain.models import AddRequest, Message, TaskStatus, Usage
 from engram.domain.operations import BreakerStatus
 from engram.domain.steps import LLMReply
+from engram.operations.circuit_breaker import CircuitBreaker, GuardedLLM
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
-from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
 from engram.services.worker import ExtractionWorker
 from tests.fakes import Clock, facts_json
 from tests.integration.stack import Stack, poll, with_dlq

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from engram.adapters.dynamo.fact_scanner import DynamoFactScanner
 from engram.domain.models import Attachment, Event, Fact
-from engram.pipeline.lifecycle import history_event, index_doc
+from engram.writes.unit_of_work import history_event, index_doc
 from tests.integration.stack import Stack
 from tests.support.handlers import ROOT, FakeContext, load_function
 

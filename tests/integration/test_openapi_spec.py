@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from engram.domain.models import AddRequest
 from engram.http.models import PatchBody, SearchBody
-from engram.local.template import load_template
+from engram_tools.local.template import load_template
 from tests.integration.stack import Stack
 from tests.support.handlers import ROOT, FakeContext, api_event, load_function
 

@@ -11,7 +11,7 @@ import pytest
 from engram.adapters.opensearch.index import OpenSearchIndex
 from engram.adapters.opensearch.speakers import SpeakerCache
 from engram.domain.models import IndexDoc
-from engram.services.search import HybridSearcher
+from engram.search.hybrid import HybridSearcher
 from tests.integration.test_opensearch_requests import INDEX, WHEN, Script, make_index
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.domain.models import Event, Fact, SearchQuery
-from engram.pipeline.lifecycle import history_event
+from engram.search.hybrid import HybridSearcher
 from engram.services.memory import MemoryService
-from engram.services.search import HybridSearcher
 from engram.settings import Settings
+from engram.writes.unit_of_work import history_event
 from tests.fakes import HashEmbedder, MemoryQueue, MemoryTaskStore
 from tests.integration.test_opensearch_requests import FakeConnection, Script
 

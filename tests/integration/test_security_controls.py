@@ -18,13 +18,13 @@ from engram.adapters.dynamo import api_key_store
 from engram.adapters.dynamo.api_key_store import DynamoApiKeyStore
 from engram.domain.errors import ConfigurationError, TransientError
 from engram.http.cors import cors_config
-from engram.local import api_gateway
-from engram.local.api_gateway import ApiGateway, Request
-from engram.local.keys import LocalKey, WithLocalKeys
-from engram.local.stack import served_api
-from engram.local.template import Api, Authorizer, Route, load_template
-from engram.local.throttle import TokenBuckets
 from engram.settings import Settings
+from engram_tools.local import api_gateway
+from engram_tools.local.api_gateway import ApiGateway, Request
+from engram_tools.local.keys import LocalKey, WithLocalKeys
+from engram_tools.local.stack import served_api
+from engram_tools.local.template import Api, Authorizer, Route, load_template
+from engram_tools.local.throttle import TokenBuckets
 from tests.integration.stack import Stack
 from tests.support.handlers import FakeContext, api_event, load_function
 
@@ -138,7 +138,7 @@ def test_a_key_revoked_in_the_keys_table_is_refused_by_the_real_authorizer_after
     gw, real = gateway(set(), auth=Function(lambda event: authorizer.lambda_handler(event, FakeContext())))
     assert get(gw, plaintext).status == 200
 
-    stack.container.keys.revoke(record.key_id)  # what `python -m engram.admin keys revoke` does
+    stack.container.keys.revoke(record.key_id)  # what `python -m engram_tools.admin keys revoke` does
     clock.now += template_ttl() - 1
     assert get(gw, plaintext).status == 200
     clock.now += 2

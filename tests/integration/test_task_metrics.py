@@ -11,7 +11,7 @@ import pytest
 
 from engram.adapters.aws.emf_metrics import EmfMetrics
 from engram.domain.errors import TransientError
-from engram.services.metrics import RecordedMetrics
+from engram.operations.metrics import RecordedMetrics
 from tests.fakes import facts_json
 from tests.integration.stack import Stack
 from tests.integration.test_extraction_handler import submit

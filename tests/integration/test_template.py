@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engram.local.template import load_yaml
+from engram_tools.local.template import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -178,6 +178,7 @@ def test_sam_build_makes_lambda_ready_artifacts(tmp_path: Path) -> None:
     assert not list(engram.rglob("__pycache__"))
     # What runs only on a developer's machine stays out of the functions.
     assert not (engram / "local").exists() and not (engram / "admin.py").exists()
+    assert not (engram.parent / "engram_tools").exists()
 
     deps = build / "DepsLayer" / "python"
     for package in ("aws_lambda_powertools", "pydantic", "pydantic_settings", "opensearchpy", "openai", "numpy"):

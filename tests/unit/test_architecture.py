@@ -14,27 +14,36 @@ ENGRAM = SHARED / "engram"
 ADAPTERS = ENGRAM / "adapters"
 PROVIDERS = ("boto3", "botocore", "openai", "opensearchpy", "onnxruntime", "tokenizers", "moto")
 BACKENDS = ("aws", "dynamo", "embedded", "onnx", "openai", "opensearch")
-# Everything that is not an adapter, the local stack, the admin command or the wiring.
-DOMAIN = [
-    p
-    for p in ENGRAM.rglob("*.py")
-    if not {"adapters", "local"} & set(p.relative_to(ENGRAM).parts) and p.name not in ("admin.py", "bootstrap.py")
-]
-# From the bottom up: a module imports its own layer or lower ones, never a higher one (lazy imports included).
-LAYERS = (
-    ("domain", "queue_message", "textproc"),
-    ("settings", "offline", "ui"),
-    ("reconcile",),
-    ("graph", "pipeline"),
-    ("maintenance", "services"),
-    ("adapters",),
-    ("admin", "live_wiring", "search_wiring"),
-    ("bootstrap",),
-    ("http",),
-    ("local",),
-)
+TOOLS = SHARED / "engram_tools"
+# Everything that is not an adapter or the wiring.
+DOMAIN = [p for p in ENGRAM.rglob("*.py") if "adapters" not in p.relative_to(ENGRAM).parts and p.name != "bootstrap.py"]
+# What each room of the runtime package may import besides itself (lazy imports included). Read from the bottom up:
+# every room stands above the rooms it imports, so no import runs up and rooms never import each other in a loop.
+MAY_IMPORT: dict[str, set[str]] = {
+    "domain": set(),  # models, ports (Workflow, the task message), errors
+    "text": {"domain"},  # clauses and sentences, index terms, lexical overlap, transcripts
+    "settings": {"domain"},
+    "ui": {"domain"},
+    "writes": {"domain"},  # the unit of work every memory change goes through
+    "operations": {"domain"},  # health, metrics, usage, the circuit breaker, the busy log
+    "rules": {"domain", "text"},  # reading without a model: used by the offline extractor and the LLM path alike
+    "reconcile": {"domain", "text", "rules"},
+    "graph": {"domain", "text", "rules", "reconcile"},
+    "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph"},
+    "maintenance": {"domain", "text", "reconcile", "writes"},
+    "search": {"domain", "text", "reconcile", "graph"},  # the stages of a relevance query and their ranking
+    "services": {"domain", "text", "settings", "writes", "operations", "pipeline", "search", "graph"},  # use cases
+    "adapters": {"domain", "text", "settings"},
+    "live_wiring": {"domain", "settings", "operations", "services", "adapters"},
+    "search_wiring": {"domain", "settings", "operations", "search", "graph", "adapters"},
+    "bootstrap": {
+        *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
+        *("search", "services", "adapters", "live_wiring", "search_wiring"),
+    },
+    "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
+}
 # Known exceptions, each a debt to pay back: the chat proxy builds its OpenAI adapter itself.
-UPWARD_ALLOWED = {("engram.services.chat_proxy", "engram.adapters.openai.chat")}
+ALLOWED_EXCEPTIONS = {("engram.services.chat_proxy", "engram.adapters.openai.chat")}
 
 
 def imported(path: Path) -> set[str]:
@@ -53,28 +62,28 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in ENGRAM.rglob("*.py")}
+TOOL_MODULES = {module_name(p): p for p in TOOLS.rglob("*.py")}
 
 
-def engram_imports(path: Path) -> Iterator[str]:
-    """The engram modules a file imports anywhere in it; `from pkg import mod` counts as importing mod."""
+def engram_imports(path: Path, modules: dict[str, Path] = MODULES) -> Iterator[str]:
+    """The modules of `modules` a file imports anywhere in it; `from pkg import mod` counts as importing mod."""
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            yield from (a.name for a in node.names if a.name in MODULES)
+            yield from (a.name for a in node.names if a.name in modules)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
-                if sub in MODULES:
+                if sub in modules:
                     yield sub
-                elif node.module in MODULES:
+                elif node.module in modules:
                     yield node.module
 
 
 GRAPH = {name: set(engram_imports(path)) - {name} for name, path in MODULES.items()}
 
 
-def layer(module: str) -> int:
-    top = module.split(".")[1] if "." in module else ""
-    return next(i for i, names in enumerate(LAYERS) if top in names)
+def room(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
 
 
 @pytest.mark.parametrize("path", DOMAIN, ids=lambda p: str(p.relative_to(ENGRAM)))
@@ -110,17 +119,7 @@ def test_backends_share_only_the_aws_clients() -> None:
             assert others <= {backend, "aws"}, name
 
 
-def test_imports_never_run_up_a_layer() -> None:
-    upward = {
-        (name, target)
-        for name, targets in GRAPH.items()
-        for target in targets
-        if layer(target) > layer(name) and (name, target) not in UPWARD_ALLOWED
-    }
-    assert upward == set()
-
-
-def test_no_import_cycle_among_engram_modules() -> None:
+def cycles_of(graph: dict[str, set[str]]) -> list[list[str]]:
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
@@ -128,7 +127,7 @@ def test_no_import_cycle_among_engram_modules() -> None:
     def visit(name: str) -> None:
         state[name] = 1
         path.append(name)
-        for target in sorted(GRAPH[name]):
+        for target in sorted(graph.get(name, ())):
             if state.get(target) == 1:
                 cycles.append([*path[path.index(target) :], target])
             elif target not in state:
@@ -136,7 +135,46 @@ def test_no_import_cycle_among_engram_modules() -> None:
         path.pop()
         state[name] = 2
 
-    for name in sorted(GRAPH):
+    for name in sorted(graph):
         if name not in state:
             visit(name)
-    assert cycles == []
+    return cycles
+
+
+def test_every_room_is_named_in_the_plan() -> None:
+    rooms = {room(name) for name in MODULES if name != "engram"}
+    assert rooms == set(MAY_IMPORT)
+
+
+def test_the_rooms_stand_one_above_another() -> None:
+    """The plan itself has no loop: a room never, through others, imports a room that imports it."""
+    assert cycles_of(MAY_IMPORT) == []
+
+
+def test_each_room_imports_only_what_the_plan_allows() -> None:
+    outside = {
+        (name, target)
+        for name, targets in GRAPH.items()
+        for target in targets
+        if room(target) != room(name)
+        and room(target) not in MAY_IMPORT[room(name)]
+        and (name, target) not in ALLOWED_EXCEPTIONS
+    }
+    assert outside == set()
+
+
+def test_no_import_cycle_among_engram_modules() -> None:
+    assert cycles_of(GRAPH) == []
+
+
+def test_the_runtime_package_never_imports_the_tools() -> None:
+    """The local stack and the operator CLI are not in the Lambda layer: nothing there may need them."""
+    runtime = [*ENGRAM.rglob("*.py"), *(ROOT / "functions").glob("*/app.py")]
+    assert [str(p) for p in runtime if "engram_tools" in imported(p)] == []
+
+
+def test_no_import_cycle_among_the_tools_or_the_bench() -> None:
+    tools = {name: set(engram_imports(path, TOOL_MODULES)) - {name} for name, path in TOOL_MODULES.items()}
+    assert cycles_of(tools) == []
+    bench = {f"bench.{p.stem}": p for p in (ROOT / "bench").glob("*.py")}
+    assert cycles_of({name: set(engram_imports(path, bench)) - {name} for name, path in bench.items()}) == []

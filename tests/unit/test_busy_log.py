@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engram.domain.errors import TransientError
-from engram.services.busy_log import BusyLog
+from engram.operations.busy_log import BusyLog
 from tests.fakes import Clock
 
 

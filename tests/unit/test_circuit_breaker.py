@@ -10,7 +10,7 @@ import pytest
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.operations import BreakerState, BreakerStatus
 from engram.domain.steps import LLMReply
-from engram.services.circuit_breaker import CircuitBreaker, GuardedLLM
+from engram.operations.circuit_breaker import CircuitBreaker, GuardedLLM
 from tests.fakes import Clock, MemoryBreakerStore
 
 

@@ -4,7 +4,7 @@ finds can join the ranking of the whole question."""
 from __future__ import annotations
 
 from engram.domain.models import ScoredId, SearchFilters
-from engram.services.decompose import DecomposingSearcher, decomposing, sub_queries
+from engram.search.decompose import DecomposingSearcher, decomposing, sub_queries
 
 
 def test_alternatives_of_a_comparison_become_one_sub_query_each() -> None:

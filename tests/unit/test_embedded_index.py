@@ -13,7 +13,7 @@ import pytest
 from engram.adapters.embedded.index import K1, B, EmbeddedIndex
 from engram.domain.errors import EngramError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
-from engram.textproc import tokenize
+from engram.text.terms import tokenize
 
 DIMS = 16
 

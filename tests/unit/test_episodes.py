@@ -4,12 +4,12 @@ and an add with attachments always leaves a memory that holds them."""
 from __future__ import annotations
 
 from engram.domain.models import AddRequest, Attachment, AttachmentInput, Event, Fact, Message, Scope
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.episodes import KEPT_FOR_ATTACHMENTS, states_something
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from tests.fakes import (
     HashEmbedder,
     MemoryAttachmentStore,
@@ -146,9 +146,9 @@ def test_with_an_llm_the_episode_is_kept_beside_the_extracted_fact() -> None:
 
 def test_the_assistants_turns_are_kept_as_said_with_their_role() -> None:
     from engram.domain.models import AddRequest, Scope
-    from engram.offline.extractor import OfflineExtractor
     from engram.pipeline.ingest import IngestPipeline
     from engram.reconcile.offline import KeyReconciler
+    from engram.rules.extractor import OfflineExtractor
     from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
 
     facts = MemoryFactStore()
@@ -175,7 +175,7 @@ def test_the_assistants_turns_are_kept_as_said_with_their_role() -> None:
 
 def test_a_message_in_another_language_is_kept_and_found_by_a_question_in_that_language() -> None:
     from engram.adapters.embedded.index import EmbeddedIndex
-    from engram.services.search import HybridSearcher
+    from engram.search.hybrid import HybridSearcher
 
     index = EmbeddedIndex(None, HashEmbedder.dimensions)
     facts = MemoryFactStore()

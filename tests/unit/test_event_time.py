@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from engram.domain.models import AddRequest, Event, Fact, Message, Scope
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
-from engram.pipeline.messages import parse_messages
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
+from engram.text.transcript import parse_messages
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
 
 SCOPE = Scope(tenant_id="local", user_id="alice")

@@ -8,10 +8,10 @@ import pytest
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.models import AddRequest, Message, Scope, SearchQuery
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
-from engram.services.intent import wanted_families
+from engram.rules.extractor import OfflineExtractor
+from engram.search.intent import wanted_families
 from engram.services.memory import MemoryService
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 

@@ -9,9 +9,9 @@ from datetime import datetime
 import pytest
 
 from engram.domain.models import Event, Fact, HistoryEvent, Task, TaskKind, TaskStatus
-from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc, next_version
 from engram.services.forget import UserForgetter
 from engram.services.worker import ExtractionWorker
+from engram.writes.unit_of_work import Lifecycle, history_event, index_doc, next_version
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex, MemoryTaskStore
 
 

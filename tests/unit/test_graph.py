@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from engram.domain.graph import Entity
 from engram.domain.models import Message, Scope
 from engram.graph.service import GraphService
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.relations import offline_triples
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.relations import offline_triples
 from tests.fakes import HashEmbedder, MemoryGraphStore, MemoryIndex
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")

@@ -8,13 +8,13 @@ from engram.domain.models import AddRequest, Fact, HistoryEvent, Message, Search
 from engram.graph.resolve import index_entities
 from engram.graph.search import named
 from engram.graph.service import GraphService
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
-from engram.pipeline.lifecycle import index_doc
 from engram.reconcile.offline import KeyReconciler
-from engram.services.graph_expansion import GraphExpansion
+from engram.rules.extractor import OfflineExtractor
+from engram.search.graph_expansion import GraphExpansion
 from engram.services.memory import MemoryService
 from engram.services.worker import ExtractionWorker
+from engram.writes.unit_of_work import index_doc
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryGraphStore, MemoryIndex, MemoryQueue, MemoryTaskStore
 
 T, U = "acme", "alice"

@@ -1,5 +1,5 @@
 """The offline graph rules on the common third-person shapes: joined predicates, adverbs, appositions,
-possessives and pronouns (offline/third_person.py), and their precision/recall on the written corpus."""
+possessives and pronouns (rules/third_person.py), and their precision/recall on the written corpus."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from bench.graph_corpus import run
 from engram.domain.models import Message
-from engram.offline.relations import sentence_triples
+from engram.rules.relations import sentence_triples
 
 
 def said(text: str) -> set[tuple[str, str, str]]:

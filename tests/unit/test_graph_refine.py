@@ -12,7 +12,7 @@ from engram.domain.models import Message, Scope
 from engram.graph.apply import GraphChanges
 from engram.graph.llm import LLMGraphExtractor
 from engram.graph.service import GraphService
-from engram.offline.extractor import OfflineExtractor
+from engram.rules.extractor import OfflineExtractor
 from tests.fakes import HashEmbedder, MemoryGraphStore, MemoryIndex, ScriptedLLM
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")

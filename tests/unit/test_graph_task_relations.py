@@ -5,9 +5,9 @@ from __future__ import annotations
 from engram.domain.models import AddRequest, Message, Task
 from engram.graph.service import GraphService
 from engram.http.models import TaskView
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.worker import ExtractionWorker
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryGraphStore, MemoryIndex, MemoryTaskStore
 

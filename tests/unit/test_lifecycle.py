@@ -13,8 +13,8 @@ from engram.domain.steps import Decision
 from engram.maintenance.prune import PruneService
 from engram.maintenance.scanner import FactScanner
 from engram.pipeline.apply import Applier
-from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc, next_version
 from engram.services.memory import MemoryService
+from engram.writes.unit_of_work import Lifecycle, history_event, index_doc, next_version
 from tests.fakes import (
     HashEmbedder,
     MemoryAttachmentStore,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.local.__main__ import _banner
-from engram.local.keys import LocalKey
-from engram.local.stack import Started
+from engram_tools.local.__main__ import _banner
+from engram_tools.local.keys import LocalKey
+from engram_tools.local.stack import Started
 
 STARTED = Started(
     url="http://127.0.0.1:3000",

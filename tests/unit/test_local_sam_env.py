@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.local.provision import Provisioned
-from engram.local.sam_env import write_env_file
+from engram_tools.local.provision import Provisioned
+from engram_tools.local.sam_env import write_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 MOTO = "http://127.0.0.1:5123"

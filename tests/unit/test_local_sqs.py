@@ -1,11 +1,11 @@
-"""The local stack's SQS (engram.local.moto_sqs): FIFO batches as SQS fills them."""
+"""The local stack's SQS (engram_tools.local.moto_sqs): FIFO batches as SQS fills them."""
 
 from __future__ import annotations
 
 import boto3
 from moto import mock_aws
 
-from engram.local import moto_sqs
+from engram_tools.local import moto_sqs
 
 
 def test_a_fifo_receive_fills_its_batch_from_one_group_first_in_order() -> None:

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from engram.domain.models import Attachment, Event, Fact, MemoryBank, MemoryPatch
 from engram.maintenance.dedupe import DedupeService
 from engram.maintenance.expire import ExpireService
-from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc
 from engram.services.memory import MemoryService
+from engram.writes.unit_of_work import Lifecycle, history_event, index_doc
 from tests.fakes import (
     HashEmbedder,
     MemoryAttachmentStore,

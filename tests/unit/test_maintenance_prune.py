@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from engram.domain.models import Attachment, Event, Fact
 from engram.maintenance.prune import PruneService
-from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc
+from engram.writes.unit_of_work import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex
 from tests.unit.test_maintenance_repair import MemoryFactScanner
 

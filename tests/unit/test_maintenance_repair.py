@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from engram.domain.models import Event, Fact
 from engram.maintenance.repair import RepairService
 from engram.maintenance.scanner import select_scopes
-from engram.pipeline.lifecycle import history_event, index_doc
+from engram.writes.unit_of_work import history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from engram.domain.models import Attachment, Event, Fact, MemoryBank
 from engram.maintenance.summarise import SummariseService, find_clusters, must_keep
-from engram.pipeline.lifecycle import Lifecycle, history_event, index_doc
+from engram.writes.unit_of_work import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex, ScriptedLLM
 from tests.unit.test_maintenance_repair import MemoryFactScanner
 

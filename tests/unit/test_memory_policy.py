@@ -14,13 +14,13 @@ from engram.domain.policy import MAX_ENTRIES, REQUIRED_EXACT, REQUIRED_WORDS, Me
 from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import LLMGraphExtractor
 from engram.graph.service import GraphService
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.pipeline.one_call import OneCall
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
 from engram.reconcile.prompts import load_prompt
+from engram.rules.extractor import OfflineExtractor
 from engram.services.tenant_config import TenantConfigs
 from engram.services.worker import ExtractionWorker
 from tests.fakes import (

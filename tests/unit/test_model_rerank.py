@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.domain.models import Event, Fact, SearchQuery
-from engram.pipeline.lifecycle import history_event, index_doc
 from engram.services.memory import MemoryService
+from engram.writes.unit_of_work import history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, MemoryQueue, MemoryTaskStore
 
 # Every memory shares "guitar" with the question, the first ones more of its words.

@@ -4,11 +4,11 @@ could be read, or every fact is stored already (near-duplicates, or decided NONE
 from __future__ import annotations
 
 from engram.domain.models import AddRequest, Message, Scope
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")

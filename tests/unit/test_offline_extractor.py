@@ -9,8 +9,8 @@ import pytest
 
 from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope
 from engram.domain.steps import CandidateFact
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.keys import signature
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.keys import signature
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")
 extractor = OfflineExtractor()

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from engram.domain.models import AddRequest, ExtractionPrompt, Message, Scope
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
 
 MONDAY = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from engram.domain.models import AddRequest, Event, Message, Scope
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
 from engram.reconcile.shortcuts import ShortcutExtractor, ShortcutReconciler
+from engram.rules.extractor import OfflineExtractor
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="local", user_id="alice")

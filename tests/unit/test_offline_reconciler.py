@@ -9,10 +9,10 @@ import pytest
 
 from engram.domain.models import Event, ExtractionPrompt, Fact, MemoryBank, Message, ReconcileStrategy, Scope
 from engram.domain.steps import CandidateFact, Decision
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.keys import signature
-from engram.offline.textkeys import infer_key
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.keys import signature
+from engram.rules.keys_from_text import infer_key
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")
 extractor = OfflineExtractor()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from engram.domain.models import AddRequest, Event, Fact, MemoryPatch, Message, Scope, TaskResult
 from engram.domain.ports import VectorIndex
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.memory import MemoryService
 from tests.fakes import (
     HashEmbedder,

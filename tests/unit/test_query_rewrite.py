@@ -14,11 +14,11 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.errors import TransientError
 from engram.domain.models import SearchQuery
 from engram.domain.operations import UsageDay
-from engram.services.accounting import Accounting
-from engram.services.decompose import decomposing
+from engram.operations.accounting import Accounting
+from engram.search.decompose import decomposing
+from engram.search.hybrid import HybridSearcher
+from engram.search.query_rewrite import LLMQueryRewriter, parse_queries
 from engram.services.memory import MemoryService
-from engram.services.query_rewrite import LLMQueryRewriter, parse_queries
-from engram.services.search import HybridSearcher
 from engram.settings import Settings
 from tests.fakes import ScriptedLLM
 from tests.unit.test_search_views import DIMS, remember, service
@@ -86,7 +86,7 @@ def test_the_llm_rewrite_needs_an_llm() -> None:
 
 def test_the_container_wires_the_model_split_only_when_asked() -> None:
     from engram.bootstrap import Container
-    from engram.services.decompose import DecomposingSearcher
+    from engram.search.decompose import DecomposingSearcher
 
     llm = ScriptedLLM()
     wired = Container(Settings(search_rewrite="llm", openai_api_key="sk-test"), llm=llm, accounting=Accounting())

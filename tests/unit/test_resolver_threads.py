@@ -9,7 +9,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
-from engram.local import resolver_threads
+from engram_tools.local import resolver_threads
 
 router = Router()
 barrier = threading.Barrier(2, timeout=10)

@@ -11,7 +11,7 @@ import pytest
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.index_ports import Timeline
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.services.search import HybridSearcher, keyword_query
+from engram.search.hybrid import HybridSearcher, keyword_query
 
 DIMS = 8
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from engram.domain.models import Event, Fact, SearchQuery
-from engram.pipeline.lifecycle import history_event, index_doc
 from engram.services.memory import MemoryService
 from engram.services.touches import TouchBuffer
+from engram.writes.unit_of_work import history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, MemoryQueue, MemoryTaskStore
 
 

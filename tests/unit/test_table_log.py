@@ -1,4 +1,4 @@
-"""The local stack's tables on disk: snapshot + append-only log (engram.local.table_log, persistence)."""
+"""The local stack's tables on disk: snapshot + append-only log (engram_tools.local.table_log, persistence)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from engram.local import table_log
-from engram.local.change_tracker import ChangeTracker
-from engram.local.moto_server import MotoState
-from engram.local.names import ACCOUNT_ID
-from engram.local.persistence import Snapshotter, write_atomic
-from engram.local.table_log import TableFiles
+from engram_tools.local import table_log
+from engram_tools.local.change_tracker import ChangeTracker
+from engram_tools.local.moto_server import MotoState
+from engram_tools.local.names import ACCOUNT_ID
+from engram_tools.local.persistence import Snapshotter, write_atomic
+from engram_tools.local.table_log import TableFiles
 
 REGION = "us-east-1"
 TABLE = "Memories"

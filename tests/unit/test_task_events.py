@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from engram.domain.models import AddRequest, Event, Message, Task, TaskResult, TaskStatus, Usage
+from engram.operations.accounting import Accounting
+from engram.operations.metrics import RecordedMetrics
 from engram.pipeline.ingest import IngestOutcome
-from engram.services.accounting import Accounting
-from engram.services.metrics import RecordedMetrics
 from engram.services.task_events import TaskEvents
 from engram.services.worker import ExtractionWorker
 from tests.fakes import MemoryTaskStore

@@ -15,16 +15,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.domain.models import AddRequest, ExtractionPrompt, Message, Scope
-from engram.offline import rules_people
-from engram.offline.extractor import OfflineExtractor
-from engram.offline.patterns import AGENT_RULES, RULES, analyse_agent_message, analyse_message
-from engram.offline.relations import sentence_triples
-from engram.offline.text import MAX_CLAUSE, Clause, split_clauses, split_sentences, strip_trailing
-from engram.offline.third_person import MAX_SENTENCE
 from engram.pipeline.episodes import states_something
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
-from engram.textproc import tokenize
+from engram.rules import people as rules_people
+from engram.rules.extractor import OfflineExtractor
+from engram.rules.patterns import AGENT_RULES, RULES, analyse_agent_message, analyse_message
+from engram.rules.relations import sentence_triples
+from engram.rules.third_person import MAX_SENTENCE
+from engram.text.clauses import MAX_CLAUSE, Clause, split_clauses, split_sentences, strip_trailing
+from engram.text.terms import tokenize
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
 
 BUDGET_PER_1000 = 0.05
@@ -79,7 +79,7 @@ UNITS = [
     "because ",
     "I live in Berlin ",
     "My Sister Maren Lives In ",
-    # the graph's third-person shapes (offline/third_person.py)
+    # the graph's third-person shapes (rules/third_person.py)
     "Tom's sister ",
     "Maren, my sister, ",
     "and works at ",

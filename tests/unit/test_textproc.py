@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.textproc import STOPWORDS, filter_value, looks_english, stem, term_counts, tokenize
+from engram.text.terms import STOPWORDS, filter_value, looks_english, stem, term_counts, tokenize
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
-from engram.offline.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.memory import MemoryService
 from tests.unit.test_search_views import DIMS, remember, service
 
@@ -81,7 +81,7 @@ def test_an_outdated_episode_ranks_below_the_fact_that_replaced_it() -> None:
 
 
 def test_diversity_spreads_the_top_k_over_conversations() -> None:
-    from engram.services.time_ranking import diversify
+    from engram.search.time_ranking import diversify
 
     day_one = [Fact(tenant_id="acme", user_id="alice", text=f"one {i}", valid_from=at(2023, 5, 8)) for i in range(4)]
     day_two = Fact(tenant_id="acme", user_id="alice", text="two", valid_from=at(2023, 6, 1))

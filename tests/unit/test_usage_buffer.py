@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 from engram.domain.errors import TransientError
 from engram.domain.operations import UsageDay
-from engram.services.accounting import Accounting
-from engram.services.usage_buffer import BufferedUsageCounters
+from engram.operations.accounting import Accounting
+from engram.operations.usage_buffer import BufferedUsageCounters
 
 
 class Counters:

@@ -1,6 +1,6 @@
 // `npm test`: runs test/*.test.mjs with node's test runner against a real local stack. With
 // ENGRAM_TEST_URL and ENGRAM_TEST_KEY (and ENGRAM_TEST_OTHER_KEY, a second tenant) set, against that
-// stack (tests/e2e/test_client_js.py passes its own); otherwise this starts `python -m engram.local` on free
+// stack (tests/e2e/test_client_js.py passes its own); otherwise this starts `python -m engram_tools.local` on free
 // ports with a fresh data folder, as tests/e2e/stack_process.py does, and stops it after.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -35,7 +35,7 @@ async function startStack() {
     PYTHONUNBUFFERED: "1",
   });
   const log = openSync(logPath, "a");
-  const args = ["-m", "engram.local", "--port", String(port), "--data-dir", join(dataRoot, "data")];
+  const args = ["-m", "engram_tools.local", "--port", String(port), "--data-dir", join(dataRoot, "data")];
   const child = spawn(python, args, { cwd: ROOT, env, stdio: ["ignore", log, log] });
   let exited = null;
   child.on("exit", (code) => (exited = code ?? -1));

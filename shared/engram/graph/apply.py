@@ -21,8 +21,8 @@ from engram.domain.models import utcnow
 from engram.domain.ports import GraphStore
 from engram.domain.relation_changes import RefinedRelation, RelationTriple, TaskRelations
 from engram.graph.resolve import EntityResolver
-from engram.offline.relations import USER
-from engram.offline.vocab import SINGLE_RELATIONS
+from engram.rules.relations import USER
+from engram.rules.vocab import SINGLE_RELATIONS
 
 # A source holds at most one current relation of these kinds: a new one closes the old.
 SINGLE_VALUED = frozenset({"lives_in", "works_at", "works_as", "studies_at", "nationality", *SINGLE_RELATIONS})

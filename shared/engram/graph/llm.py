@@ -17,9 +17,9 @@ from engram.domain.graph import Relation, Triple, normalise_name, normalise_rela
 from engram.domain.models import Message, Scope, Usage
 from engram.domain.ports import LLM, GraphStore
 from engram.graph.resolve import EntityResolver, user_entity_id
-from engram.offline.relations import USER
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import graph_system_prompt
+from engram.rules.relations import USER
 
 logger = Logger(child=True)
 

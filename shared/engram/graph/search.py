@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engram.domain.graph import Relation, ScoredRelation, normalise_name
 from engram.domain.ports import GraphStore, VectorIndex
-from engram.textproc import FILLER_WORDS, QUESTION_WORDS
+from engram.text.terms import FILLER_WORDS, QUESTION_WORDS
 
 SEEDS = 5
 SECOND_HOP = 0.5

@@ -54,8 +54,8 @@ class GraphService:
         `protected`: reads the texts of the user's protected memories (the relations they state stay);
         `memories`: the run's memories as (id, text), which new relations link when they state them."""
         from engram.graph.apply import GraphApplier, GraphChanges
-        from engram.offline.relations import offline_triples
-        from engram.pipeline.messages import said_last
+        from engram.rules.relations import offline_triples
+        from engram.text.transcript import said_last
 
         resolver = self._resolver(scope)
         deletions: list[Relation] = []

@@ -1,5 +1,5 @@
 """POST /v1/chat/completions (a Powertools Router the API handler includes): HTTP glue only; the
-steps are services/chat_proxy.py. The local stack streams `stream: true` itself (local/chat_stream.py)."""
+steps are services/chat_proxy.py. The local stack streams `stream: true` itself (engram_tools/local/chat_stream.py)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from engram.domain.limits import ScopeId
 from engram.domain.model_base import Model
+from engram.domain.workflow import Step, WorkflowRun
 from engram.http.models import Strict
-from engram.services.maintenance_runs import Step, WorkflowRun
 
 
 class MaintenanceBody(Strict):

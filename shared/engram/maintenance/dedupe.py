@@ -19,7 +19,7 @@ from engram.domain.errors import ConflictError
 from engram.domain.models import Fact
 from engram.maintenance.scanner import FactScanner, ScopeKey
 from engram.maintenance.summarise import embed_in_batches, find_clusters
-from engram.pipeline.lifecycle import Lifecycle, next_version
+from engram.writes.unit_of_work import Lifecycle, next_version
 
 logger = Logger(child=True)
 

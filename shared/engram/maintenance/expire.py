@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engram.domain.models import utcnow
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.lifecycle import Lifecycle
+from engram.writes.unit_of_work import Lifecycle
 
 ACTOR = "maintenance"
 

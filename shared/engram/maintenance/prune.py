@@ -16,7 +16,7 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.models import Fact
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.lifecycle import Lifecycle
+from engram.writes.unit_of_work import Lifecycle
 
 logger = Logger(child=True)
 

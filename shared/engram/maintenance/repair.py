@@ -15,7 +15,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder, FactStore, VectorIndex
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.lifecycle import index_doc
+from engram.writes.unit_of_work import index_doc
 
 logger = Logger(child=True)
 

@@ -13,7 +13,7 @@ from engram.maintenance.prune import DEFAULT_CAP, PruneService
 from engram.maintenance.repair import EntityVectorRepair, RepairService
 from engram.maintenance.scanner import FactScanner, select_scopes
 from engram.maintenance.summarise import SummariseService, skipped_report
-from engram.pipeline.lifecycle import Lifecycle
+from engram.writes.unit_of_work import Lifecycle
 
 Action = Literal["repair", "dedupe", "summarise", "prune", "expire"]
 SCOPES_PAGE = 100  # users per Map iteration: each item's input stays far below the 256 KB state limit

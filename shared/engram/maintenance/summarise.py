@@ -28,8 +28,8 @@ from engram.domain.errors import LLMOutputError, NotFoundError
 from engram.domain.models import Fact, Usage, utcnow
 from engram.domain.ports import LLM, Embedder
 from engram.maintenance.scanner import FactScanner, ScopeKey
-from engram.pipeline.lifecycle import Lifecycle
 from engram.reconcile.llm_json import ask_json
+from engram.writes.unit_of_work import Lifecycle
 
 logger = Logger(child=True)
 

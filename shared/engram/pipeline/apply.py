@@ -21,9 +21,9 @@ from engram.domain.models import (
     utcnow,
 )
 from engram.domain.steps import CandidateFact, Decision
-from engram.pipeline.lifecycle import Changes, Lifecycle, next_version
-from engram.pipeline.messages import choose_prompt
 from engram.pipeline.protection import keep_protected
+from engram.text.transcript import choose_prompt
+from engram.writes.unit_of_work import Changes, Lifecycle, next_version
 
 _IDS = uuid.UUID("6f1c1d1e-2b7a-4f55-9a53-0e1b6c1f2a10")
 

@@ -12,7 +12,7 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.models import Event, Fact
 from engram.domain.steps import CandidateFact, Decision
-from engram.reconcile.textmatch import overlap
+from engram.text.match import overlap
 
 logger = Logger(child=True)
 

@@ -16,8 +16,8 @@ from typing import Protocol, runtime_checkable
 
 from engram.domain.models import ExtractionPrompt, Message
 from engram.domain.steps import CandidateFact
-from engram.offline.text import is_question, is_small_talk, split_clauses, split_sentences
 from engram.pipeline.parts import spans
+from engram.text.clauses import is_question, is_small_talk, split_clauses, split_sentences
 
 KEPT_FOR_ATTACHMENTS = "kept as given: no fact was extracted and the message carries attachments"
 EPISODE_IMPORTANCE = 0.4  # below any recognised fact: the facts read from it say what matters

@@ -40,14 +40,14 @@ from engram.pipeline.episodes import (
     episodes,
     kept_for_attachments,
 )
-from engram.pipeline.lifecycle import Lifecycle
-from engram.pipeline.messages import choose_prompt, parse_messages
 from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.policy_screen import Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
+from engram.text.transcript import choose_prompt, parse_messages
+from engram.writes.unit_of_work import Lifecycle
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService

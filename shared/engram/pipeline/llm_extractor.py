@@ -8,11 +8,11 @@ from typing import Any
 from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact
-from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
+from engram.text.transcript import parse_messages, said_last
 
 
 def interpret_facts(answer: Any) -> list[CandidateFact]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from engram.domain.models import AddRequest, Event, TaskResult
 from engram.pipeline.episodes import read_role, states_something
-from engram.pipeline.messages import choose_prompt
+from engram.text.transcript import choose_prompt
 
 CHANGES = frozenset({Event.ADD, Event.UPDATE, Event.DELETE})
 

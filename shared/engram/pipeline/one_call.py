@@ -21,13 +21,13 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.graph.llm import SCHEMA as GRAPH_SCHEMA
 from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
-from engram.offline.text import split_sentences
 from engram.pipeline.llm_extractor import interpret_facts
-from engram.pipeline.messages import parse_messages, said_last
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt, load_prompt, reconcile_schema
+from engram.text.clauses import split_sentences
+from engram.text.transcript import parse_messages, said_last
 
 SCHEMA_NAME = "facts_memory_relations"
 

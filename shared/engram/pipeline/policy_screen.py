@@ -21,8 +21,8 @@ from functools import lru_cache
 from engram.domain.models import AddRequest, MemoryBank
 from engram.domain.policy import MemoryPolicy, Skipped
 from engram.domain.steps import CandidateFact
-from engram.offline.keys import family_of, stem_tokens
-from engram.offline.patterns import analyse_message
+from engram.rules.keys import family_of, stem_tokens
+from engram.rules.patterns import analyse_message
 
 _BANKS = {bank.value.lower(): bank for bank in MemoryBank}
 _SENTENCES = re.compile(r"[^.!?;\n]*(?:[.!?;]+|\n+|$)")

@@ -26,7 +26,7 @@ from engram.reconcile.prompts import (
     relevance_user_message,
     with_attachments_instructions,
 )
-from engram.reconcile.textmatch import dropped_details, looks_negated, overlap
+from engram.text.match import dropped_details, looks_negated, overlap
 
 logger = Logger(child=True)
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.steps import CandidateFact, Decision
-from engram.offline.facts import latest
-from engram.offline.keys import family_of, is_single_valued, key_object, same_value, signature, stem_tokens
-from engram.offline.textkeys import Keyed, infer_key, preference_items
+from engram.rules.facts import latest
+from engram.rules.keys import family_of, is_single_valued, key_object, same_value, signature, stem_tokens
+from engram.rules.keys_from_text import Keyed, infer_key, preference_items
 
 # Families where another value for the same key replaces the old one (besides single-valued keys).
 _REPLACED = frozenset({"preference", "reminder"})

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from engram.domain.models import Attachment, ExtractionPrompt, Fact, Message, ReconcileStrategy, Scope, Usage
 from engram.domain.ports import FactExtractor, Reconciler
 from engram.domain.steps import CandidateFact, Decision
-from engram.offline.extractor import OfflineExtractor
+from engram.rules.extractor import OfflineExtractor
 
 
 class ShortcutExtractor:

@@ -2,7 +2,7 @@
 and the exchange queued as an add, so the next conversation knows what this one said.
 
 Used by the API's POST /v1/chat/completions (http/chat_routes.py) and, for `stream: true`, by the
-local stack's streaming path (local/chat_stream.py): the same steps either way."""
+local stack's streaming path (engram_tools/local/chat_stream.py): the same steps either way."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import TransientError
 from engram.domain.models import Task, TaskKind, TaskStatus, utcnow
 from engram.domain.ports import BlobStore, FactStore, TaskStore
-from engram.pipeline.lifecycle import Lifecycle
+from engram.writes.unit_of_work import Lifecycle
 
 logger = Logger(child=True)
 

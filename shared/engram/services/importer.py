@@ -23,7 +23,7 @@ from engram.domain.errors import EngramError, NotFoundError
 from engram.domain.imports import ImportedMemory, ImportRequest, import_id, imported_memory_id
 from engram.domain.models import Fact, MemorySource, Task, utcnow
 from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
-from engram.pipeline.lifecycle import Lifecycle
+from engram.writes.unit_of_work import Lifecycle
 
 logger = Logger(child=True)
 

@@ -8,35 +8,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from engram.domain.errors import NotFoundError
-
-Step = Literal["repair", "expire", "dedupe", "summarise", "prune"]
-
-
-@dataclass(frozen=True)
-class WorkflowRun:
-    execution_id: str
-    status: str  # RUNNING | SUCCEEDED | FAILED | TIMED_OUT | ABORTED
-    input: dict[str, Any]
-    output: Any | None
-    started_at: datetime | None
-    stopped_at: datetime | None
-    error: str | None
-
-
-class Workflow(Protocol):
-    """The maintenance state machine (Step Functions on AWS)."""
-
-    def start(self, name: str, execution_input: dict[str, Any]) -> str:
-        """Starts an execution; its id."""
-        ...
-
-    def describe(self, execution_id: str) -> WorkflowRun | None:
-        """The execution, or None when there is no such execution of this state machine."""
-        ...
+from engram.domain.workflow import Step, Workflow, WorkflowRun
 
 
 @dataclass

@@ -37,20 +37,20 @@ from engram.domain.ports import (
     UserDirectory,
     VectorIndex,
 )
-from engram.pipeline.lifecycle import Lifecycle, index_doc, next_version
 from engram.pipeline.reads import kept_or_stored
+from engram.search.hybrid import HybridSearcher, Searcher
+from engram.search.intent import rerank
+from engram.search.model_rerank import rescore
+from engram.search.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
 from engram.services.attachments import AttachmentService
-from engram.services.intent import rerank
-from engram.services.model_rerank import rescore
 from engram.services.paging import page_after
-from engram.services.search import HybridSearcher, Searcher
 from engram.services.task_inputs import PAYLOADS, load_request
-from engram.services.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
 from engram.services.touches import TouchBuffer
+from engram.writes.unit_of_work import Lifecycle, index_doc, next_version
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
-    from engram.services.graph_expansion import GraphExpansion
+    from engram.search.graph_expansion import GraphExpansion
 
 RERANK_POOL = 10
 
@@ -75,7 +75,7 @@ class MemoryService:
     diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
     diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
     expansion: GraphExpansion | None = None  # memories linked to the entities a question names
-    reranker: Reranker | None = None  # None: the first ranking stands (services/model_rerank.py)
+    reranker: Reranker | None = None  # None: the first ranking stands (search/model_rerank.py)
     rerank_candidates: int = 20  # how many of the first ranking's top the reranker reads
     rerank_weight: float = 0.2  # the reranker's share of the blended score
 

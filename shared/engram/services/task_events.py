@@ -19,7 +19,7 @@ from engram.domain.models import Task, utcnow
 from engram.domain.operations_ports import EventPublisher, QueueMetrics
 
 if TYPE_CHECKING:
-    from engram.services.accounting import Accounting
+    from engram.operations.accounting import Accounting
     from engram.services.bus_events import BusEvents
 
 logger = Logger(child=True)

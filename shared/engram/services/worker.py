@@ -27,9 +27,9 @@ from engram.domain.models import (
 )
 from engram.domain.operations import BreakerStatus
 from engram.domain.ports import BlobStore, FinishedRuns, TaskStore, UserDirectory
+from engram.operations.circuit_breaker import CircuitBreaker
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.nothing_new import why_nothing_changed
-from engram.services.circuit_breaker import CircuitBreaker
 from engram.services.forget import UserForgetter
 from engram.services.importer import MemoryImporter
 from engram.services.task_events import NoEvents, TaskEvents

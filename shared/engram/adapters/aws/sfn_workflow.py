@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws.clients import aws_errors, error_code
-from engram.services.maintenance_runs import WorkflowRun
+from engram.domain.workflow import WorkflowRun
 
 if TYPE_CHECKING:
     from mypy_boto3_stepfunctions.client import SFNClient

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 from typing import TYPE_CHECKING
 
 from engram.adapters.aws.clients import aws_errors
 from engram.domain.models import Task
+from engram.domain.task_message import TaskMessage
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -52,11 +52,11 @@ class SqsTaskQueue:
         return int(attributes.get("ApproximateNumberOfMessages", "0"))
 
     def _send(self, task: Task, dedup_id: str) -> None:
-        body = {"tenant_id": task.tenant_id, "task_id": task.task_id, "user_id": task.user_id}
+        body = TaskMessage(tenant_id=task.tenant_id, task_id=task.task_id, user_id=task.user_id)
         with aws_errors(self._queue_url):
             self._sqs.send_message(
                 QueueUrl=self._queue_url,
-                MessageBody=json.dumps(body),
+                MessageBody=body.model_dump_json(),
                 MessageGroupId=message_group_id(task.tenant_id, task.user_id),
                 MessageDeduplicationId=_sqs_id(dedup_id),
             )

@@ -27,7 +27,7 @@ from engram.adapters.embedded.sqlite import DELETE, LOAD, UPSERT, create_schema,
 from engram.adapters.embedded.views import FactViewsOf, ViewStore
 from engram.domain.errors import EngramError
 from engram.domain.models import IndexDoc, ScoredId, SearchFilters
-from engram.textproc import term_counts, tokenize
+from engram.text.terms import term_counts, tokenize
 
 K1 = 1.2
 # Less length normalisation than Lucene's 0.75: a memory that says more about a topic is not one to

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from engram.domain.errors import ValidationError
 from engram.domain.models import SearchFilters
-from engram.textproc import filter_value
+from engram.text.terms import filter_value
 
 FilterKey = tuple[str, str]  # (field, canonical value), e.g. ("metadata.color", "red")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from engram.domain.errors import EngramError, IndexUnavailableError
 from engram.domain.models import SearchFilters
-from engram.textproc import filter_value
+from engram.text.terms import filter_value
 
 TIMES_KEPT = 20_000  # recording times remembered per process (~3 MB)
 POOLS_KEPT = 64  # candidate searches remembered per process (one per user and filters)

@@ -1,0 +1,86 @@
+"""Ranking by event time: what a question asks about when, what is outdated, and what is newest.
+
+- A memory valid from within the span a question names ("in August 2023", "last week") is lifted;
+  with an explicit `time_range`, memories outside it are left out.
+- An episode part of which a later statement replaced (`outdated_by`) keeps a share of its score, so
+  current knowledge ranks above outdated text.
+- A question about the latest state ("what is my current job", "do I still ...") lifts newer
+  memories over older ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from engram.domain.models import Fact
+from engram.search.query_time import TimeSpan, asks_for_latest, time_in_query
+
+TIME_LIFT = 0.5  # a memory valid in the asked span closes this share of its distance to 1
+OUTDATED_SHARE = 0.8  # of an outdated episode's score
+NEWEST_LIFT = 0.15  # the newest hit of a "latest" question closes this share of its distance to 1
+TIME_POOL = 60  # hits ranked when the question names a time (a span can lift one from far down)
+RANGE_POOL = 200  # hits searched when `time_range` leaves some out
+
+
+def _lift(score: float, share: float) -> float:
+    return 1.0 - (1.0 - score) * (1.0 - share)
+
+
+@dataclass(frozen=True)
+class TimeAsked:
+    """What a question asks about time, read once per search: the span it names (or the client's
+    `time_range`, which then also restricts), and whether it wants the latest state."""
+
+    span: TimeSpan | None
+    restrict: bool
+    latest: bool
+
+    @classmethod
+    def of(cls, query: str, now: datetime, time_range: tuple[datetime, datetime] | None = None) -> TimeAsked:
+        if time_range is not None:
+            return cls(TimeSpan(*time_range), True, asks_for_latest(query))
+        return cls(time_in_query(query, now), False, asks_for_latest(query))
+
+    @property
+    def any(self) -> bool:
+        return self.span is not None or self.latest
+
+
+def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[tuple[Fact, float]]:
+    """The hits re-scored by event time, best first."""
+    span = asked.span
+    kept = [(f, s) for f, s in hits if not asked.restrict or span is None or span.holds(f.valid_from)]
+    newest = sorted({f.valid_from for f, _ in kept})
+    ranked: list[tuple[Fact, float]] = []
+    for fact, score in kept:
+        if fact.outdated_by:
+            score *= OUTDATED_SHARE
+        if span is not None and span.holds(fact.valid_from):
+            score = _lift(score, TIME_LIFT)
+        if asked.latest and len(newest) > 1:
+            score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
+        ranked.append((fact, score))
+    return sorted(ranked, key=lambda hit: -hit[1])
+
+
+def diversify(hits: Sequence[tuple[Fact, float]], top_k: int, share: float, gap_s: float) -> list[tuple[Fact, float]]:
+    """The top `top_k`, chosen greedily so that one conversation does not fill them: a hit said within
+    `gap_s` of n hits already chosen keeps (1 - share)^n of its score for the choice (its own score is
+    unchanged). Questions whose evidence lies in several conversations ("what exercises has John
+    done?") then see the second conversation's evidence instead of a tenth turn of the first."""
+    if share <= 0 or len(hits) <= 1:
+        return list(hits[:top_k])
+    left = sorted(hits, key=lambda hit: -hit[1])
+    chosen: list[tuple[Fact, float]] = []
+    while left and len(chosen) < top_k:
+
+        def weight(hit: tuple[Fact, float]) -> float:
+            near = sum(1 for fact, _ in chosen if abs((fact.valid_from - hit[0].valid_from).total_seconds()) < gap_s)
+            return hit[1] * (1.0 - share) ** near
+
+        best = max(left, key=weight)
+        left.remove(best)
+        chosen.append(best)
+    return chosen
