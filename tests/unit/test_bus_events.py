@@ -10,7 +10,7 @@ from typing import Any
 from engram.domain.bus_events import BusEvent
 from engram.domain.errors import TransientError
 from engram.domain.models import AddRequest, Message, Scope, Task, TaskStatus
-from engram.offline.extractor import OfflineExtractor
+from engram.rules.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
 from engram.services.bus_events import NOT_PUBLISHED, BusEvents
