@@ -10,9 +10,9 @@ from typing import Any
 from engram.domain.bus_events import BusEvent
 from engram.domain.errors import TransientError
 from engram.domain.models import AddRequest, Message, Scope, Task, TaskStatus
-from engram.rules.extractor import OfflineExtractor
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
 from engram.services.bus_events import NOT_PUBLISHED, BusEvents
 from engram.services.task_events import NoEvents, TaskEvents
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex
