@@ -122,7 +122,8 @@ async function search(query) {
 function onEvent(event) {
   if (event.user_id && event.user_id !== state.user) return;
   showEvent(event);
-  if (event.type === "memory_extraction_completed" && !state.searching) guarded(() => refresh());
+  // Only the first page is re-read: someone scrolled hundreds of rows down keeps their place.
+  if (event.type === "memory_extraction_completed" && !state.searching && state.shown <= PAGE) guarded(() => refresh());
 }
 
 let editing = null;
