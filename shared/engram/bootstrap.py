@@ -240,13 +240,16 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
             meaning=self.policy_meaning,
+            announce=self.lifecycle.announce,
         )
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
         from engram.writes.unit_of_work import Lifecycle
 
-        return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs)
+        bus = self.bus_events
+        announce = bus.publish if bus is not None else None
+        return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs, announce)
 
     @cached_property
     def scanner(self) -> FactScanner:

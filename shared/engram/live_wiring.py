@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the parts are imported when first built: an API call that n
     from engram.operations.health import HealthCheck
     from engram.operations.usage import UsageService
     from engram.operations.usage_buffer import BufferedUsageCounters
+    from engram.services.bus_events import BusEvents
     from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.task_events import TaskEvents
     from engram.services.tenant_config import TenantConfigs
@@ -170,7 +171,20 @@ class LiveWiring:
     def task_events(self) -> TaskEvents:
         from engram.services.task_events import TaskEvents
 
-        return TaskEvents(self.events, self.queue_metrics, self.accounting)
+        return TaskEvents(self.events, self.queue_metrics, self.accounting, self.bus_events)
+
+    @cached_property
+    def bus_events(self) -> BusEvents | None:
+        """Memory and task events on the tenant-routable EventBridge bus, when the stack declares one."""
+        name = self.settings.event_bus_name
+        if not name:
+            return None
+        from engram.adapters.aws.eventbridge_bus import EventBridgeBus
+        from engram.services.bus_events import BusEvents
+
+        bus = EventBridgeBus(lambda: self.aws.events, name)
+        configs = self.configs
+        return BusEvents(bus, lambda tenant: configs.get(tenant).events_include_text, self.metrics)
 
     @cached_property
     def breaker(self) -> CircuitBreaker | None:

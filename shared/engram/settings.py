@@ -174,6 +174,10 @@ class Settings(BaseModel):
     websocket_endpoint: str | None = Field(
         default=None, description="The WebSocket stage's https URL (the Management API endpoint) events are posted to."
     )
+    event_bus_name: str | None = Field(
+        default=None,
+        description="EventBridge bus that memory and task events are published to (docs/events.md); unset: none.",
+    )
 
     # Operations
     metrics: Literal["off", "emf"] = Field(

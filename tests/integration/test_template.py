@@ -657,3 +657,31 @@ def test_outputs_name_what_a_client_and_an_operator_need() -> None:
         "ApiKeysTableName", "IdempotencyTableName", "BlobBucketName", "SearchEndpoint",
         "MaintenanceStateMachineArn",
     } <= set(template()["Outputs"])  # fmt: skip
+
+
+def test_functions_that_change_memories_may_publish_to_the_event_bus_only() -> None:
+    assert resources("AWS::Events::EventBus")["MemoryEventBus"]
+    env = template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["ENGRAM_EVENT_BUS_NAME"] == {"Ref": "MemoryEventBus"}
+    put = {"EventBridgePutEventsPolicy": {"EventBusName": {"Ref": "MemoryEventBus"}}}
+    for name in ("ApiFunction", "ExtractionFunction", "MaintenanceFunction"):  # every caller of the lifecycle
+        assert put in props(name)["Policies"], name
+    for name in ("AuthorizerFunction", "WebSocketFunction"):
+        assert "EventBridge" not in json.dumps(props(name).get("Policies", [])), name
+
+
+def test_the_example_webhook_is_off_by_default_and_complete_when_on() -> None:
+    doc = template()
+    assert doc["Parameters"]["WebhookUrl"]["Default"] == ""
+    webhook = {k: v for k, v in doc["Resources"].items() if k.startswith("Webhook")}
+    assert {v["Type"] for v in webhook.values()} >= {
+        "AWS::Events::Connection",
+        "AWS::Events::ApiDestination",
+        "AWS::Events::Rule",
+        "AWS::IAM::Role",
+    }
+    assert all(v.get("Condition") == "HasWebhook" for v in webhook.values())
+    rule = webhook["WebhookRule"]["Properties"]
+    assert rule["EventBusName"] == {"Ref": "MemoryEventBus"}
+    [target] = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["WebhookDestination", "Arn"]} and "DeadLetterConfig" in target

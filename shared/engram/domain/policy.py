@@ -79,6 +79,8 @@ class TenantConfig(Model):
     exclude: Entries = Field(default_factory=list)
     examples: Examples = Field(default_factory=dict)  # a free topic's example sentences, by the topic
     prompts: Prompts = Field(default_factory=Prompts)
+    # Memory events on the event bus carry the memory's text only when the tenant says so (docs/events.md).
+    events_include_text: bool = False
 
     @model_validator(mode="before")
     @classmethod

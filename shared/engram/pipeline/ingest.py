@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.bus_events import BusEvent
 from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
@@ -110,9 +111,10 @@ class IngestPipeline:
     recheck_similarity: float = 0.5
     # include/exclude by meaning (pipeline/topic_meaning.py); None: by the rules' banks and topic words only
     meaning: TopicMeaning | None = None
+    announce: Callable[[Sequence[BusEvent]], object] | None = None  # the stored changes, to the event bus
 
     def __post_init__(self) -> None:
-        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
+        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
 
     def run(
         self,

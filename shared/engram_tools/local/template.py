@@ -173,6 +173,7 @@ class Template:
     buckets: dict[str, Bucket]
     state_machines: dict[str, StateMachine]
     schedules: tuple[Schedule, ...]
+    event_buses: tuple[str, ...] = ()  # logical ids of EventBridge buses (moto's locally)
     global_environment: dict[str, Any] = field(default_factory=dict)
 
     def resource_env(self) -> dict[str, str]:
@@ -180,11 +181,13 @@ class Template:
         return {k: t for k, v in self.global_environment.items() if (t := target(v)) and t in self._logical_ids()}
 
     def _logical_ids(self) -> set[str]:
-        return {*self.functions, *self.queues, *self.tables, *self.buckets, *self.state_machines}
+        return {*self.functions, *self.queues, *self.tables, *self.buckets, *self.state_machines, *self.event_buses}
 
 
 def _resources(doc: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
-    return {k: v for k, v in doc.get("Resources", {}).items() if v.get("Type") == kind}
+    """The template's resources of one type; conditional ones (optional parts such as the example
+    webhook, off by default) are left out locally."""
+    return {k: v for k, v in doc.get("Resources", {}).items() if v.get("Type") == kind and "Condition" not in v}
 
 
 def _param_defaults(doc: dict[str, Any]) -> dict[str, Any]:
@@ -420,5 +423,6 @@ def load_template(path: Path) -> Template:
         buckets=_buckets(doc),
         state_machines=_state_machines(doc, root),
         schedules=_schedules(doc),
+        event_buses=tuple(_resources(doc, "AWS::Events::EventBus")),
         global_environment=dict(doc.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})),
     )
