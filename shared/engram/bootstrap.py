@@ -215,6 +215,7 @@ class Container(SearchWiring, LiveWiring):
     @cached_property
     def pipeline(self) -> IngestPipeline:
         from engram.pipeline.ingest import IngestPipeline
+        from engram.pipeline.aspects import AspectReader
         from engram.pipeline.one_call import OneCall
 
         return IngestPipeline(
@@ -238,6 +239,8 @@ class Container(SearchWiring, LiveWiring):
                 else None
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
+            aspects=AspectReader(self.embedder),
+            read_wider=self.llm is None,  # an LLM reads ordinary speech itself
         )
 
     @cached_property

@@ -29,6 +29,7 @@ from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtrac
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.apply import Applier
+from engram.pipeline.aspects import AspectReader
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import (
@@ -45,6 +46,7 @@ from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.policy_screen import Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
+from engram.pipeline.supersede import Supersession
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
 
@@ -106,9 +108,16 @@ class IngestPipeline:
     one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
     # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
     recheck_similarity: float = 0.5
+    # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
+    # ones, facts or kept messages (pipeline/supersede.py). None: only the reconciler's keys decide.
+    aspects: AspectReader | None = None
+    read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
+        self._supersession = (
+            Supersession(self.facts, self.index, self.aspects, self._lifecycle) if self.aspects is not None else None
+        )
 
     def run(
         self,
@@ -225,6 +234,9 @@ class IngestPipeline:
             else:
                 candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
+            if self.read_wider and self.aspects is not None and prompt is ExtractionPrompt.USER:
+                said_by_user = [(i, m.content) for i, m in enumerate(request.messages) if m.role == "user"]
+                candidates += self.aspects.candidates(said_by_user, candidates)
             if self.keep_episodes:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
                 kept = episodes(request.messages, prompt, self.extractor, self.keep_assistant_turns)
@@ -281,6 +293,12 @@ class IngestPipeline:
         shares.count_decisions(decisions, candidates)
         applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
         shares.add_results(applied, candidates)
+        if self._supersession is not None:
+            stated = [r.id for _, r in applied if r.event in (Event.ADD, Event.UPDATE)]
+            outdated = self._supersession.run(scope, self.facts.get_many(scope.tenant_id, stated), vectors, task_id)
+            if outdated:
+                counts["superseded"] = outdated
+                shares.add_run_counts({"superseded": outdated})
         return IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
 
     def _cut_short(
