@@ -230,7 +230,8 @@ def _score(history: dict[str, Any], service: MemoryService, facts: MemoryFactSto
         score.facts += 1
         aspect = key_aspect(fact.fact_key)
         if aspect is not None and fact.fact_value:
-            true = any(_holds(fact.fact_value, v) or _holds(v, fact.fact_value) for v in by_aspect.get(aspect, []))
+            given = by_aspect.get(aspect, []) + history["true"]  # the aspect's values, or something else true
+            true = any(_holds(fact.fact_value, v) or _holds(v, fact.fact_value) for v in given)
         else:
             true = any(_holds(fact.text, v) for v in anything)
         if true:

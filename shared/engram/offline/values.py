@@ -19,7 +19,8 @@ _PROPER = rf"[A-Z\u00c0-\u00de][\w'\u2019.-]*(?:\s+(?:{_CONNECT}\s+)?[A-Z\u00c0-
 _PROPER_RE = re.compile(_PROPER)
 _PLACE_CUE = re.compile(rf"\b(?:in|to|from|near|outside|around|into)\s+(?:the\s+)?(?P<v>{_PROPER})")
 _ORG_CUE = re.compile(
-    rf"\b(?:at|for|with|joined|join|joining|by|to)\s+(?:the\s+)?(?P<v>{_PROPER})|(?P<s>{_PROPER})\s+(?:hired|took|offered)\b"
+    rf"\b(?:at|for|with|joined|join|joining|by)\s+(?:the\s+)?(?P<v>{_PROPER})|(?P<s>{_PROPER})\s+(?:hired|took|offered)\b"
+    rf"|\b(?:startup|company|firm|agency|studio|consultancy|lab|shop|business)\s+(?:called|named)\s+(?P<n>{_PROPER})"
 )
 _NAME_CUE = re.compile(
     rf"\b(?:called|named|name\s+is|name's|names\s+are)\s+(?P<v>{_PROPER})"
@@ -41,7 +42,7 @@ _ALLERGEN = re.compile(
 )
 _ALLERGEN_BEFORE = re.compile(
     r"\b(?P<v>[a-z][a-z-]*)\s+(?:allergy|allergies|intolerance)\b"
-    r"|\b(?P<w>[a-z][a-z-]*)\s+(?:makes?|made|give|gives|gave|sends?|puts?)\s+me\s+"
+    r"|\b(?P<w>[a-z][a-z-]*)\s+(?:makes?|made|give|gives|gave|sends?|puts?)\s+me\s+(?:really\s+|so\s+|very\s+)?"
     r"(?:swell|sick|ill|break\s+out|itch|itchy|wheez|hives|into\s+anaphyla|throw\s+up|puke|come\s+out)",
     re.I,
 )
@@ -85,6 +86,26 @@ def place(clause: str) -> str | None:
     return known.group("v").title() if known else None
 
 
+_MOVED_TO = re.compile(
+    rf"\b(?i:mov\w*|relocat\w*|transferred|made\s+the\s+move|came)\s+(?i:back\s+|down\s+|up\s+|over\s+|out\s+)?"
+    rf"(?i:to|into)\s+(?:the\s+)?(?P<v>{_PROPER})"
+)
+_LIVE_IN = re.compile(rf"\b(?:in|near|outside|around)\s+(?:the\s+)?(?P<v>{_PROPER})")
+
+
+def home_place(clause: str) -> str | None:
+    """Where someone lives: 'moved (back) to X' or 'in X' ('the commute from my flat in Leeds'); not
+    'to X' alone ('the commute to Zurich' is not where they live)."""
+    clause = clause[:MAX_CLAUSE]
+    for pattern in (_MOVED_TO, _LIVE_IN):
+        for found in pattern.finditer(clause):
+            value = _proper(found.group("v"))
+            if value:
+                return value
+    known = _KNOWN_PLACE.search(clause)
+    return known.group("v").title() if known and not clause[known.start() :].lower().startswith("to") else None
+
+
 def any_proper(clause: str) -> str | None:
     """The first capitalised name that is not the clause's first word ('doing the Japan thing' -> 'Japan')."""
     clause = clause[:MAX_CLAUSE]
@@ -97,11 +118,23 @@ def any_proper(clause: str) -> str | None:
     return place(clause)
 
 
+_TRAVEL = re.compile(
+    r"\b(?:trip|travel\w*|fly|flying|flights?|heading|going|off\s+to|visit\w*|holiday|vacation|honeymoon|"
+    r"booked|backpack\w*|road\s+trip|tour\w*|getaway|doing\s+the)\b",
+    re.I,
+)
+
+
+def trip_place(clause: str) -> str | None:
+    """Where a trip goes, when the clause speaks of travelling ('booked flights to Osaka')."""
+    return any_proper(clause) if _TRAVEL.search(clause[:MAX_CLAUSE]) else None
+
+
 def organisation(clause: str) -> str | None:
     """'started at Siemens last week' -> 'Siemens'; 'Deloitte hired me' -> 'Deloitte'."""
     clause = clause[:MAX_CLAUSE]
     for found in _ORG_CUE.finditer(clause):
-        value = _proper(found.group("v") or found.group("s"))
+        value = _proper(found.group("v") or found.group("s") or found.group("n"))
         if value and value.lower() not in PLACES:
             return value
     return None

@@ -49,7 +49,7 @@ ASPECTS: tuple[Aspect, ...] = (
     Aspect(
         "home",
         True,
-        values.place,
+        values.home_place,
         (
             "I live in this city",
             "my flat is in this town",
@@ -62,6 +62,7 @@ ASPECTS: tuple[Aspect, ...] = (
             "finally made the move to a new city",
             "relocated for work to another city",
             "living in this town has been great",
+            "my place in the city has a great view",
         ),
         "where do I live?",
     ),
@@ -81,6 +82,7 @@ ASPECTS: tuple[Aspect, ...] = (
             "started at the firm on monday",
             "employed at a company",
             "switched jobs to another company",
+            "I'm with a new firm now",
         ),
         "which company do I work for?",
     ),
@@ -92,6 +94,8 @@ ASPECTS: tuple[Aspect, ...] = (
             "I work as a nurse",
             "my job is being an engineer",
             "I'm a teacher now",
+            "I'm a barista at a little cafe",
+            "I'm a nurse at the hospital",
             "I became a lawyer",
             "my profession",
         ),
@@ -152,7 +156,7 @@ ASPECTS: tuple[Aspect, ...] = (
     Aspect(
         "plans",
         False,
-        values.any_proper,
+        values.trip_place,
         (
             "I'm going on a trip to a country",
             "we're flying somewhere for our holiday",
@@ -173,9 +177,6 @@ OTHER = (
     "the meeting ran late",
     "I watched a movie last night",
     "I feel stressed about work",
-    "my sister lives there",
-    "my friend works at that company",
-    "my mum has a dog",
     "I love cooking dinner",
     "that restaurant was great",
     "thanks for the help",
@@ -202,13 +203,8 @@ _NOT_NOW = re.compile(
     r"passed\s+away|died)\b",
     re.I,
 )
-_SUBJECTLESS = re.compile(
-    r"^(?:(?:just|finally|recently|so|also|and|now|officially)\s+)*(?:moved|relocated|started|joined|got|adopted|"
-    r"landed|switched|began|signed|booked|became|went|am|live|work)\b",
-    re.I,
-)
 _PARTNER_WORDS = re.compile(
-    r"\b(?:" + "|".join(sorted(SINGLE_RELATIONS - {"mother", "father"})) + r"|hubby|missus|bf|gf|dating|fianc[eé]e?)\b",
+    r"\b(?:" + "|".join(sorted(SINGLE_RELATIONS - {"mother", "father"})) + r"|hubby|missus|bf|gf|dating|seeing\s+someone|fianc[eé]e?)\b",
     re.I,
 )
 
@@ -283,12 +279,12 @@ class AspectReader:
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
             windows = {t: _windows(t) for t in unread}
-            flat = list(dict.fromkeys(w for t in unread for _, w in windows[t]))
+            flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
             vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
             for text in unread:
                 best: dict[tuple[int, str], Reading] = {}
-                for sentence, window in windows[text]:
-                    reading = self._classify(window, vectors[window])
+                for sentence, whole, window in windows[text]:
+                    reading = self._classify(window, vectors[window], whole)
                     if reading is None:
                         continue
                     slot = (sentence, reading.aspect.name)
@@ -311,9 +307,10 @@ class AspectReader:
             best[owner] = max(best.get(owner, -1.0), score)
         return best
 
-    def _classify(self, clause: str, vector: Sequence[float]) -> Reading | None:
+    def _classify(self, clause: str, vector: Sequence[float], sentence: str = "") -> Reading | None:
         """The aspect the clause is closest to, above the threshold and clearly above anything else
-        that is not an aspect, whose value the clause gives; the next closest when it gives none."""
+        that is not an aspect, whose value the clause gives (or else its sentence: "I'm seeing
+        someone new, his name is Daniel"); the next closest aspect when neither gives one."""
         best = self.scores(vector)
         other = best.pop(None, -1.0)
         for name, score in sorted(best.items(), key=lambda p: -p[1]):
@@ -322,42 +319,46 @@ class AspectReader:
             aspect = BY_NAME[name]
             if not _speaks_of_self(aspect, clause):
                 continue
-            value = aspect.lift(clause)
+            value = aspect.lift(clause) or (aspect.lift(sentence) if sentence else None)
             if value:
                 return Reading(aspect, value, clause, score)
         return None
 
 
-def _windows(text: str) -> list[tuple[int, str]]:
-    """(sentence number, text) of what is read: each clause that could state something of the
-    person now, each comma segment of a long one, and a short sentence of several clauses whole."""
-    out: list[tuple[int, str]] = []
+_SEGMENT = re.compile(r"\s*[,:]\s*|\s+(?:but|and|so|because|though|while|plus)\s+", re.I)
+
+
+def _windows(text: str) -> list[tuple[int, str, str]]:
+    """(sentence number, sentence, text) of what is read: each clause that could state something of
+    the person now, each segment of a long one, and a short sentence of several clauses whole."""
+    out: list[tuple[int, str, str]] = []
     for number, sentence in enumerate(split_sentences(text)):
         if is_question(sentence) or is_hypothetical(sentence):
             continue
+        whole = sentence.strip().rstrip(".!?")
         clauses = [c for c in split_clauses(sentence) if len(c.split()) >= 2 and not is_small_talk(c)]
         for clause in clauses:
-            out.append((number, clause))
-            segments = [s.strip() for s in clause.split(",")]
+            out.append((number, whole, clause))
+            segments = [s.strip() for s in _SEGMENT.split(clause)]
             if len(segments) > 1:
-                out += [(number, s) for s in segments if len(s.split()) >= 2]
-        whole = sentence.strip().rstrip(".!?")
+                out += [(number, whole, s) for s in segments if len(s.split()) >= 2]
         if len(clauses) > 1 and len(whole.split()) <= WHOLE_WORDS:
-            out.append((number, whole))
+            out.append((number, whole, whole))
     return out
 
 
 def _speaks_of_self(aspect: Aspect, clause: str) -> bool:
-    if _SUBJECTLESS.match(clause):  # "just moved to Berlin", "started at Siemens last week": said of oneself
-        clause = f"I {clause}"
+    """A user's message speaks of the user unless a clause names someone else ("my sister lives in
+    ...") or says the value is past, hoped for or denied. People drop the subject ("been at Siemens
+    three years", "same flat in Glasgow"), so the first person is not required."""
     if aspect.name == "allergy":  # "peanuts make me swell up so never suggest satay": denial is the point
         return bool(_FIRST.search(clause)) and not re.search(r"\b(?:no\s+longer|anymore|outgrew)\b", clause, re.I)
-    if not _FIRST.search(clause) or _NOT_NOW.search(clause):
+    if _NOT_NOW.search(clause):
         return False
     if aspect.name == "partner":
         return bool(_PARTNER_WORDS.search(clause))
     if aspect.name == "pets":
-        return True  # "my mum's dog" is read below by its name cue only when the pet is named after the animal
+        return True  # a pet is named after its animal ("our dog Max"): the name cue needs the animal word
     return not _OTHERS.search(clause)
 
 
@@ -403,6 +404,5 @@ def _article(word: str) -> str:
 def _relation(clause: str) -> str:
     found = _PARTNER_WORDS.search(clause)
     word = found.group(0).lower() if found else "partner"
-    return {"bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "missus": "wife", "dating": "partner"}.get(
-        word, word.replace("é", "e")
-    )
+    word = "partner" if word in ("dating", "seeing someone") else word
+    return {"bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "missus": "wife"}.get(word, word.replace("é", "e"))
