@@ -27,6 +27,11 @@ NEIGHBOURS = 20  # memories read near each new statement, and near its aspect's 
 ACTOR = "extraction"
 
 
+def _speaker(fact: Fact) -> str | None:
+    named = fact.source.name if fact.source is not None else None
+    return named or (str(fact.metadata["speaker"]) if fact.metadata.get("speaker") else None)
+
+
 def values_match(a: str, b: str) -> bool:
     """'Manchester' and 'manchester, UK' state the same value; 'Leeds' and 'Manchester' do not."""
     x, y = " ".join(a.lower().replace(",", " ").split()), " ".join(b.lower().replace(",", " ").split())
@@ -109,10 +114,13 @@ class Supersession:
         for vector in queries:
             ids += [h.id for h in self.index.knn(scope.tenant_id, scope.user_id, vector, self.neighbours, filters)]
         skip = {fact.id, fact.episode_id}
+        speaker = _speaker(fact)
         found = [
             m
             for m in self.facts.get_many(scope.tenant_id, list(dict.fromkeys(i for i in ids if i not in skip)))
             if m.is_current and m.episode_id != fact.id and m.user_id == scope.user_id
+            # Two named speakers under one user (a group chat) each speak of themselves.
+            and (speaker is None or _speaker(m) in (None, speaker))
         ]
         readings = self.reader.read([m.text for m in found])
         conflicting: list[Fact] = []
