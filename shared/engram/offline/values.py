@@ -52,12 +52,18 @@ _NOT_ALLERGENS = frozenset(
 )
 _TITLE = re.compile(
     r"\b(?:work(?:ing)?\s+as|job\s+as|now\s+an?|became\s+an?|becoming\s+an?|i'?m\s+an?|i\s+am\s+an?|"
-    r"promoted\s+to|new\s+job\s+as|gig\s+as|role\s+as|trained\s+as|qualified\s+as)\s+"
+    r"promoted\s+to|new\s+job\s+as|gig\s+as|role\s+as|trained\s+as|qualified\s+as)\s+(?:an?\s+)?"
     r"(?P<v>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})",
     re.I,
 )
 _DIET = re.compile(r"\b(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r"|plant[- ]based)\b", re.I)
 _ANIMAL = re.compile(r"\b(?P<v>" + "|".join(sorted(ANIMALS, key=len, reverse=True)) + r")s?\b", re.I)
+_KNOWN = "|".join(re.escape(p) for p in sorted(PLACES, key=len, reverse=True))
+_KNOWN_HOME = re.compile(
+    rf"\b(?:mov\w*|relocat\w*|transferred|made\s+the\s+move|came)\s+(?:back\s+|down\s+|up\s+|over\s+|out\s+)?"
+    rf"(?:to|into)\s+(?P<v>{_KNOWN})\b|\b(?:in|near|outside|around)\s+(?P<w>{_KNOWN})\b",
+    re.I,
+)
 _KNOWN_PLACE = re.compile(
     r"\b(?:in|to|from|near)\s+(?P<v>" + "|".join(re.escape(p) for p in sorted(PLACES, key=len, reverse=True)) + r")\b",
     re.I,
@@ -102,8 +108,8 @@ def home_place(clause: str) -> str | None:
             value = _proper(found.group("v"))
             if value:
                 return value
-    known = _KNOWN_PLACE.search(clause)
-    return known.group("v").title() if known and not clause[known.start() :].lower().startswith("to") else None
+    known = _KNOWN_HOME.search(clause)
+    return (known.group("v") or known.group("w")).title() if known else None
 
 
 def any_proper(clause: str) -> str | None:
