@@ -33,6 +33,11 @@ export function memoryCard(m, actions) {
   }
   const badges = el("p", {}, el("span", { class: "badge", text: `v${m.version}` }));
   if (m.is_protected) badges.append(el("span", { class: "badge protected", text: "protected" }));
+  if (m.kind === "episode") badges.append(el("span", { class: "badge", text: "kept as said" }));
+  // A kept message a later statement replaced in part: still shown, marked so it is not read as current.
+  if (m.outdated_by && m.outdated_by.length) {
+    badges.append(el("span", { class: "badge outdated", title: `outdated by ${m.outdated_by.join(", ")}`, text: "outdated" }));
+  }
   const label = (verb) => `${verb}: ${m.memory.slice(0, 40)}`;
   return el("li", { class: "card", "data-id": m.id },
     el("p", { class: "text", text: m.memory }),
