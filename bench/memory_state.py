@@ -137,6 +137,22 @@ def _holds(text: str, value: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(value.lower())}", text.lower()) is not None
 
 
+def _first_said(history: dict[str, Any], current: str | list[str] | None) -> datetime | None:
+    """When the history first names the aspect's current value (messages are dated as run_history dates them)."""
+    wanted = current if isinstance(current, list) else [current] if current else []
+    times = [
+        _said_at(session["at"], i)
+        for session in history["sessions"]
+        for i, text in enumerate(session["messages"])
+        if any(_holds(text, v) for v in wanted)
+    ]
+    return min(times) if times else None
+
+
+def _said_at(day: str, index: int) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC, hour=12) + timedelta(minutes=index)
+
+
 def _masked(text: str, phrases: Sequence[str]) -> str:
     for phrase in phrases:
         text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
@@ -171,9 +187,8 @@ def run_history(history: dict[str, Any], mode: str, embedder: Embedder) -> Score
     scope = Scope(tenant_id="bench", user_id=history["id"])
     policy = MemoryPolicy(exclude=history["exclude"]) if history["exclude"] else None
     for number, session in enumerate(history["sessions"]):
-        at = datetime.fromisoformat(session["at"]).replace(tzinfo=UTC, hour=12)
         messages = [
-            Message(role="user", content=text, created_at=at + timedelta(minutes=i))
+            Message(role="user", content=text, created_at=_said_at(session["at"], i))
             for i, text in enumerate(session["messages"])
         ]
         request = AddRequest(user_id=scope.user_id, messages=messages)
@@ -199,17 +214,16 @@ def _score(history: dict[str, Any], service: MemoryService, facts: MemoryFactSto
     stored = _current(facts, scope)
     live = [f for f in stored if not f.outdated_by]
     for aspect, old_values in history["outdated"].items():
-        now = history["expect"].get(aspect)
-        now_values = now if isinstance(now, list) else [now] if now else []
+        since = _first_said(history, history["expect"].get(aspect))
         for value in old_values:
             score.outdated += 1
-            # A memory that names the old value beside the current one ("quit Google, I'm at Nimbus
-            # now") states the change, not the old value; names that merely contain the value
-            # ("University of Edinburgh", listed as true) are not statements of it.
+            # An outdated statement is one said before the current value was: a memory naming the
+            # old value later ("so Tom and I broke up") states the change, not the old value. Names
+            # that merely contain the value ("University of Edinburgh", listed as true) are masked.
             stale = [
                 f.text
                 for f in live
-                if _holds(_masked(f.text, history["true"]), value) and not any(_holds(f.text, v) for v in now_values)
+                if _holds(_masked(f.text, history["true"]), value) and (since is None or f.valid_from < since)
             ]
             if stale:
                 score.stale += 1

@@ -1,4 +1,5 @@
-"""The goals of issues 25 (time) and 26 (retrieval that carries over), checked against a run's results.
+"""The goals of issues 25 (time), 26 (retrieval that carries over) and 33 (memory state), checked against a
+run's results.
 
 Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
 """
@@ -52,6 +53,19 @@ def _sessions_by_type(results: Results) -> tuple[str, str]:
     return f"lowest {low[0]:.3f} ({low[1]})", _met(low[0] >= 0.85)
 
 
+_STATE = ("memory_state", "offline/held_aside")
+
+
+def _at_most(path: tuple[str, ...], limit: float) -> Check:
+    def check(results: Results) -> tuple[str, str]:
+        value = _get(results, *path)
+        if value is None:
+            return "not run", "n/a"
+        return f"{value:.3f}", _met(value <= limit)
+
+    return check
+
+
 GOALS: list[tuple[str, Check]] = [
     (
         "issue 25: LoCoMo temporal recall@10 >= 0.82 (no date in the text)",
@@ -65,4 +79,7 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 26: LoCoMo open-domain recall@10 >= 0.65", _at_least((*_LOCOMO, "3 open-domain", "recall@10"), 0.65)),
     ("issue 26: LongMemEval all evidence turns in the top 10 >= 0.85", _per_mode("turn_all@10", 0.85)),
     ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
+    ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),
+    ("issue 33: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
+    ("issue 33: memory state (held-aside, offline): precision >= 0.95", _at_least((*_STATE, "fact_precision"), 0.95)),
 ]

@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk, longmemeval
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, state, bulk, ...
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -22,7 +22,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
+PARTS = (
+    "recall",
+    "latency",
+    "ingest",
+    "mem0",
+    "cold",
+    "infer",
+    "facts",
+    "extract",
+    "state",
+    "bulk",
+    "longmemeval",
+    "cost",
+)
 
 
 def _commit(root: Path) -> str:
@@ -137,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import extraction_quality
 
         timed("extraction_quality", extraction_quality.run)
+    if "state" in parts:  # memory state after short histories (bench/memory_state.py), both thirds, both modes
+        from bench import memory_state
+
+        timed("memory_state", memory_state.run)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:

@@ -214,8 +214,8 @@ class Container(SearchWiring, LiveWiring):
 
     @cached_property
     def pipeline(self) -> IngestPipeline:
-        from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.aspects import AspectReader
+        from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.one_call import OneCall
 
         return IngestPipeline(

@@ -72,7 +72,11 @@ def test_a_corrected_memory_takes_later_truth_and_names_the_correction_as_its_so
 @pytest.mark.parametrize(
     ("text", "question", "expected"),
     [
-        ("we're finally doing the Japan thing in April, booked flights this morning", "where am I travelling?", "Japan"),
+        (
+            "we're finally doing the Japan thing in April, booked flights this morning",
+            "where am I travelling?",
+            "Japan",
+        ),
         (
             "peanuts make me swell up like a balloon so never suggest satay or anything like it",
             "what am I allergic to?",
@@ -90,7 +94,9 @@ def test_facts_in_ordinary_phrasing_are_read_as_facts(acme: Api, text: str, ques
 def test_a_second_pet_called_something_is_a_fact_beside_the_first(acme: Api) -> None:
     user = f"pets-{uuid.uuid4().hex[:12]}"
     said(acme, user, "We got a dog last weekend, a beagle called Biscuit", "2025-03-14T09:00:00Z")
-    said(acme, user, "update: we adopted another cat, called Miso. Biscuit is not impressed lol", "2025-07-02T09:00:00Z")
+    said(
+        acme, user, "update: we adopted another cat, called Miso. Biscuit is not impressed lol", "2025-07-02T09:00:00Z"
+    )
 
     facts = {m["memory"]: m for m in acme.memories(user) if m["kind"] == "fact"}
     assert any("Miso" in text for text in facts), facts

@@ -47,8 +47,8 @@ _ALLERGEN_BEFORE = re.compile(
     re.I,
 )
 _NOT_ALLERGENS = frozenset(
-    "it that this them stuff anything something food a an the my me i so and or really btw lol tho though too now"
-    .split()
+    """it that this them stuff anything something food a an the my me i so and or really btw lol tho though
+    too now""".split()
 )
 _TITLE = re.compile(
     r"\b(?:work(?:ing)?\s+as|job\s+as|now\s+an?|became\s+an?|becoming\s+an?|i'?m\s+an?|i\s+am\s+an?|"

@@ -204,7 +204,9 @@ _NOT_NOW = re.compile(
     re.I,
 )
 _PARTNER_WORDS = re.compile(
-    r"\b(?:" + "|".join(sorted(SINGLE_RELATIONS - {"mother", "father"})) + r"|hubby|missus|bf|gf|dating|seeing\s+someone|fianc[eé]e?)\b",
+    r"\b(?:"
+    + "|".join(sorted(SINGLE_RELATIONS - {"mother", "father"}))
+    + r"|hubby|missus|bf|gf|dating|seeing\s+someone|fianc[eé]e?)\b",
     re.I,
 )
 
@@ -405,4 +407,5 @@ def _relation(clause: str) -> str:
     found = _PARTNER_WORDS.search(clause)
     word = found.group(0).lower() if found else "partner"
     word = "partner" if word in ("dating", "seeing someone") else word
-    return {"bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "missus": "wife"}.get(word, word.replace("é", "e"))
+    short = {"bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "missus": "wife"}
+    return short.get(word, word.replace("é", "e"))

@@ -118,7 +118,9 @@ class Supersession:
         found = [
             m
             for m in self.facts.get_many(scope.tenant_id, list(dict.fromkeys(i for i in ids if i not in skip)))
-            if m.is_current and m.episode_id != fact.id and m.user_id == scope.user_id
+            if m.is_current
+            and m.episode_id != fact.id
+            and m.user_id == scope.user_id
             # Two named speakers under one user (a group chat) each speak of themselves.
             and (speaker is None or _speaker(m) in (None, speaker))
         ]
