@@ -19,6 +19,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from engram.domain.models import Fact, MemoryBank
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact
@@ -245,16 +247,16 @@ class AspectReader:
         self.embedder = embedder
         self.threshold = threshold
         self.margin = margin
-        self._examples: list[list[float]] | None = None
+        self._examples: np.ndarray | None = None
         self._owners: list[str | None] = []  # the aspect of each example vector (None: OTHER)
         self._cache: OrderedDict[str, tuple[Reading, ...]] = OrderedDict()
         self._queries: dict[str, list[float]] = {}
 
-    def _prototypes(self) -> list[list[float]]:
+    def _prototypes(self) -> np.ndarray:
         if self._examples is None:
             texts = [e for a in ASPECTS for e in a.examples] + list(OTHER)
             self._owners = [a.name for a in ASPECTS for _ in a.examples] + [None] * len(OTHER)
-            self._examples = self.embedder.embed(texts)
+            self._examples = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         return self._examples
 
     def query_vector(self, aspect: str) -> list[float]:
@@ -280,7 +282,8 @@ class AspectReader:
         reads as the aspect most clearly and gives it a value)."""
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
-            windows = {t: _windows(t) for t in unread}
+            # Only windows that give some aspect a value are embedded: no value, no reading.
+            windows = {t: [w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])] for t in unread}
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
             vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
             for text in unread:
@@ -302,10 +305,10 @@ class AspectReader:
 
     def scores(self, vector: Sequence[float]) -> dict[str | None, float]:
         """The closeness of a clause to each aspect (its closest example) and to OTHER (None)."""
-        best: dict[str | None, float] = {}
         examples = self._prototypes()  # sets the owners on first use
-        for owner, example in zip(self._owners, examples, strict=True):
-            score = sum(a * b for a, b in zip(vector, example, strict=True))
+        cosines = examples @ np.asarray(vector, dtype=np.float32)
+        best: dict[str | None, float] = {}
+        for owner, score in zip(self._owners, cosines.tolist(), strict=True):
             best[owner] = max(best.get(owner, -1.0), score)
         return best
 
@@ -325,6 +328,10 @@ class AspectReader:
             if value:
                 return Reading(aspect, value, clause, score)
         return None
+
+
+def _some_value(text: str) -> bool:
+    return any(aspect.lift(text) for aspect in ASPECTS)
 
 
 _SEGMENT = re.compile(r"\s*[,:]\s*|\s+(?:but|and|so|because|though|while|plus)\s+", re.I)
