@@ -293,9 +293,11 @@ class IngestPipeline:
         shares.count_decisions(decisions, candidates)
         applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
         shares.add_results(applied, candidates)
-        if self._supersession is not None:
-            stated = [r.id for _, r in applied if r.event in (Event.ADD, Event.UPDATE)]
-            outdated = self._supersession.run(scope, self.facts.get_many(scope.tenant_id, stated), vectors, task_id)
+        stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
+        keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
+        if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
+            written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
+            outdated = self._supersession.run(scope, written, vectors, task_id)
             if outdated:
                 counts["superseded"] = outdated
                 shares.add_run_counts({"superseded": outdated})

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from engram.domain.errors import ConflictError
 from engram.domain.models import Fact, Scope, SearchFilters, utcnow
 from engram.domain.ports import FactStore, VectorIndex
-from engram.pipeline.aspects import BY_NAME, AspectReader, aspect_of_fact
+from engram.pipeline.aspects import BY_NAME, AspectReader, aspect_of_fact, key_aspect
 from engram.pipeline.lifecycle import Lifecycle
 
 NEIGHBOURS = 20  # memories read near each new statement, and near its aspect's question
@@ -54,6 +54,13 @@ class Supersession:
         pairs = aspect_of_fact(fact, self.reader.read([fact.text])[0])
         return [(a, v) for a, v in pairs if BY_NAME[a].single]
 
+    def worth_reading(self, texts: Sequence[str], keys: Sequence[str | None]) -> bool:
+        """Whether any of a run's new memories (their texts, and keys where known) may state a
+        single-valued aspect: only then are they read back and their neighbours searched."""
+        if any((a := key_aspect(k)) is not None and BY_NAME[a].single for k in keys):
+            return True
+        return any(r.aspect.single for readings in self.reader.read(texts) for r in readings)
+
     def run(self, scope: Scope, stated: Sequence[Fact], vectors: dict[str, list[float]], task_id: str) -> int:
         """Outdate what the new memories `stated` replace (or the new ones, when told out of order).
         Returns how many memories were outdated."""
@@ -66,6 +73,8 @@ class Supersession:
         for fact, pairs in said:
             for memory in self._near(scope, fact, pairs, vectors, filters):
                 newer, older = (fact, memory) if memory.valid_from <= fact.valid_from else (memory, fact)
+                if older.is_protected:  # what the user protected stays as it is (pipeline/protection.py)
+                    continue
                 if older.id not in outdated and not (older.kind == "episode" and newer.id in older.outdated_by):
                     outdated[older.id] = (older, newer)
         if not outdated:
@@ -78,6 +87,8 @@ class Supersession:
             if not current or not current[0].is_current:
                 continue
             older = current[0]
+            if older.is_protected:
+                continue
             try:
                 if older.kind == "episode":
                     if newer.id in older.outdated_by:
