@@ -85,8 +85,8 @@ class World:
         self.scope = Scope(tenant_id="t", user_id="u")
         self.tasks = 0
 
-    def say(self, text: str, on: str, name: str | None = None) -> None:
-        at = datetime.fromisoformat(on).replace(tzinfo=UTC)
+    def say(self, text: str, on: str | None = None, name: str | None = None) -> None:
+        at = datetime.fromisoformat(on).replace(tzinfo=UTC) if on else None
         message = Message(role="user", content=text, created_at=at, name=name)
         self.tasks += 1
         self.pipeline.run(self.scope, AddRequest(user_id="u", messages=[message]), f"task-{self.tasks}")
@@ -128,4 +128,18 @@ def test_one_speaker_does_not_outdate_another(reader: AspectReader) -> None:
     world = World(reader, read_wider=False)  # the kept message alone states the first home
     world.say("the commute from my flat in Leeds is killing me", "2025-01-10", name="Caroline")
     world.say("I live in Manchester now", "2025-03-02", name="Melanie")
+    assert world.live("Leeds") and world.live("Manchester")
+
+
+def test_a_protected_memory_is_not_outdated(reader: AspectReader) -> None:
+    from engram.domain.models import MemoryPatch
+    from engram.services.memory import MemoryService
+    from tests.fakes import MemoryQueue, MemoryTaskStore
+
+    world = World(reader)
+    world.say("ugh the commute from my flat in Leeds is killing me")  # said now: a correction is dated now
+    service = MemoryService(world.facts, world.index, reader.embedder, MemoryTaskStore(), MemoryQueue())
+    for memory in world.current():
+        service.update("t", memory.id, MemoryPatch(is_protected=True))
+    world.say("I live in Manchester now")
     assert world.live("Leeds") and world.live("Manchester")
