@@ -1,4 +1,5 @@
-"""The goals of issues 25 (time) and 26 (retrieval that carries over), checked against a run's results.
+"""The goals of issues 25 (time), 26 (retrieval that carries over) and 33 (memory state), checked against a
+run's results.
 
 Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
 """
@@ -65,6 +66,17 @@ def _policy(key: str, limit: float, at_most: bool) -> Check:
         ok = all((r[key] <= limit) if at_most else (r[key] >= limit) for r in rows.values())
         return f"{text}; Health {health}", _met(ok)
 
+
+_STATE = ("memory_state", "offline/held_aside")
+
+
+def _at_most(path: tuple[str, ...], limit: float) -> Check:
+    def check(results: Results) -> tuple[str, str]:
+        value = _get(results, *path)
+        if value is None:
+            return "not run", "n/a"
+        return f"{value:.3f}", _met(value <= limit)
+
     return check
 
 
@@ -83,4 +95,7 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
     ("issue 33: policy leak rate = 0 (held-aside third, banks and topics)", _policy("leak_rate", 0.0, True)),
     ("issue 33: policy false exclusions <= 0.10 (held-aside third)", _policy("false_exclusion_rate", 0.10, True)),
+    ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),
+    ("issue 33: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
+    ("issue 33: memory state (held-aside, offline): precision >= 0.95", _at_least((*_STATE, "fact_precision"), 0.95)),
 ]

@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, policy, bulk, ...
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, policy, state, ...
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -31,10 +31,12 @@ PARTS = (
     "facts",
     "extract",
     "policy",
+    "state",
     "bulk",
     "longmemeval",
     "cost",
 )
+
 
 
 def _machine() -> str:
@@ -146,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import policy_screen
 
         timed("policy_screen", lambda: policy_screen.run(3 if args.quick else 5))
+    if "state" in parts:  # memory state after short histories (bench/memory_state.py), both thirds, both modes
+        from bench import memory_state
+
+        timed("memory_state", memory_state.run)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:

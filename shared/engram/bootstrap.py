@@ -215,6 +215,7 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
 
     @cached_property
     def pipeline(self) -> IngestPipeline:
+        from engram.pipeline.aspects import AspectReader
         from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.one_call import OneCall
 
@@ -241,6 +242,8 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
             recheck_similarity=self.settings.single_call_recheck_similarity,
             meaning=self.policy_meaning,
             announce=self.lifecycle.announce,
+            aspects=AspectReader(self.embedder),
+            read_wider=self.llm is None,  # an LLM reads ordinary speech itself
         )
 
     @cached_property

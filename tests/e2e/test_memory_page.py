@@ -319,3 +319,18 @@ def test_the_list_at_420_px(browser: Any, stack: StackProcess, acme: Api) -> Non
         shot(page, "memory-page-420")
     finally:
         context.close()
+
+
+def test_a_kept_message_a_later_statement_replaced_is_marked_outdated(page: Any, acme: Api) -> None:
+    user = "page-moved"
+    for text, at in [
+        ("ugh, the commute from my flat in Leeds is killing me", "2025-01-10T09:00:00Z"),
+        ("I live in Manchester now", "2025-03-02T09:00:00Z"),
+    ]:
+        body = {"user_id": user, "messages": [{"role": "user", "content": text, "created_at": at}]}
+        assert acme.wait(acme.request("POST", "/v1/memories", body).json()["task_id"])["status"] == "completed"
+    enter_key(page, ACME_KEY)
+    pick_user(page, user)
+    card(page, "Leeds").locator(".badge.outdated").wait_for()
+    assert card(page, "Manchester").locator(".badge.outdated").count() == 0
+    shot(page, "memory-outdated")

@@ -101,6 +101,8 @@ class MemorySource(Model):
     name: str | None = None
     span: tuple[int, int] | None = None  # the characters [start, end) of the message a part of it keeps
     at: datetime | None = None  # when the message was said (kept by an import of an export)
+    # "patch": a person corrected the memory's text (PATCH); no message lies behind that version.
+    via: Literal["add", "patch"] = "add"
 
 
 SPEAKER_KEY = "speaker"  # the index metadata key of who said a memory (index_ports.Speakers)

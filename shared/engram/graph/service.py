@@ -106,6 +106,32 @@ class GraphService:
         return entity, sorted(relations, key=lambda r: r.valid_from)
 
     # --- corrections ---------------------------------------------------------------------------
+    def restate(
+        self, scope: Scope, memory_id: str, text: str, fact_key: str | None, fact_value: str | None
+    ) -> GraphChanges:
+        """A memory's text was corrected: the relations it stated no longer rest on it (closed when
+        nothing else states them), and the relations its new text states are applied, linked to it."""
+        stale: list[Relation] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.relations(scope.tenant_id, scope.user_id, 200, cursor)
+            stale += [r for r in page.relations if memory_id in r.memory_ids]
+            if not (cursor := page.next_cursor):
+                break
+        now = utcnow()
+        self.store.put_relations(
+            [
+                r.model_copy(update={"valid_to": now, "closed_by": "api"})
+                if r.memory_ids == [memory_id]
+                else r.model_copy(update={"memory_ids": [m for m in r.memory_ids if m != memory_id]})
+                for r in stale
+            ]
+        )
+        fact = CandidateFact(text=text, fact_key=fact_key, fact_value=fact_value)
+        said = [Message(role="user", content=text, created_at=now)]
+        changes, _ = self.ingest(scope, said, [fact], f"patch:{memory_id}", memories=[(memory_id, text)])
+        return changes
+
     def delete_relation(self, tenant_id: str, relation_id: str) -> Relation:
         """Close a current relation (kept in the history); 404 when unknown or already closed."""
         relation = self.store.get_relation(tenant_id, relation_id)

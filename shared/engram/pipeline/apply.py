@@ -101,6 +101,8 @@ class Applier:
                     results.append((d, self._result(fact, Event.ADD, None, note)))
                     continue
                 new = updated(old, d.text, candidate, d.importance, said)
+                if candidate is not None:  # the current version's source is the statement behind it
+                    new.source = _source(task_id, candidate, sources, request)
                 new.attachment_ids = list(d.attachment_ids if d.attachment_ids is not None else old.attachment_ids)
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task

@@ -30,6 +30,7 @@ from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtrac
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.apply import Applier
+from engram.pipeline.aspects import AspectReader
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import (
@@ -44,6 +45,7 @@ from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
+from engram.pipeline.supersede import Supersession
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
 from engram.text.transcript import choose_prompt, parse_messages
@@ -112,9 +114,16 @@ class IngestPipeline:
     # include/exclude by meaning (pipeline/topic_meaning.py); None: by the rules' banks and topic words only
     meaning: TopicMeaning | None = None
     announce: Callable[[Sequence[BusEvent]], object] | None = None  # the stored changes, to the event bus
+    # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
+    # ones, facts or kept messages (pipeline/supersede.py). None: only the reconciler's keys decide.
+    aspects: AspectReader | None = None
+    read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
+        self._supersession = (
+            Supersession(self.facts, self.index, self.aspects, self._lifecycle) if self.aspects is not None else None
+        )
 
     def run(
         self,
@@ -243,6 +252,9 @@ class IngestPipeline:
             else:
                 candidates, used = self.extractor.extract(request.messages, prompt, scope)
             usage.add(used)
+            if self.read_wider and self.aspects is not None and prompt is ExtractionPrompt.USER:
+                said_by_user = [(i, m.content) for i, m in enumerate(request.messages) if m.role == "user"]
+                candidates += self.aspects.candidates(said_by_user, candidates)
             if self.keep_episodes:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
                 kept = episodes(request.messages, prompt, self.extractor, self.keep_assistant_turns)
@@ -299,6 +311,14 @@ class IngestPipeline:
         shares.count_decisions(decisions, candidates)
         applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
         shares.add_results(applied, candidates)
+        stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
+        keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
+        if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
+            written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
+            outdated = self._supersession.run(scope, written, vectors, task_id)
+            if outdated:
+                counts["superseded"] = outdated
+                shares.add_run_counts({"superseded": outdated})
         return IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
 
     def _cut_short(

@@ -18,6 +18,7 @@ from engram.domain.models import (
     Fact,
     HistoryPage,
     MemoryPatch,
+    MemorySource,
     Message,
     Page,
     SearchFilters,
@@ -261,7 +262,7 @@ class MemoryService:
 
     def source_messages(self, tenant_id: str, fact: Fact) -> list[Message] | None:
         """The messages a memory came from, while its add task is retained (None after that)."""
-        if fact.source is None:
+        if fact.source is None or fact.source.via == "patch":  # a person's correction: no message behind it
             return None
         try:
             task = self.tasks.get(tenant_id, fact.source.task_id)
@@ -293,14 +294,30 @@ class MemoryService:
 
     # --- corrections --------------------------------------------------------------------------
     def update(self, tenant_id: str, memory_id: str, patch: MemoryPatch) -> Fact:
+        """A correction. A new text re-derives, in the same version, everything read from the text:
+        its key and value (so later statements reconcile against what it now says), its embedding
+        (at commit), its source (the correction itself) and the graph relations it states."""
         old = self.facts.get(tenant_id, memory_id)
         changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
         if patch.metadata is not None:
             changes["metadata"] = {**old.metadata, **patch.metadata}
+        rewritten = patch.text is not None and patch.text != old.text
+        if rewritten:
+            from engram.rules.keys_from_text import infer_key  # only corrections read keys on the API side
+
+            keyed = infer_key(patch.text or "")
+            changes |= {
+                "fact_key": keyed.key if keyed is not None else None,
+                "fact_value": keyed.value if keyed is not None else None,
+                "source": MemorySource(task_id="patch", via="patch", role="user", at=utcnow()),
+                "outdated_by": [],  # what outdated the old text says nothing of the corrected one
+            }
         new = next_version(old, patch.text or old.text, **changes)
         batch = self._life.changes(tenant_id, old.user_id)
         batch.rewrite(old, new, actor="api")
         batch.commit()
+        if rewritten and self.graph is not None:
+            self.graph.restate(new.scope, new.id, new.text, new.fact_key, new.fact_value)
         return new
 
     def delete(self, tenant_id: str, memory_id: str, actor: str = "api") -> Fact:

@@ -1,0 +1,149 @@
+"""Supersession by meaning: a new statement about a single-valued aspect of the person (home,
+employer, job, partner, diet) replaces older statements of another value of it, whether those were
+read as facts or kept only as messages.
+
+The reconciler already replaces a fact of the same key. This step covers what keys cannot see: an
+older message kept in its own words ("ugh, the commute from my flat in Leeds"), facts of another
+key about the same aspect (a girlfriend after a boyfriend), facts an LLM wrote without keys. Each
+new memory's aspects are read (pipeline/aspects.py); the user's memories near it, and near the
+aspect's question, that state the same aspect with another value, and none with the same value, are
+outdated by event time: the older statement gives way, whichever arrived last. An outdated fact is
+closed (valid until the newer was said); an outdated kept message stays current, since it may say
+other things, and is marked `outdated_by` (searches rank it below current knowledge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engram.domain.errors import ConflictError
+from engram.domain.models import Fact, Scope, SearchFilters, utcnow
+from engram.domain.ports import FactStore, VectorIndex
+from engram.pipeline.aspects import BY_NAME, AspectReader, aspect_of_fact, key_aspect
+from engram.writes.unit_of_work import Lifecycle
+
+NEIGHBOURS = 20  # memories read near each new statement, and near its aspect's question
+ACTOR = "extraction"
+
+
+def _speaker(fact: Fact) -> str | None:
+    named = fact.source.name if fact.source is not None else None
+    return named or (str(fact.metadata["speaker"]) if fact.metadata.get("speaker") else None)
+
+
+def values_match(a: str, b: str) -> bool:
+    """'Manchester' and 'manchester, UK' state the same value; 'Leeds' and 'Manchester' do not."""
+    x, y = " ".join(a.lower().replace(",", " ").split()), " ".join(b.lower().replace(",", " ").split())
+    return bool(x and y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
+
+
+@dataclass
+class Supersession:
+    facts: FactStore
+    index: VectorIndex
+    reader: AspectReader
+    lifecycle: Lifecycle
+    neighbours: int = NEIGHBOURS
+
+    def single_values(self, fact: Fact) -> list[tuple[str, str]]:
+        """The single-valued aspects a memory states, with their values. What the assistant said
+        is not the person's own statement."""
+        if fact.kind == "episode" and fact.source is not None and fact.source.role not in (None, "user"):
+            return []
+        pairs = aspect_of_fact(fact, self.reader.read([fact.text])[0])
+        return [(a, v) for a, v in pairs if BY_NAME[a].single]
+
+    def worth_reading(self, texts: Sequence[str], keys: Sequence[str | None]) -> bool:
+        """Whether any of a run's new memories (their texts, and keys where known) may state a
+        single-valued aspect: only then are they read back and their neighbours searched."""
+        if any((a := key_aspect(k)) is not None and BY_NAME[a].single for k in keys):
+            return True
+        return any(r.aspect.single for readings in self.reader.read(texts) for r in readings)
+
+    def run(self, scope: Scope, stated: Sequence[Fact], vectors: dict[str, list[float]], task_id: str) -> int:
+        """Outdate what the new memories `stated` replace (or the new ones, when told out of order).
+        Returns how many memories were outdated."""
+        said = [(f, self.single_values(f)) for f in stated if f.is_current]
+        said = [(f, pairs) for f, pairs in said if pairs]
+        if not said:
+            return 0
+        filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
+        outdated: dict[str, tuple[Fact, Fact]] = {}  # memory id -> (memory, the newer statement)
+        for fact, pairs in said:
+            for memory in self._near(scope, fact, pairs, vectors, filters):
+                newer, older = (fact, memory) if memory.valid_from <= fact.valid_from else (memory, fact)
+                if older.is_protected:  # what the user protected stays as it is (pipeline/protection.py)
+                    continue
+                if older.id not in outdated and not (older.kind == "episode" and newer.id in older.outdated_by):
+                    outdated[older.id] = (older, newer)
+        if not outdated:
+            return 0
+        changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
+        done = 0
+        for older, newer in outdated.values():
+            note = f"superseded by a later statement ({newer.id})"
+            current = self.facts.get_many(scope.tenant_id, [older.id])  # as stored now (this run may have changed it)
+            if not current or not current[0].is_current:
+                continue
+            older = current[0]
+            if older.is_protected:
+                continue
+            try:
+                if older.kind == "episode":
+                    if newer.id in older.outdated_by:
+                        continue
+                    marked = older.model_copy(
+                        update={
+                            "outdated_by": [*older.outdated_by, newer.id],
+                            "version": older.version + 1,
+                            "updated_at": utcnow(),
+                        }
+                    )
+                    changes.rewrite(older, marked, ACTOR, task_id, note)
+                else:
+                    changes.close(older, ACTOR, task_id, note, when=max(newer.valid_from, older.valid_from))
+            except ConflictError:  # changed since read: a later run sees it as it is
+                continue
+            done += 1
+        changes.commit()
+        return done
+
+    def _near(
+        self,
+        scope: Scope,
+        fact: Fact,
+        pairs: list[tuple[str, str]],
+        vectors: dict[str, list[float]],
+        filters: SearchFilters,
+    ) -> list[Fact]:
+        """Current memories near `fact` (or its aspects' questions) that state one of its aspects
+        with another value and never with the same."""
+        queries = [vectors.get(fact.text) or self.reader.embedder.embed([fact.text])[0]]
+        queries += [self.reader.query_vector(aspect) for aspect, _ in pairs]
+        ids: list[str] = []
+        for vector in queries:
+            ids += [h.id for h in self.index.knn(scope.tenant_id, scope.user_id, vector, self.neighbours, filters)]
+        skip = {fact.id, fact.episode_id}
+        speaker = _speaker(fact)
+        found = [
+            m
+            for m in self.facts.get_many(scope.tenant_id, list(dict.fromkeys(i for i in ids if i not in skip)))
+            if m.is_current
+            and m.episode_id != fact.id
+            and m.user_id == scope.user_id
+            # Two named speakers under one user (a group chat) each speak of themselves.
+            and (speaker is None or _speaker(m) in (None, speaker))
+        ]
+        readings = self.reader.read([m.text for m in found])
+        conflicting: list[Fact] = []
+        for memory, read in zip(found, readings, strict=True):
+            theirs = aspect_of_fact(memory, read)
+            if memory.kind == "episode" and memory.source is not None and memory.source.role not in (None, "user"):
+                continue
+            for aspect, value in pairs:
+                stated = [v for a, v in theirs if a == aspect]
+                if stated and not any(values_match(v, value) for v in stated):
+                    conflicting.append(memory)
+                    break
+        return conflicting

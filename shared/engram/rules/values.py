@@ -1,0 +1,194 @@
+"""Lifting the value of one clause once its aspect is known: a place, an organisation, a name, a job
+title, an allergen, a diet. The aspect is decided by meaning elsewhere (pipeline/aspects.py); these
+are the text tools that find what it holds. Every pattern is anchored on a short literal cue and runs
+over one bounded clause, so all of them take linear time. They return None rather than guess: a
+clause without a clear value stays a kept message, never a wrong fact."""
+
+from __future__ import annotations
+
+import re
+
+from engram.rules.vocab import ANIMALS, DEMONYMS, DIETS, NOT_NAMES, OCCUPATIONS, PLACES
+from engram.text.clauses import MAX_CLAUSE
+
+# A capitalised name of one or more words, joined by the small words of place and company names
+# ("Rio de Janeiro", "Stratford upon Avon", "Procter & Gamble"). Each repetition starts with a space
+# and a capital, so there is one way to match: linear.
+_CONNECT = r"(?:de|da|do|dos|das|del|della|di|la|le|les|van|von|der|den|am|an|upon|on|of|y|&|und|et)"
+_PROPER = rf"[A-Z\u00c0-\u00de][\w'\u2019.-]*(?:\s+(?:{_CONNECT}\s+)?[A-Z\u00c0-\u00de][\w'\u2019.-]*)*"
+_PROPER_RE = re.compile(_PROPER)
+_PLACE_CUE = re.compile(rf"\b(?:in|to|from|near|outside|around|into)\s+(?:the\s+)?(?P<v>{_PROPER})")
+_ORG_CUE = re.compile(
+    rf"\b(?:at|for|with|joined|join|joining|by)\s+(?:the\s+)?(?P<v>{_PROPER})|(?P<s>{_PROPER})\s+(?:hired|took|offered)\b"
+    rf"|\b(?:startup|company|firm|agency|studio|consultancy|lab|shop|business)\s+(?:called|named)\s+(?P<n>{_PROPER})"
+)
+_NAME_CUE = re.compile(
+    rf"\b(?:called|named|name\s+is|name's|names\s+are)\s+(?P<v>{_PROPER})"
+    rf"|\b(?:boyfriend|girlfriend|partner|wife|husband|fianc[eé]e?|spouse|hubby|missus|bf|gf|dog|cat|puppy|kitten"
+    rf"|rabbit|bunny|hamster|parrot|pup|doggo|kitty)\s*,?\s+(?P<w>{_PROPER})"
+)
+_CALENDAR = frozenset(
+    """
+    january february march april may june july august september october november december jan feb mar apr
+    jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday christmas easter
+    xmas i i'm im i've ive i'd i'll ok okay lol omg tbh btw fyi the my our we he she they it this that
+    """.split()
+)
+_ALLERGEN = re.compile(
+    r"\b(?:allergic\s+to|allergy\s+to|allergies\s+to|intolerant\s+to|intolerance\s+to|react\s+badly\s+to"
+    r"|can'?t\s+(?:eat|have|touch|go\s+near|stomach)|cannot\s+(?:eat|have|touch)|no\s+(?:eating|more))"
+    r"\s+(?:any\s+|anything\s+with\s+|the\s+)?(?P<v>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)",
+    re.I,
+)
+_ALLERGEN_BEFORE = re.compile(
+    r"\b(?P<v>[a-z][a-z-]*)\s+(?:allergy|allergies|intolerance)\b"
+    r"|\b(?P<w>[a-z][a-z-]*)\s+(?:makes?|made|give|gives|gave|sends?|puts?)\s+me\s+(?:really\s+|so\s+|very\s+)?"
+    r"(?:swell|sick|ill|break\s+out|itch|itchy|wheez|hives|into\s+anaphyla|throw\s+up|puke|come\s+out)",
+    re.I,
+)
+_NOT_ALLERGENS = frozenset(
+    """it that this them stuff anything something food a an the my me i so and or really btw lol tho though
+    too now""".split()
+)
+_TITLE = re.compile(
+    r"\b(?:work(?:ing)?\s+as|job\s+as|now\s+an?|became\s+an?|becoming\s+an?|i'?m\s+an?|i\s+am\s+an?|"
+    r"promoted\s+to|new\s+job\s+as|gig\s+as|role\s+as|trained\s+as|qualified\s+as)\s+(?:an?\s+)?"
+    r"(?P<v>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})",
+    re.I,
+)
+_DIET = re.compile(r"\b(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r"|plant[- ]based)\b", re.I)
+_ANIMAL = re.compile(r"\b(?P<v>" + "|".join(sorted(ANIMALS, key=len, reverse=True)) + r")s?\b", re.I)
+_KNOWN = "|".join(re.escape(p) for p in sorted(PLACES, key=len, reverse=True))
+_KNOWN_HOME = re.compile(
+    rf"\b(?:mov\w*|relocat\w*|transferred|made\s+the\s+move|came)\s+(?:back\s+|down\s+|up\s+|over\s+|out\s+)?"
+    rf"(?:to|into)\s+(?P<v>{_KNOWN})\b|\b(?:in|near|outside|around)\s+(?P<w>{_KNOWN})\b",
+    re.I,
+)
+_KNOWN_PLACE = re.compile(
+    r"\b(?:in|to|from|near)\s+(?P<v>" + "|".join(re.escape(p) for p in sorted(PLACES, key=len, reverse=True)) + r")\b",
+    re.I,
+)
+
+
+def _proper(value: str) -> str | None:
+    """The name without calendar words or pronouns at its ends ("Lisbon In" is "Lisbon"); None if nothing is left."""
+    words = value.split()
+    while words and words[-1].lower().strip(".'") in _CALENDAR | NOT_NAMES:
+        words.pop()
+    while words and words[0].lower().strip(".'") in _CALENDAR | NOT_NAMES:
+        words.pop(0)
+    text = " ".join(words).rstrip(".'")
+    return text if text and text.lower() not in DEMONYMS else None
+
+
+def place(clause: str) -> str | None:
+    """'the commute from my flat in Leeds' -> 'Leeds'; a known place in lower case too ('moved to lisbon')."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _PLACE_CUE.finditer(clause):
+        value = _proper(found.group("v"))
+        if value:
+            return value
+    known = _KNOWN_PLACE.search(clause)
+    return known.group("v").title() if known else None
+
+
+_MOVED_TO = re.compile(
+    rf"\b(?i:mov\w*|relocat\w*|transferred|made\s+the\s+move|came)\s+(?i:back\s+|down\s+|up\s+|over\s+|out\s+)?"
+    rf"(?i:to|into)\s+(?:the\s+)?(?P<v>{_PROPER})"
+)
+_LIVE_IN = re.compile(rf"\b(?:in|near|outside|around)\s+(?:the\s+)?(?P<v>{_PROPER})")
+
+
+def home_place(clause: str) -> str | None:
+    """Where someone lives: 'moved (back) to X' or 'in X' ('the commute from my flat in Leeds'); not
+    'to X' alone ('the commute to Zurich' is not where they live)."""
+    clause = clause[:MAX_CLAUSE]
+    for pattern in (_MOVED_TO, _LIVE_IN):
+        for found in pattern.finditer(clause):
+            value = _proper(found.group("v"))
+            if value:
+                return value
+    known = _KNOWN_HOME.search(clause)
+    return (known.group("v") or known.group("w")).title() if known else None
+
+
+def any_proper(clause: str) -> str | None:
+    """The first capitalised name that is not the clause's first word ('doing the Japan thing' -> 'Japan')."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _PROPER_RE.finditer(clause):
+        if found.start() == 0:
+            continue
+        value = _proper(found.group(0))
+        if value:
+            return value
+    return place(clause)
+
+
+_TRAVEL = re.compile(
+    r"\b(?:trip|travel\w*|fly|flying|flights?|heading|going|off\s+to|visit\w*|holiday|vacation|honeymoon|"
+    r"booked|backpack\w*|road\s+trip|tour\w*|getaway|doing\s+the)\b",
+    re.I,
+)
+
+
+def trip_place(clause: str) -> str | None:
+    """Where a trip goes, when the clause speaks of travelling ('booked flights to Osaka')."""
+    return any_proper(clause) if _TRAVEL.search(clause[:MAX_CLAUSE]) else None
+
+
+def organisation(clause: str) -> str | None:
+    """'started at Siemens last week' -> 'Siemens'; 'Deloitte hired me' -> 'Deloitte'."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _ORG_CUE.finditer(clause):
+        value = _proper(found.group("v") or found.group("s") or found.group("n"))
+        if value and value.lower() not in PLACES:
+            return value
+    return None
+
+
+def name(clause: str) -> str | None:
+    """'another cat, called Miso' -> 'Miso'; 'my boyfriend Tom' -> 'Tom'."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _NAME_CUE.finditer(clause):
+        value = _proper(found.group("v") or found.group("w"))
+        if value:
+            return value.split()[0]
+    return None
+
+
+def allergen(clause: str) -> str | None:
+    """'allergic to peanuts' / 'shellfish makes me swell up' / 'a cashew allergy' -> the allergen, lower case."""
+    clause = clause[:MAX_CLAUSE]
+    found = _ALLERGEN.search(clause)
+    raw = found.group("v") if found else None
+    if raw is None:
+        before = _ALLERGEN_BEFORE.search(clause)
+        raw = (before.group("v") or before.group("w")) if before else None
+    if raw is None:
+        return None
+    words = [w for w in raw.lower().split() if w not in _NOT_ALLERGENS]
+    if words and words[-1] in ("so", "and", "but", "or", "because"):
+        words.pop()
+    value = " ".join(words)
+    return value or None
+
+
+def job_title(clause: str) -> str | None:
+    """'I'm a nurse now' -> 'nurse': a title whose head is a known occupation."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _TITLE.finditer(clause):
+        words = found.group("v").lower().split()
+        for end in range(len(words), 0, -1):
+            if words[end - 1] in OCCUPATIONS:
+                return " ".join(words[:end])
+    return None
+
+
+def diet(clause: str) -> str | None:
+    found = _DIET.search(clause[:MAX_CLAUSE])
+    return found.group("v").lower().replace(" ", "-") if found else None
+
+
+def animal(clause: str) -> str | None:
+    found = _ANIMAL.search(clause[:MAX_CLAUSE])
+    return found.group("v").lower() if found else None

@@ -1,0 +1,91 @@
+"""Value lifting once a clause's aspect is known (offline/values.py): what each aspect holds, and
+nothing when the clause gives no clear value."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engram.rules import values
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("ugh the commute from my flat in Leeds is killing me", "Leeds"),
+        ("just moved to Berlin", "Berlin"),
+        ("Moved down to Bristol last month", "Bristol"),
+        ("we live in Rio de Janeiro now", "Rio de Janeiro"),
+        ("finally made the move to São Paulo", "São Paulo"),
+        ("the commute to Zurich is brutal", None),  # where they commute to is not where they live
+        ("my place has the best view", None),
+        ("moved to lisbon", "Lisbon"),  # a known place in lower case
+    ],
+)
+def test_home_place(clause: str, expected: str | None) -> None:
+    assert values.home_place(clause) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("started at Siemens last week", "Siemens"),
+        ("employed by Nestlé in Vevey", "Nestlé"),
+        ("I'm at a tiny startup called Nimbus now", "Nimbus"),
+        ("Heineken hired me", "Heineken"),
+        ("I work for Procter & Gamble", "Procter & Gamble"),
+        ("I work at home on Mondays", None),
+        ("moved to Aberdeen", None),  # a place after "to" is no employer
+    ],
+)
+def test_organisation(clause: str, expected: str | None) -> None:
+    assert values.organisation(clause) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("we adopted another cat, called Miso", "Miso"),
+        ("my boyfriend Tom hates it", "Tom"),
+        ("his name is Daniel", "Daniel"),
+        ("my boyfriend hates it", None),
+    ],
+)
+def test_name(clause: str, expected: str | None) -> None:
+    assert values.name(clause) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("peanuts make me swell up like a balloon", "peanuts"),
+        ("gluten makes me really sick", "gluten"),
+        ("I'm allergic to shellfish btw", "shellfish"),
+        ("a cashew allergy", "cashew"),
+        ("I love peanuts", None),
+    ],
+)
+def test_allergen(clause: str, expected: str | None) -> None:
+    assert values.allergen(clause) == expected
+
+
+def test_job_title_needs_a_known_occupation() -> None:
+    assert values.job_title("I'm a paramedic now") == "paramedic"
+    assert values.job_title("I work as a software developer") == "software developer"
+    assert values.job_title("I'm a morning person") is None
+
+
+def test_a_trip_needs_a_travel_word() -> None:
+    assert values.trip_place("we're finally doing the Japan thing in April") == "Japan"
+    assert values.trip_place("booked flights to Osaka this morning") == "Osaka"
+    assert values.trip_place("my place in Porto has the best view") is None
+
+
+@pytest.mark.parametrize("lift", [values.home_place, values.organisation, values.name, values.allergen])
+def test_lifting_takes_linear_time_on_hostile_text(lift: object) -> None:
+    hostile = ["in " + "Aa " * 50_000, "at " + "Big " * 50_000 + "hired", "called " + "X & " * 50_000]
+    began = time.process_time()
+    for text in hostile:
+        lift(text)  # type: ignore[operator]
+    assert time.process_time() - began < 2.0  # quadratic would take minutes on these lengths
