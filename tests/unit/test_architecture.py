@@ -32,7 +32,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph"},
     "maintenance": {"domain", "text", "reconcile", "writes"},
     "search": {"domain", "text", "reconcile", "graph"},  # the stages of a relevance query and their ranking
-    "services": {"domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph"},  # use cases
+    # use cases
+    "services": {"domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph"},
     "adapters": {"domain", "text", "settings"},
     "live_wiring": {"domain", "settings", "operations", "services", "adapters"},
     "search_wiring": {"domain", "settings", "operations", "search", "graph", "adapters"},
