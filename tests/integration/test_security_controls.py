@@ -100,7 +100,8 @@ def gateway(
 
     authorizer = Authorizer("Auth", "auth", "REQUEST", ("x-api-key",), template_ttl())
     preflight = {"Allow-Methods": "GET,OPTIONS", "Allow-Headers": "content-type,x-api-key"} if cors else {}
-    api = Api("Api", "dev", (), (Route("GET", "/v1/users", "api", authorizer),), rate, burst, preflight)
+    responses = load_template(ROOT / "template.yaml").api.gateway_responses  # the answers as deployed
+    api = Api("Api", "dev", (), (Route("GET", "/v1/users", "api", authorizer),), rate, burst, preflight, responses)
     auth = auth or Function(policy)
     ok = Function(lambda event: {"statusCode": 200, "body": "{}"})
     return ApiGateway(api, {"auth": auth, "api": ok}, "us-east-1", origins), auth

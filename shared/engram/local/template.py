@@ -91,6 +91,15 @@ class Route:
 
 
 @dataclass(frozen=True)
+class GatewayResponse:
+    """One of the API's GatewayResponses: its status (None: the type's own) and application/json template,
+    `${Param}` references still in it (an `!Sub`), `$context.*` variables filled in per answer."""
+
+    status: int | None
+    template: str | None
+
+
+@dataclass(frozen=True)
 class Api:
     logical_id: str
     stage: str
@@ -100,6 +109,8 @@ class Api:
     throttle_burst: int = 5_000
     # The preflight headers of the API's `Cors` (Allow-Methods, Allow-Headers, Max-Age); empty: no Cors
     cors_preflight: dict[str, str] = field(default_factory=dict)
+    # The API's `GatewayResponses` by type (UNAUTHORIZED, THROTTLED, DEFAULT_4XX, ...)
+    gateway_responses: dict[str, GatewayResponse] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -255,7 +266,19 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         throttle_rate=float(_scalar(stage_wide.get("ThrottlingRateLimit", 10_000), params)),
         throttle_burst=int(_scalar(stage_wide.get("ThrottlingBurstLimit", 5_000), params)),
         cors_preflight=_cors_preflight(props.get("Cors")),
+        gateway_responses=_gateway_responses(props.get("GatewayResponses")),
     )
+
+
+def _gateway_responses(responses: Any) -> dict[str, GatewayResponse]:
+    found = {}
+    for kind, spec in (responses or {}).items():
+        body = (spec.get("ResponseTemplates") or {}).get("application/json")
+        if isinstance(body, dict):  # !Sub "...": the string, its ${Param}s filled in when answering
+            body = body.get("Fn::Sub")
+        status = spec.get("StatusCode")
+        found[str(kind)] = GatewayResponse(int(status) if status is not None else None, body)
+    return found
 
 
 def _cors_preflight(cors: Any) -> dict[str, str]:
