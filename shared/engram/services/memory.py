@@ -297,6 +297,8 @@ class MemoryService:
         changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
         if patch.metadata is not None:
             changes["metadata"] = {**old.metadata, **patch.metadata}
+        if patch.text in (None, old.text) and all(getattr(old, k) == v for k, v in changes.items()):
+            return old  # saved without an edit (a form sends every field back): no new version
         new = next_version(old, patch.text or old.text, **changes)
         batch = self._life.changes(tenant_id, old.user_id)
         batch.rewrite(old, new, actor="api")
