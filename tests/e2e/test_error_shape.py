@@ -7,6 +7,8 @@ import httpx
 import pytest
 
 from engram.domain.limits import MAX_BODY_BYTES
+from engram_client import Engram
+from engram_client.openai import chat_client
 from tests.e2e.conftest import ACME_KEY
 from tests.e2e.stack_process import StackProcess
 from tests.support.error_shape import CHAT, Probe, check_probe, check_shape, probes
@@ -50,3 +52,22 @@ def test_the_chat_proxy_without_an_llm_is_a_503_in_openai_shape_not_to_retry(sta
     payload = check_shape(resp.status_code, resp.content, CHAT)
     assert resp.status_code == 503 and resp.headers["x-should-retry"] == "false"
     assert payload["error"]["code"] == "ConfigurationError" and "ENGRAM_OPENAI_API_KEY" in payload["error"]["message"]
+
+
+def test_the_openai_client_shows_the_proxy_errors_and_does_not_retry_what_will_not_change(
+    stack: StackProcess,
+) -> None:
+    openai = pytest.importorskip("openai")
+    sent: list[httpx.Request] = []
+    http = httpx.Client(event_hooks={"request": [sent.append]})
+    chat = chat_client(Engram(stack.url, ACME_KEY), user_id="alice", http_client=http)  # default retries (2)
+
+    with pytest.raises(openai.InternalServerError) as no_llm:
+        chat.chat.completions.create(model="any", messages=[{"role": "user", "content": "hi"}])
+
+    assert no_llm.value.status_code == 503 and len(sent) == 1  # not retried: no LLM is configured
+    assert "ENGRAM_OPENAI_API_KEY" in str(no_llm.value) and no_llm.value.code == "ConfigurationError"
+    anonymous = openai.OpenAI(base_url=f"{stack.url}/v1", api_key=ACME_KEY, default_headers={"x-api-key": ACME_KEY})
+    with pytest.raises(openai.UnprocessableEntityError) as no_user:
+        anonymous.chat.completions.create(model="any", messages=[{"role": "user", "content": "hi"}])
+    assert no_user.value.param == "user" and "x-engram-user-id" in no_user.value.message
