@@ -24,7 +24,7 @@ from engram.http import chat_routes, config_routes, graph_routes, import_routes,
 from engram.http.authorization import tenant_of
 from engram.http.cors import cors_config
 from engram.http.docs import openapi_document, swagger_page
-from engram.http.errors import openai_shaped, retry_headers, to_http, validation_response
+from engram.http.errors import error_response, retry_headers, to_http, validation_response
 from engram.http.graph_models import RelationView
 from engram.http.models import (
     Accepted,
@@ -61,24 +61,17 @@ def tenant() -> str:
     return tenant_of(app.current_event)
 
 
-def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response[Any]:
-    """An error in the API's one shape; on the chat route in OpenAI's too, so the openai SDKs show it."""
-    if app.current_event.resource == chat_routes.PATH:
-        body = openai_shaped(status, body)
-    return Response(status, content_types.APPLICATION_JSON, body, headers=headers)
-
-
 @app.exception_handler(EngramError)
 def domain_error(error: EngramError) -> Response[Any]:
     status, body = to_http(error)
     if status >= 500:
         logger.exception("request failed")
-    return error_response(status, body, retry_headers(error))
+    return error_response(app.current_event.resource, status, body, retry_headers(error))
 
 
 @app.exception_handler(RequestValidationError)
 def invalid_request(error: RequestValidationError) -> Response[Any]:
-    return error_response(*validation_response(error.errors(), error.body))
+    return error_response(app.current_event.resource, *validation_response(error.errors(), error.body))
 
 
 @app.get("/openapi.json", **OPERATIONS["openapi"])

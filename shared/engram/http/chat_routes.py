@@ -21,7 +21,6 @@ from engram.http.operation_docs import OPERATIONS
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
 
-PATH = "/v1/chat/completions"
 TASK_HEADER = "x-engram-task-id"
 NO_STREAMING = (
     "streaming needs Lambda response streaming, which API Gateway REST APIs do not offer: send "
@@ -51,7 +50,6 @@ def relayed_status(status: int) -> int:
     return status if 400 <= status < 500 else 502
 
 
-# The path written out (not PATH): tests/integration/test_template.py reads the routes from the source.
 @router.post("/v1/chat/completions", **OPERATIONS["chat_completions"])
 def chat_completions(body: ChatRequest) -> Response[dict[str, Any]]:
     event = router.current_event

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response, content_types
+
 from engram.domain.errors import (
     ConfigurationError,
     ConflictError,
@@ -108,3 +110,16 @@ def openai_shaped(status: int, body: dict[str, Any]) -> dict[str, Any]:
     kind = _OPENAI_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error")
     error = {"message": body.get("message"), "type": kind, "code": body.get("error"), "param": body.get("field")}
     return {"error": error, **{k: v for k, v in body.items() if k != "error"}}
+
+
+# Routes whose errors are OpenAI-shaped as well: the chat proxy, called through the openai SDKs.
+OPENAI_ROUTES = frozenset({"/v1/chat/completions"})
+
+
+def error_response(
+    resource: str, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response[Any]:
+    """An error in the API's one shape; on the chat route in OpenAI's too, so the openai SDKs show it."""
+    if resource in OPENAI_ROUTES:
+        body = openai_shaped(status, body)
+    return Response(status, content_types.APPLICATION_JSON, body, headers=headers)
