@@ -24,7 +24,7 @@ from engram.http import chat_routes, config_routes, graph_routes, import_routes,
 from engram.http.authorization import tenant_of
 from engram.http.cors import cors_config
 from engram.http.docs import openapi_document, swagger_page
-from engram.http.errors import to_http, validation_body
+from engram.http.errors import error_response, retry_headers, to_http, validation_response
 from engram.http.graph_models import RelationView
 from engram.http.models import (
     Accepted,
@@ -66,12 +66,12 @@ def domain_error(error: EngramError) -> Response[Any]:
     status, body = to_http(error)
     if status >= 500:
         logger.exception("request failed")
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+    return error_response(app.current_event.resource, status, body, retry_headers(error))
 
 
 @app.exception_handler(RequestValidationError)
 def invalid_request(error: RequestValidationError) -> Response[Any]:
-    return Response(422, content_types.APPLICATION_JSON, validation_body(error.errors()))
+    return error_response(app.current_event.resource, *validation_response(error.errors(), error.body))
 
 
 @app.get("/openapi.json", **OPERATIONS["openapi"])

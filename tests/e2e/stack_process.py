@@ -45,6 +45,10 @@ class StackProcess:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
     def moto_endpoint(self) -> str:
         return f"http://127.0.0.1:{self.moto_port}"
 

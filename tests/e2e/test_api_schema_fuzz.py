@@ -24,7 +24,9 @@ EXAMPLES = 20
 def not_configured(response: Any) -> bool:
     """The documented 503 of a feature this stack has no setting for (the chat proxy without an LLM)."""
     try:
-        return response.status_code == 503 and response.json().get("error") == "ConfigurationError"
+        error = response.json().get("error")
+        code = error.get("code") if isinstance(error, dict) else error  # the chat proxy's is OpenAI-shaped
+        return response.status_code == 503 and code == "ConfigurationError"
     except ValueError:
         return False
 

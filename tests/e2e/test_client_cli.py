@@ -14,7 +14,7 @@ import pytest
 
 from engram_client import Engram
 from tests.e2e.conftest import ACME_KEY
-from tests.e2e.stack_process import StackProcess
+from tests.e2e.stack_process import StackProcess, free_port
 
 pytestmark = pytest.mark.e2e
 ENGRAM = str(Path(sys.executable).with_name("engram"))
@@ -155,3 +155,37 @@ def test_export_delete_all_import_restores_every_memory(stack: StackProcess, tmp
             ]
         berlin = next(m for m in after.values() if "Berlin" in m.memory)
         assert client.download_attachment(berlin.attachments[0].id) == b"%PDF lease of the Berlin flat"
+
+
+def test_tables_fit_the_terminal_one_line_a_memory_and_wide_shows_it_whole(stack: StackProcess) -> None:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    long = "Walks the dog along the river every morning before work, rain or shine, with a thermos of tea"
+    ok(engram(stack, "add", "--user-id", user, "--no-infer", long))
+    memory_id = json.loads(ok(engram(stack, "list", "--user-id", user, "--json")))[0]["id"]
+
+    for command in (("list", "--user-id", user), ("search", "--user-id", user, "dog walks")):
+        shown = ok(engram(stack, *command, columns=80))
+        lines = shown.splitlines()
+        assert all(len(line) <= 80 for line in lines), shown
+        assert sum(memory_id in line for line in lines) == 1 and "…" in shown, shown  # one line, id whole, text cut
+        wide = ok(engram(stack, *command, "--wide", columns=80))
+        assert memory_id in wide and "thermos of tea" in wide.replace("\n", " ").replace("│", " "), wide
+
+
+def test_errors_name_the_setting_to_fix_and_the_url_tried(stack: StackProcess) -> None:
+    def run(**env: str) -> subprocess.CompletedProcess[str]:
+        settings = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+        settings |= {"ENGRAM_CONFIG": "/nonexistent/engram.toml", "COLUMNS": "200", **env}
+        command = [ENGRAM, "list", "-u", "alice"]
+        return subprocess.run(command, capture_output=True, text=True, env=settings, timeout=120)
+
+    no_key = run(ENGRAM_URL=stack.url)
+    wrong_key = run(ENGRAM_URL=stack.url, ENGRAM_API_KEY="not-a-key")
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    no_server = run(ENGRAM_URL=nowhere, ENGRAM_API_KEY=ACME_KEY)
+
+    for result in (no_key, wrong_key, no_server):
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "401" in no_key.stderr and "ENGRAM_API_KEY" in no_key.stderr, no_key.stderr
+    assert "403" in wrong_key.stderr and "ENGRAM_API_KEY" in wrong_key.stderr, wrong_key.stderr
+    assert nowhere in no_server.stderr and "ENGRAM_URL" in no_server.stderr, no_server.stderr

@@ -79,3 +79,22 @@ def test_streamable_http_transport_serves_the_same_tools(stack: StackProcess) ->
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_tool_call_says_which_setting_is_missing_or_wrong(stack: StackProcess) -> None:
+    """Started by a desktop host without ENGRAM_API_KEY, or with ENGRAM_URL pointing nowhere, the tool
+    answer names the setting (and the URL tried), so the user reading the host's log knows what to fix."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    base["ENGRAM_CONFIG"] = "/nonexistent/engram.toml"
+    nowhere = f"http://127.0.0.1:{free_port()}"
+
+    async def answer(env: dict[str, str]) -> str:
+        server = StdioServerParameters(command=ENGRAM, args=["mcp", "--user-id", "alice"], env={**base, **env})
+        async with Client(server, read_timeout_seconds=60) as client:
+            return text_of(await client.call_tool("fetch_memory", {"query": "where does the user live"}))
+
+    keyless = asyncio.run(answer({"ENGRAM_URL": stack.url}))
+    unreachable = asyncio.run(answer({"ENGRAM_URL": nowhere, "ENGRAM_API_KEY": ACME_KEY}))
+
+    assert "ENGRAM_API_KEY" in keyless, keyless
+    assert nowhere in unreachable and "ENGRAM_URL" in unreachable, unreachable

@@ -32,7 +32,12 @@ CASES = {
     "huge integer": ("POST", "/v1/memories", add()[:-1] + ',"metadata":{"x":' + "9" * 60 + "}}", "metadata"),
     "array body": ("POST", "/v1/memories", "[1, 2]", "body"),
     "string body": ("POST", "/v1/memories/search", '"where"', "body"),
-    "malformed JSON": ("POST", "/v1/memories", '{"messages": [', "json_invalid"),
+    "malformed JSON": (
+        "POST",
+        "/v1/memories",
+        '{"messages": [',
+        "not valid JSON: Expecting value at line 1, column 15",
+    ),
     "too many messages": (
         "POST",
         "/v1/memories",

@@ -164,3 +164,26 @@ def test_history_says_why_a_memory_was_closed(call: Any, stack: Stack) -> None:
         ("ADD", "extraction", None),
         ("DELETE", "maintenance", "pruned"),
     ]
+
+
+def test_saving_a_memory_unchanged_makes_no_new_version(call: Any, stack: Stack) -> None:
+    """A form saved without edits sends the memory's own values back: nothing changes, so no version."""
+    task = add_and_process(call, stack, "I live in Lund", answer=facts_json("Lives in Lund"))
+    memory_id = task["results"][0]["id"]
+    status, memory = call("GET", f"/v1/memories/{memory_id}")
+    assert status == 200
+    same = {
+        "text": memory["memory"],
+        "importance": memory["importance"],
+        "is_protected": memory["is_protected"],
+        "memory_bank": memory["memory_bank"],
+        "metadata": memory["metadata"],
+    }
+
+    status, saved = call("PATCH", f"/v1/memories/{memory_id}", same)
+
+    assert status == 200 and saved["version"] == memory["version"], saved
+    history = call("GET", f"/v1/memories/{memory_id}/history")[1]["results"]
+    assert [h["event"] for h in history] == ["ADD"]
+    status, changed = call("PATCH", f"/v1/memories/{memory_id}", {**same, "text": "Lives in Malmo"})
+    assert status == 200 and changed["version"] == memory["version"] + 1

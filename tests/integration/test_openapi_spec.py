@@ -125,3 +125,28 @@ def test_the_main_request_bodies_have_examples_the_api_accepts(
 
 def test_the_memory_page_is_not_an_api_operation(spec: dict[str, Any]) -> None:
     assert not {"/ui", "/ui/{name}", "/docs"} & set(spec["paths"])
+
+
+def test_errors_are_documented_in_the_one_shape_with_examples(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas  # the framework's generic 422
+    assert {"error", "message", "field", "detail"} <= set(schemas["Error"]["properties"])
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            errors = {status: r for status, r in operation["responses"].items() if status >= "400"}
+            assert "500" in errors, (method, path)
+            if operation.get("security"):
+                assert {"401", "403", "429"} <= set(errors), (method, path)
+            if "requestBody" in operation:
+                assert {"400", "413", "415", "422"} <= set(errors), (method, path)
+            for status, response in errors.items():
+                if status == "503" and path == "/health":
+                    continue  # the health report says which check failed
+                media = response["content"]["application/json"]
+                wanted = "ChatError" if path == "/v1/chat/completions" else "Error"
+                assert media["schema"] == {"$ref": f"#/components/schemas/{wanted}"}, (method, path, status)
+                example = media["example"]
+                code = example["error"]["code"] if wanted == "ChatError" else example["error"]
+                assert code and example["message"], (method, path, status)
+    add_422 = spec["paths"]["/v1/memories"]["post"]["responses"]["422"]["content"]["application/json"]["example"]
+    assert add_422["field"] == "user_id" and add_422["detail"][0]["field"] == "user_id"

@@ -101,8 +101,11 @@ def gateway(
 
     authorizer = Authorizer("Auth", "auth", "REQUEST", ("x-api-key",), template_ttl())
     preflight = {"Allow-Methods": "GET,OPTIONS", "Allow-Headers": "content-type,x-api-key"} if cors else {}
+    responses = load_template(ROOT / "template.yaml").api.gateway_responses  # the answers as deployed
     routes = (Route("GET", "/v1/users", "api", authorizer),)
-    api = Api("Api", "dev", (), routes, rate, burst, preflight, key_requests_per_minute=per_minute)
+    api = Api(
+        "Api", "dev", (), routes, rate, burst, preflight, key_requests_per_minute=per_minute, gateway_responses=responses
+    )
     auth = auth or Function(policy)
     ok = Function(lambda event: {"statusCode": 200, "body": "{}"})
     return ApiGateway(api, {"auth": auth, "api": ok}, "us-east-1", origins), auth

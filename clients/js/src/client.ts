@@ -2,7 +2,7 @@
 
 import { resolveSettings, type Settings } from "./config.js";
 import { EngramError, EngramTimeoutError, EventsUnavailableError, ServerError, TaskFailedError } from "./errors.js";
-import { eventsUrl, openEvents, type EventStream } from "./events.js";
+import { eventsUrl, LiveEvents, openEvents, type EventStream } from "./events.js";
 import { Http, type Call, type FetchLike } from "./http.js";
 import { pollDelays, RetryPolicy, sleep, type RetryOptions } from "./retry.js";
 import type * as T from "./types.js";
@@ -355,11 +355,14 @@ export class Engram {
 
   // --- live events --------------------------------------------------------------------------------
 
-  /** Subscribe to the tenant's task events (narrowed to `user_id`). Throws EventsUnavailableError where
-   * the runtime has no global WebSocket or the server offers no events. Close the stream when done. */
-  async events(options: { user_id?: string; openTimeoutMs?: number } = {}): Promise<EventStream> {
-    const { url, apiKey } = await this.settings;
-    return openEvents(eventsUrl(url, apiKey, options.user_id), options.openTimeoutMs);
+  /** The tenant's task events (narrowed to `user_id`), as an async iterable: `for await` them. Where the
+   * runtime has no global WebSocket or the server offers no events, the loop throws EventsUnavailableError
+   * (catch it and poll with waitForTask). `await` it for the open stream; close it when done. */
+  events(options: { user_id?: string; openTimeoutMs?: number } = {}): LiveEvents {
+    return new LiveEvents(async () => {
+      const { url, apiKey } = await this.settings;
+      return openEvents(eventsUrl(url, apiKey, options.user_id), options.openTimeoutMs);
+    });
   }
 }
 

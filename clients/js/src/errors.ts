@@ -85,10 +85,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The error for an answer. Bodies are `{error, message, field?}` (a domain error), or for a 422
- * `{error: "RequestValidationError", message, detail: [{field, loc, type, message}]}`; API Gateway's own
- * answers carry only `message` (or `Message`). */
-export function errorFor(status: number, body: unknown, retryAfter?: number): APIError {
+/** The error for an answer. Bodies are `{error, message, field?, detail?}` (docs/errors.md; a 422 lists
+ * `detail: [{field, loc, type, message}]`); older servers' API Gateway answers carry only `message` (or
+ * `Message`). `hint` says what to do, added when the message does not say it. */
+export function errorFor(status: number, body: unknown, retryAfter?: number, hint?: string): APIError {
   let detail = `HTTP ${status}`;
   let field: string | undefined;
   let fields: FieldError[] = [];
@@ -106,6 +106,8 @@ export function errorFor(status: number, body: unknown, retryAfter?: number): AP
   } else if (typeof body === "string" && body) {
     detail = body.slice(0, 500);
   }
+  // What to do (which setting), when the server's message does not say it already.
+  if (hint && !detail.includes("ENGRAM_API_KEY")) detail = `${detail} (${hint})`;
   const Kind = BY_STATUS[status] ?? (status >= 500 ? ServerError : APIError);
   const error = new Kind(status, detail, body, fields, field);
   if (error instanceof RateLimitError) error.retryAfter = retryAfter;

@@ -23,6 +23,8 @@ export class EventStream implements AsyncIterable<TaskEvent> {
   private readonly queue: TaskEvent[] = [];
   private waiting: (() => void) | undefined;
   private closed = false;
+  /** True once `close()` was called (false when the server or the network ended the stream). */
+  closedByClient = false;
 
   constructor(private readonly socket: WebSocket) {
     socket.addEventListener("message", (message) => {
@@ -79,9 +81,46 @@ export class EventStream implements AsyncIterable<TaskEvent> {
   }
 
   close(): void {
+    this.closedByClient = true;
     this.closed = true;
     this.socket.close();
     this.wake();
+  }
+}
+
+/** What `Engram.events()` returns at once: `for await` it (the subscription opens as soon as it is made);
+ * the loop ends with an EventsUnavailableError to catch where the runtime or server offers no events, or
+ * when the server ends the stream. `await` it for the open EventStream (its `waitFor`, `next`). */
+export class LiveEvents implements AsyncIterable<TaskEvent>, PromiseLike<EventStream> {
+  private readonly opening: Promise<EventStream>;
+
+  constructor(open: () => Promise<EventStream>) {
+    this.opening = open();
+    this.opening.catch(() => undefined); // thrown where the caller iterates or awaits, not as unhandled
+  }
+
+  then<A = EventStream, B = never>(
+    onOpen?: ((stream: EventStream) => A | PromiseLike<A>) | null,
+    onError?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.opening.then(onOpen, onError);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<TaskEvent> {
+    const stream = await this.opening;
+    try {
+      yield* stream;
+      if (!stream.closedByClient) {
+        throw new EventsUnavailableError("the server ended the event stream; read tasks with waitForTask");
+      }
+    } finally {
+      if (!stream.closedByClient) stream.close(); // the loop ended early (break, an error): let go of it
+    }
+  }
+
+  /** Stops the subscription (a loop over it ends). */
+  close(): void {
+    this.opening.then((stream) => stream.close(), () => undefined);
   }
 }
 

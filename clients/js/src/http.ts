@@ -44,6 +44,27 @@ async function bodyOf(response: Response): Promise<unknown> {
   }
 }
 
+/** The failure naming the URL tried and the setting that chooses it. */
+function unreachable(method: string, target: string, error: unknown): Error {
+  const name = (error as Error).name;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reason = [String(error), cause?.code ?? cause?.message].filter(Boolean).join(": ");
+  if (name === "TimeoutError" || name === "AbortError") {
+    return new EngramTimeoutError(`${method} ${target} timed out (${reason})`, { cause: error });
+  }
+  return new EngramConnectionError(
+    `cannot reach Engram at ${target} (${reason}): is the server running? Set ENGRAM_URL (or { url }) to where it listens`,
+    { cause: error },
+  );
+}
+
+/** What to do about a 401 / 403: the setting that gives the key, and whether one was sent. */
+function keyHint(status: number, sent: boolean, url: string): string | undefined {
+  if (status !== 401 && status !== 403) return undefined;
+  if (!sent) return "no API key was sent: set ENGRAM_API_KEY (or { apiKey }, or api_key in the config file)";
+  return `the server at ${new URL(url).origin} refused the API key: check ENGRAM_API_KEY`;
+}
+
 export class Http {
   constructor(
     private readonly settings: () => Promise<{ url: string; apiKey: string | undefined }>,
@@ -69,18 +90,19 @@ export class Http {
           await sleep(this.retry.delay(attempt));
           continue;
         }
-        const name = (error as Error).name;
-        const Kind = name === "TimeoutError" || name === "AbortError" ? EngramTimeoutError : EngramConnectionError;
-        throw new Kind(`${call.method} ${call.path}: ${String(error)}`, { cause: error });
+        throw unreachable(call.method, target, error);
       }
       const retryAfter = response.headers.get("retry-after");
       if (response.ok) return { status: response.status, body: (await bodyOf(response)) as T };
-      if (canRetry && this.retry.retriesStatus(call.method, response.status)) {
+      // x-should-retry: false marks an answer trying again will not change (a setting the server lacks).
+      const retry = response.headers.get("x-should-retry")?.toLowerCase() !== "false";
+      if (canRetry && retry && this.retry.retriesStatus(call.method, response.status)) {
         await response.body?.cancel();
         await sleep(this.retry.delay(attempt, retryAfter));
         continue;
       }
-      throw errorFor(response.status, await bodyOf(response), retryAfterSeconds(retryAfter));
+      const hint = keyHint(response.status, headers["x-api-key"] !== undefined, url);
+      throw errorFor(response.status, await bodyOf(response), retryAfterSeconds(retryAfter), hint);
     }
   }
 

@@ -190,3 +190,56 @@ test("waitForTask polls until done, throws TaskFailedError on failure and Engram
     await stuck.close();
   }
 });
+
+test("a 401 or 403 names ENGRAM_API_KEY, and an unreachable server the URL tried and ENGRAM_URL", async () => {
+  const config = join(mkdtempSync(join(tmpdir(), "engram-cfg-")), "none.toml");
+  const saved = { key: process.env.ENGRAM_API_KEY, config: process.env.ENGRAM_CONFIG };
+  delete process.env.ENGRAM_API_KEY;
+  process.env.ENGRAM_CONFIG = config; // no config file: nothing gives a key
+  try {
+    const keyless = new Engram({ url: URL, events: false });
+    await assert.rejects(keyless.listPage({ user_id: "u" }), (error) => {
+      assert.ok(error instanceof AuthenticationError && error.status === 401, String(error));
+      assert.match(error.message, /ENGRAM_API_KEY/);
+      return true;
+    });
+  } finally {
+    if (saved.key !== undefined) process.env.ENGRAM_API_KEY = saved.key;
+    if (saved.config !== undefined) process.env.ENGRAM_CONFIG = saved.config;
+    else delete process.env.ENGRAM_CONFIG;
+  }
+  const wrong = new Engram({ url: URL, apiKey: "not-a-key", events: false });
+  await assert.rejects(wrong.listPage({ user_id: "u" }), (error) => {
+    assert.ok(error instanceof AuthenticationError && error.status === 403, String(error));
+    assert.match(error.message, /ENGRAM_API_KEY/);
+    return true;
+  });
+  const server = createServer();
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const nowhere = `http://127.0.0.1:${server.address().port}`;
+  await new Promise((done) => server.close(done)); // nothing listens there now
+  const gone = new Engram({ url: nowhere, apiKey: KEY, events: false, retry: { attempts: 1 } });
+  await assert.rejects(gone.get("m1"), (error) => {
+    assert.ok(error instanceof EngramConnectionError, String(error));
+    assert.ok(error.message.includes(`${nowhere}/v1/memories/m1`), error.message);
+    assert.match(error.message, /ENGRAM_URL/);
+    return true;
+  });
+});
+
+test("an answer marked x-should-retry: false is not retried", async () => {
+  let seen = 0;
+  const server = createServer((request, response) => {
+    seen += 1;
+    response.writeHead(503, { "content-type": "application/json", "x-should-retry": "false" });
+    response.end(JSON.stringify({ error: "ConfigurationError", message: "needs ENGRAM_OPENAI_API_KEY" }));
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  try {
+    const engram = new Engram({ url: `http://127.0.0.1:${server.address().port}`, apiKey: "k", events: false });
+    await assert.rejects(engram.get("m1"), /ENGRAM_OPENAI_API_KEY/);
+    assert.equal(seen, 1);
+  } finally {
+    server.close();
+  }
+});

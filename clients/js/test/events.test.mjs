@@ -15,22 +15,42 @@ test("the events URL is the API's host and port with ws(s), the key and the user
   assert.equal(eventsUrl("https://x.example/prod/"), "wss://x.example/prod/v1/events");
 });
 
-test("without a global WebSocket, events() throws EventsUnavailableError and an add still waits by polling", async () => {
+test("without a global WebSocket, a for-await over events() ends with EventsUnavailableError to catch, and an add still waits by polling", async () => {
   // Node 20 has none; on a runtime that has one, take it away for this test.
   const had = Object.getOwnPropertyDescriptor(globalThis, "WebSocket");
   if (had) delete globalThis.WebSocket;
   try {
     const engram = client({ events: true });
-    await assert.rejects(engram.events({ user_id: "u" }), (error) => {
-      assert.ok(error instanceof EventsUnavailableError);
-      assert.match(error.message, /WebSocket/);
-      return true;
-    });
+    const events = engram.events({ user_id: "u" });
+    assert.equal(typeof events[Symbol.asyncIterator], "function", "an async iterable, at once (not a Promise of one)");
+    let caught;
+    try {
+      for await (const event of events) assert.fail(`no event expected: ${JSON.stringify(event)}`);
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(caught instanceof EventsUnavailableError, String(caught));
+    assert.match(caught.message, /WebSocket/);
+    await assert.rejects(Promise.resolve(engram.events({ user_id: "u" })), EventsUnavailableError); // awaited: the same
     const task = await engram.add("Drinks oat milk", { user_id: uid("poll"), infer: false });
     assert.equal(task.status, "completed");
   } finally {
     if (had) Object.defineProperty(globalThis, "WebSocket", had);
   }
+});
+
+test("the README's for-await over events() does not crash a Node without WebSocket: the error is caught", async () => {
+  const script = `
+    delete globalThis.WebSocket;
+    const { Engram, EventsUnavailableError } = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+    const engram = new Engram({ url: process.argv[1], apiKey: process.argv[2] });
+    try {
+      for await (const event of engram.events({ user_id: "u" })) console.log(event.type);
+    } catch (error) {
+      console.log(error instanceof EventsUnavailableError ? "caught EventsUnavailableError" : "caught " + error);
+    }`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, STACK, KEY], { timeout: 30_000 });
+  assert.equal(stdout.trim(), "caught EventsUnavailableError");
 });
 
 const websocketFlag = hasWebSocket ? [] : process.allowedNodeEnvironmentFlags.has("--experimental-websocket") ? ["--experimental-websocket"] : null;

@@ -41,14 +41,40 @@ def settle(
     if error is not None:
         if can_retry and policy.retries_error(call.method, error):
             return Step(retry_in=policy.delay(attempt))
-        kind = EngramTimeoutError if isinstance(error, httpx.TimeoutException) else EngramConnectionError
-        return Step(error=kind(f"{call.method} {call.path}: {type(error).__name__}: {error}"))
+        return Step(error=unreachable(call, error))
     assert response is not None  # noqa: S101 - type narrowing: no error means a response
     if response.is_success:
         return Step(value=call.parse(body_of(response)))
-    if can_retry and policy.retries_status(call.method, response.status_code):
+    # x-should-retry: false marks an answer trying again will not change (a setting the server lacks).
+    retry = response.headers.get("x-should-retry", "").lower() != "false"
+    if can_retry and retry and policy.retries_status(call.method, response.status_code):
         return Step(retry_in=policy.delay(attempt, response.headers.get("retry-after")))
-    return Step(error=error_for(response.status_code, body_of(response)))
+    return Step(error=error_for(response.status_code, body_of(response), key_hint(response)))
+
+
+def unreachable(call: Call[Any], error: httpx.TransportError) -> Exception:
+    """The failure naming the URL tried and the setting that chooses it."""
+    try:
+        url = str(error.request.url)
+    except RuntimeError:  # an error raised before the request was built has no request
+        url = call.path
+    reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if isinstance(error, httpx.TimeoutException):
+        return EngramTimeoutError(f"{call.method} {url} timed out ({reason})")
+    return EngramConnectionError(
+        f"cannot reach Engram at {url} ({reason}): is the server running? "
+        "Set ENGRAM_URL (or url= / --url) to where it listens"
+    )
+
+
+def key_hint(response: httpx.Response) -> str | None:
+    """What to do about a 401 / 403: the setting that gives the key, and whether one was sent."""
+    if response.status_code not in (401, 403):
+        return None
+    if not response.request.headers.get("x-api-key"):
+        return "no API key was sent: set ENGRAM_API_KEY (or api_key= / --api-key, or api_key in the config file)"
+    url = response.request.url
+    return f"the server at {url.scheme}://{url.netloc.decode()} refused the API key: check ENGRAM_API_KEY"
 
 
 def outcome(step: Step, call: Call[T]) -> T:

@@ -76,9 +76,10 @@ _BY_STATUS: dict[int, type[APIError]] = {
 }
 
 
-def error_for(status: int, body: Any) -> APIError:
-    """The exception for an error answer. Bodies are `{"error", "message", "field"?}` or, for a 422,
-    `{"detail": [{"field", "message"}...]}`; API Gateway's own answers carry only `message`."""
+def error_for(status: int, body: Any, hint: str | None = None) -> APIError:
+    """The exception for an error answer. Bodies are `{"error", "message", "field"?, "detail"?}`
+    (docs/errors.md); older servers' API Gateway answers carry only `message` (or `Message`). `hint`
+    says what to do (which setting), added when the server's message does not say it already."""
     message, field = f"HTTP {status}", None
     if isinstance(body, dict):
         message = str(body.get("message") or body.get("Message") or body.get("error") or message)
@@ -89,5 +90,7 @@ def error_for(status: int, body: Any) -> APIError:
             message = "; ".join(f"{d.get('field')}: {d.get('message')}" for d in detail if isinstance(d, dict))
     elif isinstance(body, str) and body:
         message = body[:500]
+    if hint and "ENGRAM_API_KEY" not in message:
+        message = f"{message} ({hint})"
     kind = _BY_STATUS.get(status) or (ServerError if status >= 500 else APIError)
     return kind(status, message, body, field)

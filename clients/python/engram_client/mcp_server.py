@@ -5,11 +5,13 @@ remember, never whose memory it touches."""
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_client.client import Engram
+from engram_client.errors import EngramError
 from engram_client.tools import TOOLS, MemoryTools
 
 INSTRUCTIONS = (
@@ -24,21 +26,29 @@ def build_server(client: Engram, user_id: str) -> MCPServer:
     tools = MemoryTools(client)
     server: MCPServer = MCPServer("engram", instructions=INSTRUCTIONS)
 
+    def call(name: str, arguments: dict[str, Any]) -> str:
+        try:
+            return tools.handle(name, arguments, user_id)
+        except EngramError as error:
+            # A ToolError's text reaches the host (anything else shows as "Error executing tool"): the
+            # user reading it learns the URL tried and the setting to fix (ENGRAM_URL, ENGRAM_API_KEY).
+            raise ToolError(str(error)) from error
+
     @server.tool(description=DESCRIPTIONS["fetch_memory"])
     def fetch_memory(query: str, limit: int = 5) -> str:
-        return tools.handle("fetch_memory", {"query": query, "limit": limit}, user_id)
+        return call("fetch_memory", {"query": query, "limit": limit})
 
     @server.tool(description=DESCRIPTIONS["save_memory"])
     def save_memory(content: str) -> str:
-        return tools.handle("save_memory", {"content": content}, user_id)
+        return call("save_memory", {"content": content})
 
     @server.tool(description=DESCRIPTIONS["update_memory"])
     def update_memory(memory_id: str, new_content: str) -> str:
-        return tools.handle("update_memory", {"memory_id": memory_id, "new_content": new_content}, user_id)
+        return call("update_memory", {"memory_id": memory_id, "new_content": new_content})
 
     @server.tool(description=DESCRIPTIONS["forget_memory"])
     def forget_memory(memory_id: str) -> str:
-        return tools.handle("forget_memory", {"memory_id": memory_id}, user_id)
+        return call("forget_memory", {"memory_id": memory_id})
 
     @server.resource(
         "engram://memories",

@@ -1,9 +1,12 @@
-"""The one place that maps domain errors to HTTP statuses and bodies."""
+"""The one place that maps errors to HTTP statuses and bodies: `{"error": <code>, "message": <sentence>,
+"field"?: <path>, "detail"?: [...]}` (docs/errors.md); the chat proxy's in OpenAI's shape as well."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
 
 from engram.domain.errors import (
     ConfigurationError,
@@ -33,6 +36,15 @@ _STATUS: list[tuple[type[EngramError], int]] = [
 ]
 
 
+# A 503 that trying again will not change (a setting is missing): the openai SDKs honour this header
+# instead of retrying every 5xx for seconds, and so do Engram's clients.
+NO_RETRY = {"x-should-retry": "false"}
+
+
+def retry_headers(error: EngramError) -> dict[str, str]:
+    return NO_RETRY if isinstance(error, ConfigurationError) else {}
+
+
 def to_http(error: EngramError) -> tuple[int, dict[str, Any]]:
     for kind, status in _STATUS:
         if isinstance(error, kind):
@@ -44,10 +56,70 @@ def to_http(error: EngramError) -> tuple[int, dict[str, Any]]:
 
 
 def validation_body(errors: Sequence[Any]) -> dict[str, Any]:
-    """422 body naming each field at fault (its location path) with pydantic's message."""
+    """422 body naming each field at fault (its location path) with pydantic's message; `field` and
+    `message` say the first, so a client showing only the message shows what to fix."""
     detail = []
     for err in errors:
         loc = [str(part) for part in err.get("loc", ())]
         field = ".".join(loc[1:] if loc[:1] in (["body"], ["query"], ["path"]) else loc) or "body"
         detail.append({"field": field, "loc": loc, "type": err.get("type"), "message": err.get("msg", "")})
-    return {"error": "RequestValidationError", "message": "invalid request", "detail": detail}
+    if not detail:
+        return {"error": "RequestValidationError", "message": "invalid request", "detail": detail}
+    first = detail[0]
+    more = f" (and {len(detail) - 1} more in detail)" if len(detail) > 1 else ""
+    message = f"{first['field']}: {first['message']}{more}"
+    return {"error": "RequestValidationError", "message": message, "field": first["field"], "detail": detail}
+
+
+def validation_response(errors: Sequence[Any], body: Any = None) -> tuple[int, dict[str, Any]]:
+    """The framework's validation errors as an answer: a body that is not JSON at all is a 400 whose
+    message says where it breaks (not a field: there is none yet); anything else the 422 list."""
+    for err in errors:
+        if err.get("type") == "json_invalid":
+            return 400, {"error": "InvalidJSONError", "message": _json_error(err, body)}
+    return 422, validation_body(errors)
+
+
+def _json_error(err: dict[str, Any], body: Any) -> str:
+    reason = str((err.get("ctx") or {}).get("error") or "JSON decode error")
+    loc = err.get("loc") or ()
+    pos = loc[-1] if loc and isinstance(loc[-1], int) else None
+    if pos is None or not isinstance(body, str):
+        return f"the body is not valid JSON: {reason}"
+    line = body.count("\n", 0, pos) + 1
+    column = pos - (body.rfind("\n", 0, pos) + 1) + 1
+    return f"the body is not valid JSON: {reason} at line {line}, column {column} (character {pos})"
+
+
+# OpenAI's error types by status, for the chat proxy's answers (the openai SDKs show error.message).
+_OPENAI_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+def openai_shaped(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    """An Engram error body as OpenAI's `{"error": {"message", "type", "code", "param"}}`, keeping the
+    top-level `message`, `field` and `detail` Engram's own clients read."""
+    kind = _OPENAI_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error")
+    error = {"message": body.get("message"), "type": kind, "code": body.get("error"), "param": body.get("field")}
+    return {"error": error, **{k: v for k, v in body.items() if k != "error"}}
+
+
+# Routes whose errors are OpenAI-shaped as well: the chat proxy, called through the openai SDKs.
+OPENAI_ROUTES = frozenset({"/v1/chat/completions"})
+
+
+def error_response(
+    resource: str, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response[Any]:
+    """An error in the API's one shape; on the chat route in OpenAI's too, so the openai SDKs show it."""
+    if resource in OPENAI_ROUTES:
+        body = openai_shaped(status, body)
+    return Response(status, content_types.APPLICATION_JSON, body, headers=headers)

@@ -16,6 +16,8 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
+from engram.http.errors import openai_shaped
+
 TITLE = "Engram"
 VERSION = "1.0.0"
 SCHEME = "ApiKey"
@@ -110,7 +112,139 @@ def _document(app: APIGatewayRestResolver) -> dict[str, Any]:
     for (path, method), examples in EXAMPLES.items():
         body = document["paths"][path][method]["requestBody"]["content"]["application/json"]
         body["examples"] = examples
+    with_error_answers(document)
     return document
+
+
+# The API's one error shape (docs/errors.md), in place of the framework's generic 422 schema.
+ERROR_SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "title": "Error",
+        "description": "Every 4xx and 5xx the API gives (API Gateway's own answers too) has this shape.",
+        "required": ["error", "message"],
+        "properties": {
+            "error": {"type": "string", "description": "What kind of error: a stable code to branch on."},
+            "message": {"type": "string", "description": "A sentence saying what went wrong and what to do."},
+            "field": {"type": "string", "description": "The input at fault (a dotted path), when there is one."},
+            "detail": {
+                "type": "array",
+                "description": "Validation errors (422): each field at fault with its message.",
+                "items": {"$ref": "#/components/schemas/ErrorDetail"},
+            },
+        },
+    },
+    "ErrorDetail": {
+        "type": "object",
+        "title": "ErrorDetail",
+        "required": ["field", "loc", "type", "message"],
+        "properties": {
+            "field": {"type": "string"},
+            "loc": {"type": "array", "items": {"type": "string"}},
+            "type": {"type": "string"},
+            "message": {"type": "string"},
+        },
+    },
+    "ChatError": {
+        "type": "object",
+        "title": "ChatError",
+        "description": "The chat proxy's errors: OpenAI's shape (the openai SDKs show error.message), with "
+        "Engram's message, field and detail beside it.",
+        "required": ["error", "message"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "properties": {
+                    "message": {"type": "string"},
+                    "type": {"type": "string"},
+                    "code": {"type": "string", "description": "Engram's error code"},
+                    "param": {"type": "string", "nullable": True},
+                },
+            },
+            "message": {"type": "string"},
+            "field": {"type": "string"},
+            "detail": {"type": "array", "items": {"$ref": "#/components/schemas/ErrorDetail"}},
+        },
+    },
+}
+
+# status -> (description, example body)
+ERROR_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "400": (
+        "The body is not JSON, or breaks a rule the schema cannot say",
+        {
+            "error": "InvalidJSONError",
+            "message": "the body is not valid JSON: Expecting ',' delimiter at line 1, column 33 (character 32)",
+        },
+    ),
+    "401": (
+        "No API key",
+        {
+            "error": "UnauthorizedError",
+            "message": "no API key: send it in the x-api-key header (ENGRAM_API_KEY for the clients)",
+        },
+    ),
+    "403": (
+        "The API key is unknown or revoked",
+        {
+            "error": "ForbiddenError",
+            "message": "the API key in x-api-key is unknown or revoked (check ENGRAM_API_KEY)",
+        },
+    ),
+    "404": ("Not found", {"error": "NotFoundError", "message": "memory 'mem_123' not found"}),
+    "413": (
+        "The body is over the size limit",
+        {
+            "error": "PayloadTooLargeError",
+            "message": "the body is 12000000 bytes; the limit is 10485760 (MAX_BODY_BYTES)",
+        },
+    ),
+    "415": (
+        "The body is not JSON",
+        {"error": "UnsupportedMediaTypeError", "message": "the body must be JSON (content-type: application/json)"},
+    ),
+    "422": (
+        "Fields at fault",
+        {
+            "error": "RequestValidationError",
+            "message": "user_id: Field required",
+            "field": "user_id",
+            "detail": [
+                {"field": "user_id", "loc": ["body", "user_id"], "type": "missing", "message": "Field required"}
+            ],
+        },
+    ),
+    "429": (
+        "Over the API key's request rate",
+        {"error": "ThrottledError", "message": "Too Many Requests: this API key is over 50 requests a second"},
+    ),
+    "500": ("An unexpected failure", {"error": "InternalError", "message": "Internal server error"}),
+}
+_WITH_BODY = ("400", "413", "415", "422")
+_WITH_KEY = ("401", "403", "429")
+
+
+def with_error_answers(document: dict[str, Any]) -> None:
+    """Each operation's error answers (which statuses it can give, in the one error shape, with an example)."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for generic in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(generic, None)
+    schemas.update(ERROR_SCHEMAS)
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            statuses = ["500"]
+            statuses += list(_WITH_KEY) if operation.get("security") else []
+            statuses += list(_WITH_BODY) if "requestBody" in operation or operation.get("parameters") else []
+            statuses += ["404"] if "{" in path else []
+            statuses += ["422"] if "422" in operation.get("responses", {}) else []  # the framework's, replaced
+            schema = "ChatError" if path == "/v1/chat/completions" else "Error"
+            responses = operation.setdefault("responses", {})
+            for status in sorted(set(statuses)):
+                description, example = ERROR_EXAMPLES[status]
+                if schema == "ChatError":
+                    example = openai_shaped(int(status), example)
+                media = {"schema": {"$ref": f"#/components/schemas/{schema}"}, "example": example}
+                responses[status] = {"description": description, "content": {"application/json": media}}
 
 
 def served_prefix(event: dict[str, Any]) -> str:

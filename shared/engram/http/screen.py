@@ -1,5 +1,9 @@
-"""Bodies refused before the resolver parses them: too large, not UTF-8, or JSON nested too deep for
-Python's parser (which would raise RecursionError, a 500). Each refusal names the limit."""
+"""Bodies refused before the resolver parses them: too large, not UTF-8, not declared as JSON, or JSON
+nested too deep for Python's parser (which would raise RecursionError, a 500). Each refusal names the limit.
+
+Every body the API takes is JSON. A body sent without a content-type, or with the one curl's `-d` adds
+(application/x-www-form-urlencoded) or a browser's simple request (text/plain), is read as JSON: the
+framework would otherwise parse it as a form and answer "Field required" for every field."""
 
 from __future__ import annotations
 
@@ -24,10 +28,37 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def refusal(status: int, message: str, kind: str = "body_rejected") -> dict[str, Any]:
+_READ_AS_JSON = frozenset({"", "application/x-www-form-urlencoded", "text/plain"})
+
+
+def refusal(
+    status: int, message: str, kind: str = "body_rejected", error: str = "RequestValidationError"
+) -> dict[str, Any]:
     detail = [{"field": "body", "loc": ["body"], "type": kind, "message": message}]
-    payload = {"error": "RequestValidationError", "message": message, "detail": detail}
+    payload = {"error": error, "message": message, "field": "body", "detail": detail}
     return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": json.dumps(payload)}
+
+
+def _as_json(event: dict[str, Any]) -> dict[str, Any] | None:
+    """Marks a body sent without a JSON content-type as JSON; a refusal (415) for a type that is not text."""
+    headers = event.get("headers") or {}
+    name = next((k for k in headers if k.lower() == "content-type"), None)
+    declared = str(headers.get(name) or "") if name else ""
+    mime = declared.split(";")[0].strip().lower()
+    if mime == "application/json" or mime.endswith("+json"):
+        return None
+    if mime not in _READ_AS_JSON:
+        message = f"the body must be JSON (content-type: application/json), not {mime}"
+        return refusal(415, message, "unsupported_media_type", "UnsupportedMediaTypeError")
+    if name is not None:
+        del headers[name]
+    event["headers"] = {**headers, "content-type": "application/json"}
+    multi = event.get("multiValueHeaders")
+    if isinstance(multi, dict):
+        for key in [k for k in multi if k.lower() == "content-type"]:
+            del multi[key]
+        multi["content-type"] = ["application/json"]
+    return None
 
 
 def screen(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -44,7 +75,10 @@ def screen(event: dict[str, Any]) -> dict[str, Any] | None:
         raw = str(body).encode("utf-8", "surrogatepass")
     if len(raw) > MAX_BODY_BYTES:
         return refusal(
-            413, f"the body is {len(raw)} bytes; the limit is {MAX_BODY_BYTES} (MAX_BODY_BYTES)", "too_large"
+            413,
+            f"the body is {len(raw)} bytes; the limit is {MAX_BODY_BYTES} (MAX_BODY_BYTES)",
+            "too_large",
+            "PayloadTooLargeError",
         )
     try:
         text = raw.decode("utf-8")
@@ -54,4 +88,4 @@ def screen(event: dict[str, Any]) -> dict[str, Any] | None:
         return refusal(422, f"JSON nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)", "too_deep")
     if event.get("isBase64Encoded"):
         event["body"], event["isBase64Encoded"] = text, False
-    return None
+    return _as_json(event)

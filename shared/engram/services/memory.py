@@ -301,6 +301,8 @@ class MemoryService:
         changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
         if patch.metadata is not None:
             changes["metadata"] = {**old.metadata, **patch.metadata}
+        if patch.text in (None, old.text) and all(getattr(old, k) == v for k, v in changes.items()):
+            return old  # saved without an edit (a form sends every field back): no new version
         rewritten = patch.text is not None and patch.text != old.text
         if rewritten:
             from engram.rules.keys_from_text import infer_key  # only corrections read keys on the API side

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from engram_tools.local.data_lock import DataFolderInUse
 from engram_tools.local.keys import LocalKey
 from engram_tools.local.stack import LocalStack, StackConfig, Started
 
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_banner(started, bool(os.environ.get("ENGRAM_LOCAL_API_KEYS", "").strip())), flush=True)
         while not stop.wait(0.5):
             pass
+    except DataFolderInUse as err:  # nothing was started (stop() below has nothing to do)
+        log.error("cannot start the local stack: %s", err)
+        return 1
     except (OSError, ValueError) as err:  # a taken port, a bad ENGRAM_LOCAL_API_KEYS or template
         hint = f" (port {config.port}: choose another with --port or ENGRAM_PORT)" if _port_taken(err) else ""
         log.error("cannot start the local stack: %s%s", err, hint)

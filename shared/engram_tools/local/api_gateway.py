@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from engram_tools.local.gateway_responses import GatewayResponses
 from engram_tools.local.lambda_runtime import LocalFunction
 from engram_tools.local.names import ACCOUNT_ID, API_ID, method_arn
 from engram_tools.local.template import Api, Authorizer, Route
@@ -123,6 +124,9 @@ class ApiGateway:
         # WAF counts a key's requests over the last minute; a bucket of a minute's requests refilled
         # at that rate refuses the same burst and lets through the same steady rate.
         self._per_minute = TokenBuckets(per_minute / 60, per_minute) if per_minute > 0 else None
+        # The template's GatewayResponses, its throttling parameters standing for the limits served here.
+        limits = {"ThrottleRateLimit": f"{api.throttle_rate:g}", "ThrottleBurstLimit": api.throttle_burst}
+        self._responses = GatewayResponses(api.gateway_responses, limits)
         self._cors_origins = cors_origins
         # Called before answering a request that may have changed state: it returns once that is
         # saved, so a 2xx from `make run` survives a crash (kill -9) right after it.
@@ -134,6 +138,20 @@ class ApiGateway:
             self._resources.setdefault(route.path, {})[route.method] = route
         self._cache: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
         self._cache_lock = threading.Lock()
+
+    def gateway_reply(
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        *,
+        status: int | None = None,
+        message: str | None = None,
+        headers: list[tuple[str, str]] | None = None,
+    ) -> Reply:
+        """The answer API Gateway gives itself for `kind` (UNAUTHORIZED, THROTTLED, ...), as the template says."""
+        answer = self._responses.answer(kind, method, path, status=status, message=message)
+        return Reply(answer.status, [("Content-Type", "application/json"), *(headers or [])], answer.body)
 
     def route(self, method: str, path: str) -> tuple[Route, dict[str, str]] | list[str] | None:
         """(route, path parameters); or the allowed methods of a path that exists; or None."""
@@ -168,12 +186,12 @@ class ApiGateway:
         path = unquote(url.path) or "/"
         found = self.route(request.method, path)
         if found is None:
-            return Reply.json(404, {"message": f"no route for {request.method} {path}"})
+            return self.gateway_reply("MISSING_AUTHENTICATION_TOKEN", request.method, path)
         if isinstance(found, list):
             if request.method == "OPTIONS" and self._api.cors_preflight:
                 return self._preflight(request)
-            message = f"{request.method} is not allowed on {path}"
-            return Reply.json(405, {"message": message}, [("Allow", ", ".join(found))])
+            allow = [("Allow", ", ".join(found))]  # a 405 naming the methods (API Gateway: the no-route answer)
+            return self.gateway_reply("MISSING_AUTHENTICATION_TOKEN", request.method, path, status=405, headers=allow)
         route, params = found
         event = self._event(request, route, path, url.query, params)
         if route.authorizer is not None:
@@ -259,19 +277,12 @@ class ApiGateway:
         if not identity.strip():
             return None  # no key: the authorizer answers 401
         if self._per_minute is not None and not self._per_minute.take(identity):
-            message = (
-                f"Too Many Requests: over {self._per_minute.burst} requests a minute for this key; "
-                "limit ENGRAM_KEY_REQUESTS_PER_MINUTE (KeyRequestsPerMinute on AWS)"
-            )
-            return Reply.json(429, {"message": message}, [("Retry-After", "60")])
+            # The WAF's rate-based rule: over the key's requests a minute (KeyRequestsPerMinute on AWS,
+            # ENGRAM_KEY_REQUESTS_PER_MINUTE here)
+            return self.gateway_reply("THROTTLED", event["httpMethod"], event["path"], headers=[("Retry-After", "60")])
         if self._throttle.take(identity):
             return None
-        rate, burst = self._throttle.rate, self._throttle.burst
-        message = (
-            f"Too Many Requests: this API key is over {rate:g} requests a second (burst {burst}); "
-            "limit ENGRAM_RATE_LIMIT_RPS / ENGRAM_RATE_LIMIT_BURST (ThrottleRateLimit / ThrottleBurstLimit on AWS)"
-        )
-        return Reply.json(429, {"message": message}, [("Retry-After", "1")])
+        return self.gateway_reply("THROTTLED", event["httpMethod"], event["path"], headers=[("Retry-After", "1")])
 
     def _preflight(self, request: Request) -> Reply:
         """What the template's Cors mock integration answers: 200, and an allowed origin only if configured."""
@@ -287,19 +298,20 @@ class ApiGateway:
         """None when allowed (requestContext.authorizer is then filled in), else the error reply."""
         lowered = {k.lower(): v for k, v in (event["headers"] or {}).items()}
         identity = tuple(lowered.get(h, "") for h in authorizer.identity_headers)
+        method, path = event["httpMethod"], event["path"]
         if not all(identity):
-            return Reply.json(401, {"message": "Unauthorized"})
+            return self.gateway_reply("UNAUTHORIZED", method, path)
         arn = method_arn(self._region, self._api.stage, event["httpMethod"], event["path"])
         started = time.monotonic()
         try:
             result = self._authorizer_result(authorizer, identity, event, arn)
         except Exception as err:  # an authorizer failure is a 401 or 500 reply, as on AWS
             if str(err) == "Unauthorized":  # how a Lambda authorizer asks for a 401
-                return Reply.json(401, {"message": "Unauthorized"})
+                return self.gateway_reply("UNAUTHORIZED", method, path)
             log.exception("authorizer %s failed", authorizer.name)
-            return Reply.json(500, {"message": None})
+            return self.gateway_reply("AUTHORIZER_FAILURE", method, path)
         if not _policy_allows(result.get("policyDocument") or {}, arn):
-            return Reply.json(403, {"Message": "User is not authorized to access this resource with an explicit deny"})
+            return self.gateway_reply("ACCESS_DENIED", method, path)
         event["requestContext"]["authorizer"] = {
             **(result.get("context") or {}),
             "principalId": result.get("principalId"),
@@ -337,10 +349,10 @@ class ApiGateway:
             result = self._functions[route.function].invoke(event)
         except Exception:  # a function error is API Gateway's 502, with the traceback logged
             log.exception("%s failed on %s %s", route.function, event["httpMethod"], event["path"])
-            return Reply.json(502, {"message": "Internal server error"})
+            return self.gateway_reply("INTEGRATION_FAILURE", event["httpMethod"], event["path"])
         if not isinstance(result, dict) or not isinstance(result.get("statusCode"), int):
             log.error("%s returned a malformed proxy response: %.200r", route.function, result)
-            return Reply.json(502, {"message": "Internal server error"})
+            return self.gateway_reply("INTEGRATION_FAILURE", event["httpMethod"], event["path"])
         headers: list[tuple[str, str]] = []
         for name, values in (result.get("multiValueHeaders") or {}).items():
             headers.extend((name, str(v)) for v in values)

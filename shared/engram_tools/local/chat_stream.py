@@ -18,7 +18,7 @@ from pydantic import ValidationError as PydanticError
 from engram.domain.chat import ChatRequest, UpstreamError
 from engram.domain.errors import EngramError
 from engram.http.chat_routes import chat_user, relayed_status
-from engram.http.errors import to_http, validation_body
+from engram.http.errors import openai_shaped, retry_headers, to_http, validation_body, validation_response
 from engram.http.screen import screen
 from engram_tools.local.api_gateway import ApiGateway, Reply, Request
 
@@ -44,7 +44,7 @@ def open_stream(gateway: ApiGateway, request: Request) -> Reply | Iterator[bytes
     _, event = admitted
     refused = screen(event)
     if refused is not None:
-        return Reply.json(refused["statusCode"], json.loads(refused["body"]))
+        return _error(refused["statusCode"], json.loads(refused["body"]))
     try:
         chat = ChatRequest.model_validate_json(request.body)
         user_id = chat_user(chat, dict(request.headers))
@@ -54,14 +54,19 @@ def open_stream(gateway: ApiGateway, request: Request) -> Reply | Iterator[bytes
         call = proxy.prepare(str(event["requestContext"]["authorizer"]["tenant_id"]), user_id, chat)
         return proxy.stream(call)
     except PydanticError as exc:
-        return Reply.json(422, validation_body([_in_body(e) for e in exc.errors()]))
+        return _error(422, validation_body([_in_body(e) for e in exc.errors()]))
     except RequestValidationError as exc:
-        return Reply.json(422, validation_body(exc.errors()))
+        return _error(*validation_response(exc.errors(), exc.body))
     except UpstreamError as exc:
         return Reply.json(relayed_status(exc.status), exc.body)
     except EngramError as exc:
         status, body = to_http(exc)
-        return Reply.json(status, body)
+        return _error(status, body, list(retry_headers(exc).items()))
+
+
+def _error(status: int, body: dict[str, Any], headers: list[tuple[str, str]] | None = None) -> Reply:
+    """An error as the API function answers it on this route: Engram's shape, OpenAI's too."""
+    return Reply.json(status, openai_shaped(status, body), headers)
 
 
 def _in_body(error: Any) -> dict[str, Any]:

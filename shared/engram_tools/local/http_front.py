@@ -69,10 +69,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._read_body()
         except _BodyTooLarge:
             self.close_connection = True  # the unread body cannot be skipped safely
-            reply = Reply.json(413, {"message": "Request Too Long"})
+            reply = self.server.gateway.gateway_reply("REQUEST_TOO_LARGE", self.command, urlsplit(self.path).path)
         except ValueError:
             self.close_connection = True
-            reply = Reply.json(400, {"message": "malformed request body framing"})
+            path = urlsplit(self.path).path
+            framing = "malformed request body framing (Content-Length or chunked encoding)"
+            reply = self.server.gateway.gateway_reply("DEFAULT_4XX", self.command, path, status=400, message=framing)
         else:
             request = Request(self.command, self.path, list(self.headers.items()), body, self.client_address[0])
             if chat_stream.wants_stream(request):

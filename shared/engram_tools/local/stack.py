@@ -18,6 +18,7 @@ import boto3
 from botocore.config import Config
 
 from engram_tools.local.api_gateway import ApiGateway
+from engram_tools.local.data_lock import DataFolderLock
 from engram_tools.local.http_front import HttpFront
 from engram_tools.local.keys import LocalKey, WithLocalKeys, local_keys
 from engram_tools.local.lambda_runtime import LocalFunction
@@ -93,11 +94,12 @@ class LocalStack:
         self._scheduler: Scheduler | None = None
         self._events: EventHub | None = None
         self.env_file: Path | None = None  # the `sam local invoke --env-vars` file (sam_env.py)
+        self._lock = DataFolderLock(config.data_dir)
 
     def start(self) -> Started:
         started = time.monotonic()
         config = self.config
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()  # first: a second stack on this folder is refused before it touches anything
         os.environ.update(_FAKE_AWS)
         os.environ.pop("AWS_PROFILE", None)
         # Bound first, so that a taken port fails in a second rather than after the model loads.
@@ -160,6 +162,8 @@ class LocalStack:
 
     def stop(self) -> None:
         """Stops taking requests, lets the batch in hand finish, saves everything, stops moto."""
+        if not self._lock.held:
+            return  # refused at start (the folder is another stack's): nothing of it to stop or save
         if self._front is not None:
             self._front.stop()
         if self._scheduler is not None:
@@ -171,6 +175,7 @@ class LocalStack:
         container().close()  # the search counts that wait, before moto's last snapshot
         self._moto.stop()  # after a last snapshot
         log.info("state saved in %s", self.config.data_dir)
+        self._lock.release()
 
     def _clients(self) -> tuple[DynamoDBClient, SQSClient, S3Client]:
         session = boto3.session.Session(region_name=self.config.region)

@@ -99,6 +99,15 @@ class Route:
 
 
 @dataclass(frozen=True)
+class GatewayResponse:
+    """One of the API's GatewayResponses: its status (None: the type's own) and application/json template,
+    `${Param}` references still in it (an `!Sub`), `$context.*` variables filled in per answer."""
+
+    status: int | None
+    template: str | None
+
+
+@dataclass(frozen=True)
 class Api:
     logical_id: str
     stage: str
@@ -110,6 +119,8 @@ class Api:
     cors_preflight: dict[str, str] = field(default_factory=dict)
     # Each key's own limit (the WAF web ACL's rate-based rule on the key header); 0: none
     key_requests_per_minute: int = 0
+    # The API's `GatewayResponses` by type (UNAUTHORIZED, THROTTLED, DEFAULT_4XX, ...)
+    gateway_responses: dict[str, GatewayResponse] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -269,6 +280,7 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         throttle_burst=int(_scalar(stage_wide.get("ThrottlingBurstLimit", 5_000), params)),
         cors_preflight=_cors_preflight(props.get("Cors")),
         key_requests_per_minute=_key_rate(doc, default, params),
+        gateway_responses=_gateway_responses(props.get("GatewayResponses")),
     )
 
 
@@ -285,6 +297,17 @@ def _key_rate(doc: dict[str, Any], authorizer: Authorizer | None, params: dict[s
                 limit = int(_scalar(rate.get("Limit", 0), params) or 0)
                 return limit * 60 // int(rate.get("EvaluationWindowSec", 300))
     return 0
+
+
+def _gateway_responses(responses: Any) -> dict[str, GatewayResponse]:
+    found = {}
+    for kind, spec in (responses or {}).items():
+        body = (spec.get("ResponseTemplates") or {}).get("application/json")
+        if isinstance(body, dict):  # !Sub "...": the string, its ${Param}s filled in when answering
+            body = body.get("Fn::Sub")
+        status = spec.get("StatusCode")
+        found[str(kind)] = GatewayResponse(int(status) if status is not None else None, body)
+    return found
 
 
 def _cors_preflight(cors: Any) -> dict[str, str]:

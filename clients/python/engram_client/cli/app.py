@@ -53,27 +53,47 @@ def client(ctx: typer.Context) -> Engram:
     return Engram(ctx.obj["url"], ctx.obj["api_key"])
 
 
-WIDE = 100  # columns from which a table of memories also shows when each was last updated
+WideOption = Annotated[bool, typer.Option("--wide", help="every column, text whole (wider than the terminal)")]
+WITH_BANK = 100  # columns from which a table of memories shows each one's bank
+WITH_UPDATED = 120  # and from which it shows when each was last updated
 
 
-def memory_table(memories: list[Memory], title: str) -> Table:
-    """Ids in full on one line whatever the terminal's width (they are what show, history and forget
-    take); the memory text wraps into what is left, and below WIDE columns the update time is left out."""
-    wide = out.width >= WIDE
-    table = Table(title=title)
-    table.add_column("id", no_wrap=True, min_width=max((len(m.id) for m in memories), default=2))
-    table.add_column("memory", ratio=1, min_width=12)
-    table.add_column("bank", overflow="ellipsis", no_wrap=True, max_width=14)
+def memory_table(memories: list[Memory], title: str, wide: bool = False) -> Table:
+    """One line a memory, fitted to the terminal: ids whole (they are what show, history and forget
+    take), the text cut with an ellipsis, bank and update time only where there is room. --wide shows
+    every column and the text whole (wrapped); --json everything."""
+    banked, dated = wide or out.width >= WITH_BANK, wide or out.width >= WITH_UPDATED
+    scored = any(m.score is not None for m in memories)
+    widths = [max((len(m.id) for m in memories), default=2)]
+    widths += [min(14, max((len(m.memory_bank) for m in memories), default=4))] if banked else []
+    widths += [16] if dated else []
+    widths += [5] if scored else []
+    # What is left for the text: each column takes its width, 2 of padding and 1 of border, plus 1.
+    text_width = max(12, out.width - sum(widths) - 3 * (len(widths) + 1) - 1)
+    cut = not wide and any(len(m.memory) > text_width for m in memories)
+    table = Table(title=title, caption="text cut to fit: --wide or --json for all of it" if cut else None)
+    table.add_column("id", no_wrap=True, min_width=widths[0])
     if wide:
+        table.add_column("memory", min_width=40, overflow="fold")
+    else:
+        table.add_column("memory", no_wrap=True, overflow="ellipsis", max_width=text_width)
+    if banked:
+        table.add_column("bank", overflow="ellipsis", no_wrap=True, max_width=14)
+    if dated:
         table.add_column("updated", no_wrap=True)
-    if any(m.score is not None for m in memories):
+    if scored:
         table.add_column("score", justify="right", no_wrap=True)
     for m in memories:
-        row = [m.id, m.memory, m.memory_bank]
-        if wide:
-            row.append(m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else "")
+        row = [m.id, m.memory]
+        row += [m.memory_bank] if banked else []
+        row += [m.updated_at.strftime("%Y-%m-%d %H:%M") if m.updated_at else ""] if dated else []
         table.add_row(*row, *([f"{m.score:.3f}"] if m.score is not None else []))
     return table
+
+
+def show_table(table: Table, wide: bool) -> None:
+    """--wide: as wide as the table needs (the terminal wraps the lines), else fitted to it."""
+    out.print(table, width=max(out.width, out.measure(table).maximum) if wide else None, crop=not wide)
 
 
 def emit(data: Any) -> None:
@@ -120,6 +140,7 @@ def search(
     user_id: UserOption,
     top_k: Annotated[int, typer.Option(help="how many")] = 10,
     as_json: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """Find the user's memories relevant to a query."""
     with client(ctx) as engram:
@@ -127,7 +148,7 @@ def search(
     if as_json:
         emit(found.model_dump(mode="json"))
     else:
-        out.print(memory_table(found.results, f"{len(found.results)} memories for {query!r}"))
+        show_table(memory_table(found.results, f"{len(found.results)} memories for {query!r}", wide), wide)
 
 
 @app.command("list")
@@ -136,6 +157,7 @@ def list_memories(
     user_id: UserOption,
     limit: Annotated[int, typer.Option(help="at most this many")] = 100,
     as_json: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List the user's current memories."""
     with client(ctx) as engram:
@@ -143,7 +165,7 @@ def list_memories(
     if as_json:
         emit([m.model_dump(mode="json") for m in memories])
     else:
-        out.print(memory_table(memories, f"{len(memories)} memories of {user_id}"))
+        show_table(memory_table(memories, f"{len(memories)} memories of {user_id}", wide), wide)
 
 
 @app.command()
@@ -161,7 +183,7 @@ def show(ctx: typer.Context, memory_id: str, as_json: JsonOption = False) -> Non
 
 
 @app.command()
-def history(ctx: typer.Context, memory_id: str, as_json: JsonOption = False) -> None:
+def history(ctx: typer.Context, memory_id: str, as_json: JsonOption = False, wide: WideOption = False) -> None:
     """How a memory changed: every event, oldest first."""
     with client(ctx) as engram:
         events = engram.history(memory_id)
@@ -170,13 +192,16 @@ def history(ctx: typer.Context, memory_id: str, as_json: JsonOption = False) -> 
         return
     table = Table(title=f"history of {memory_id}")
     for column in ("version", "event", "old", "new", "actor", "when", "note"):
-        table.add_column(column)
+        cut = not wide and column in ("old", "new", "note")  # one line an event: texts cut to fit
+        table.add_column(
+            column, no_wrap=cut or not wide, overflow="ellipsis" if cut else "fold", ratio=1 if cut else None
+        )
     for e in events:
         when = e.created_at.strftime("%Y-%m-%d %H:%M:%S") if e.created_at else ""
         table.add_row(
             str(e.version), e.event, e.old_memory or "", e.new_memory or "", e.actor or "", when, e.note or ""
         )
-    out.print(table)
+    show_table(table, wide)
 
 
 @app.command()
