@@ -279,7 +279,12 @@ class ApiGateway:
         if self._per_minute is not None and not self._per_minute.take(identity):
             # The WAF's rate-based rule: over the key's requests a minute (KeyRequestsPerMinute on AWS,
             # ENGRAM_KEY_REQUESTS_PER_MINUTE here)
-            return self.gateway_reply("THROTTLED", event["httpMethod"], event["path"], headers=[("Retry-After", "60")])
+            message = (
+                f"Too Many Requests: over {self._per_minute.burst} requests a minute for this key; "
+                "limit ENGRAM_KEY_REQUESTS_PER_MINUTE (KeyRequestsPerMinute on AWS)"
+            )
+            method, path = event["httpMethod"], event["path"]
+            return self.gateway_reply("THROTTLED", method, path, message=message, headers=[("Retry-After", "60")])
         if self._throttle.take(identity):
             return None
         return self.gateway_reply("THROTTLED", event["httpMethod"], event["path"], headers=[("Retry-After", "1")])

@@ -195,10 +195,14 @@ class Template:
         return {*self.functions, *self.queues, *self.tables, *self.buckets, *self.state_machines, *self.event_buses}
 
 
-def _resources(doc: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+def _resources(doc: dict[str, Any], kind: str, conditional: bool = False) -> dict[str, dict[str, Any]]:
     """The template's resources of one type; conditional ones (optional parts such as the example
-    webhook, off by default) are left out locally."""
-    return {k: v for k, v in doc.get("Resources", {}).items() if v.get("Type") == kind and "Condition" not in v}
+    webhook, off by default) are left out locally unless asked for."""
+    return {
+        k: v
+        for k, v in doc.get("Resources", {}).items()
+        if v.get("Type") == kind and (conditional or "Condition" not in v)
+    }
 
 
 def _param_defaults(doc: dict[str, Any]) -> dict[str, Any]:
@@ -289,7 +293,8 @@ def _key_rate(doc: dict[str, Any], authorizer: Authorizer | None, params: dict[s
     identity header (the key), scaled to a minute; 0 when there is none or its limit is 0."""
     if authorizer is None:
         return 0
-    for acl in _resources(doc, "AWS::WAFv2::WebACL").values():
+    # The web ACL exists when its limit is set (a condition on that limit): a limit of 0 reads as none.
+    for acl in _resources(doc, "AWS::WAFv2::WebACL", conditional=True).values():
         for rule in acl.get("Properties", {}).get("Rules", []):
             rate = (rule.get("Statement") or {}).get("RateBasedStatement") or {}
             headers = {str(k.get("Header", {}).get("Name", "")).lower() for k in rate.get("CustomKeys", [])}
