@@ -283,8 +283,8 @@ class ApiGateway:
                 f"Too Many Requests: over {self._per_minute.burst} requests a minute for this key; "
                 "limit ENGRAM_KEY_REQUESTS_PER_MINUTE (KeyRequestsPerMinute on AWS)"
             )
-            method, path = event["httpMethod"], event["path"]
-            return self.gateway_reply("THROTTLED", method, path, message=message, headers=[("Retry-After", "60")])
+            # The web ACL's own answer (its custom response body in the template), not a gateway response
+            return Reply.json(429, {"error": "ThrottledError", "message": message}, [("Retry-After", "60")])
         if self._throttle.take(identity):
             return None
         return self.gateway_reply("THROTTLED", event["httpMethod"], event["path"], headers=[("Retry-After", "1")])
