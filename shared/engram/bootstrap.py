@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
-    from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
@@ -204,15 +203,6 @@ class Container(SearchWiring, LiveWiring):
         return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
 
     @cached_property
-    def duplicate_rule(self) -> DuplicateRule:
-        from engram.pipeline.duplicates import DuplicateRule
-
-        s = self.settings
-        if s.duplicate_rule == "cosine_and_text":
-            return DuplicateRule(s.duplicate_cosine_with_text, s.duplicate_text_threshold)
-        return DuplicateRule(s.duplicate_threshold)
-
-    @cached_property
     def pipeline(self) -> IngestPipeline:
         from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.one_call import OneCall
@@ -224,7 +214,6 @@ class Container(SearchWiring, LiveWiring):
             self.extractor,
             self.reconciler,
             duplicate_threshold=self.settings.duplicate_threshold,
-            duplicate_rule=self.duplicate_rule,
             similar_per_fact=self.settings.similar_per_fact,
             attachments=self.attachment_store,
             blobs=self.blobs,
@@ -280,15 +269,12 @@ class Container(SearchWiring, LiveWiring):
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
-            searcher=self.ranked_searcher(),
+            searcher=self.searcher,
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
-            diversity=self.settings.search_diversity,
-            diversity_gap_s=self.settings.search_diversity_gap_s,
-            expansion=self.graph_expansion(),
             reranker=self.reranker,
             rerank_candidates=self.settings.search_rerank_candidates,
             rerank_weight=self.settings.search_rerank_weight,

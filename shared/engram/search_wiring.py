@@ -1,4 +1,4 @@
-"""The Container's search parts (the hybrid searcher, the optional reranker and graph expansion, the scratch
+"""The Container's search parts (the hybrid searcher, the optional reranker, the scratch
 index of "as of" searches), kept beside bootstrap.py so that the wiring module stays readable. Container
 inherits them; each is built once, on first use, from the ENGRAM_SEARCH_* settings."""
 
@@ -8,11 +8,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the parts are imported when first built
-    from engram.domain.ports import LLM, Embedder, GraphStore, Reranker, VectorIndex
-    from engram.graph.service import GraphService
-    from engram.operations.accounting import Accounting
-    from engram.search.graph_expansion import GraphExpansion
-    from engram.search.hybrid import HybridSearcher, Searcher
+    from engram.domain.ports import Embedder, Reranker, VectorIndex
+    from engram.search.hybrid import HybridSearcher
     from engram.settings import Settings
 
 
@@ -24,46 +21,16 @@ class SearchWiring:
         def index(self) -> VectorIndex: ...
         @property
         def embedder(self) -> Embedder: ...
-        @property
-        def graph(self) -> GraphService | None: ...
-        @property
-        def graph_store(self) -> GraphStore: ...
-        @property
-        def entity_index(self) -> VectorIndex: ...
-        @property
-        def llm(self) -> LLM | None: ...
-        @property
-        def accounting(self) -> Accounting: ...
 
     @cached_property
     def searcher(self) -> HybridSearcher:
         return hybrid_searcher(self.index, self.embedder, self.settings)
-
-    def ranked_searcher(self) -> Searcher:
-        """The hybrid searcher, wrapped to search a question's sub-queries too when configured: split
-        offline (ENGRAM_SEARCH_DECOMPOSE) or by the LLM (ENGRAM_SEARCH_REWRITE=llm, share 0.9 unless set)."""
-        from engram.search.decompose import decomposing
-
-        s = self.settings
-        if s.search_rewrite != "llm" or self.llm is None:
-            return decomposing(self.searcher, s.search_decompose, s.search_decompose_head)
-        from engram.search.query_rewrite import LLMQueryRewriter
-
-        rewriter = LLMQueryRewriter(self.llm, self.accounting.search_llm)
-        return decomposing(self.searcher, s.search_decompose or 0.9, s.search_decompose_head, rewriter)
 
     @cached_property
     def reranker(self) -> Reranker | None:
         from engram.adapters.onnx.maxsim_reranker import from_settings
 
         return from_settings(self.settings)
-
-    def graph_expansion(self) -> GraphExpansion | None:
-        if self.graph is None or self.settings.search_graph_expansion <= 0:
-            return None
-        from engram.search.graph_expansion import GraphExpansion
-
-        return GraphExpansion(self.graph_store, self.entity_index, self.settings.search_graph_expansion)
 
     def scratch_index(self) -> VectorIndex:
         """An empty in-memory index (for ranking the versions of an "as of" search)."""

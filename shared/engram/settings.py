@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from engram.domain.errors import ConfigurationError
 
@@ -71,10 +71,6 @@ class Settings(BaseModel):
 
     # Pipeline tuning
     duplicate_threshold: float = 0.95  # cosine at or above this: the same fact
-    # "cosine": duplicate_threshold alone; "cosine_and_text": both thresholds below must hold
-    duplicate_rule: Literal["cosine", "cosine_and_text"] = "cosine"
-    duplicate_cosine_with_text: float = Field(default=0.9, ge=0.0, le=1.0)
-    duplicate_text_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
     dedupe_similarity: float = Field(default=0.95, ge=0.0, le=1.0)  # the maintenance step's threshold
     similar_per_fact: int = 5
     extraction_window_chars: int = Field(default=12_000, ge=500)  # longer conversations: several calls
@@ -106,17 +102,6 @@ class Settings(BaseModel):
     search_speaker_lift: float = Field(default=0.2, ge=0.0, le=1.0)  # 0 turns the speaker step off
     search_vector_context: float = Field(default=0.3, ge=0.0, le=1.0)  # 0: plain cosine
     search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
-    search_diversity: float = Field(default=0.0, ge=0.0, le=1.0)  # spread the top k over conversations
-    search_diversity_gap_s: float = Field(default=6 * 3600.0, gt=0)
-    # > 0: questions about several things are also searched per thing (search/decompose.py), their
-    # hits joined at this share of their score, or interleaved after the question's top `head`
-    search_decompose: float = Field(default=0.0, ge=0.0, le=1.0)
-    search_decompose_head: int | None = Field(default=None, ge=0, le=100)
-    # "llm": the sub-queries are written by the configured LLM, one call per search (search/query_rewrite.py)
-    search_rewrite: Literal["off", "llm"] = "off"
-    # Graph expansion (search/graph_expansion.py): share a memory linked to an entity the question
-    # names moves toward the match; 0 turns it off
-    search_graph_expansion: float = Field(default=0.0, ge=0.0, le=1.0)
     search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     # A second look at the top few (search/model_rerank.py): "maxsim" is late interaction over
     # MiniLM's token vectors; off by default, it costs a model run per candidate (bench/README.md).
@@ -168,12 +153,6 @@ class Settings(BaseModel):
     def _empty_is_unset(cls, value: object) -> object:
         # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
         return None if value == "" else value
-
-    @model_validator(mode="after")
-    def _rewrite_needs_an_llm(self) -> Settings:
-        if self.search_rewrite == "llm" and not self.llm_configured:
-            raise ValueError("ENGRAM_SEARCH_REWRITE=llm needs an LLM: set ENGRAM_OPENAI_API_KEY (or its SSM parameter)")
-        return self
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:

@@ -79,14 +79,3 @@ def test_an_outdated_episode_ranks_below_the_fact_that_replaced_it() -> None:
     episode = next((f, s) for f, s in found if f.kind == "episode")
     assert episode[0].outdated_by and episode[1] < found[0][1]
 
-
-def test_diversity_spreads_the_top_k_over_conversations() -> None:
-    from engram.search.time_ranking import diversify
-
-    day_one = [Fact(tenant_id="acme", user_id="alice", text=f"one {i}", valid_from=at(2023, 5, 8)) for i in range(4)]
-    day_two = Fact(tenant_id="acme", user_id="alice", text="two", valid_from=at(2023, 6, 1))
-    hits = [(f, 0.9 - 0.01 * i) for i, f in enumerate(day_one)] + [(day_two, 0.8)]
-    assert [f.text for f, _ in diversify(hits, 3, 0.0, 3600)] == ["one 0", "one 1", "one 2"]
-    spread = diversify(hits, 3, 0.2, 3600)
-    assert [f.text for f, _ in spread] == ["one 0", "two", "one 1"]
-    assert dict((f.text, s) for f, s in spread)["two"] == 0.8  # the score a client sees is its own

@@ -96,7 +96,6 @@ class IngestPipeline:
     extractor: FactExtractor
     reconciler: Reconciler
     duplicate_threshold: float = 0.95
-    duplicate_rule: DuplicateRule | None = None  # None: cosine >= duplicate_threshold alone
     similar_per_fact: int = 5
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
@@ -308,8 +307,7 @@ class IngestPipeline:
         ]
         found = reads.get_many([h.id for hits in hits_of for h in hits])
         kinds = {f.id: f.kind for f in found}
-        texts = {f.id: f.text for f in found}
-        rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)
+        rule = DuplicateRule(self.duplicate_threshold)
         similar: dict[str, float] = {}
         skipped: list[Decision] = []
         pending: list[CandidateFact] = []
@@ -320,7 +318,7 @@ class IngestPipeline:
             # A near-duplicate of a current memory is skipped before the LLM sees it; a fact is only
             # ever a duplicate of a fact (an episode does not hold its key), an episode of anything.
             same = [h for h in hits if candidate.kind == "episode" or kinds[h.id] == "fact"]
-            if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
+            if same and not candidate.negated and rule.same(same[0].score):
                 skipped.append(
                     Decision(
                         event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index, duplicate=True

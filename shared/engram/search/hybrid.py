@@ -54,7 +54,7 @@ def without_names(query: str, names: set[str]) -> str:
 
 
 class Searcher(Protocol):
-    """What MemoryService.search ranks with: HybridSearcher, or a wrapper of it (search/decompose.py)."""
+    """What MemoryService.search ranks with: HybridSearcher, or a fake of it in tests."""
 
     def search(
         self,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,7 +40,7 @@ from engram.pipeline.reads import kept_or_stored
 from engram.search.hybrid import HybridSearcher, Searcher
 from engram.search.intent import rerank
 from engram.search.model_rerank import rescore
-from engram.search.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
+from engram.search.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, rank_by_time
 from engram.services.attachments import AttachmentService
 from engram.services.paging import page_after
 from engram.services.task_inputs import PAYLOADS, load_request
@@ -50,7 +49,6 @@ from engram.writes.unit_of_work import Lifecycle, index_doc, next_version
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
-    from engram.search.graph_expansion import GraphExpansion
 
 RERANK_POOL = 10
 
@@ -72,9 +70,6 @@ class MemoryService:
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
-    diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
-    diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
-    expansion: GraphExpansion | None = None  # memories linked to the entities a question names
     reranker: Reranker | None = None  # None: the first ranking stands (search/model_rerank.py)
     rerank_candidates: int = 20  # how many of the first ranking's top the reranker reads
     rerank_weight: float = 0.2  # the reranker's share of the blended score
@@ -162,8 +157,6 @@ class MemoryService:
             pool = max(pool, RANGE_POOL)
         elif when.any:
             pool = max(pool, TIME_POOL)
-        if self.diversity > 0:
-            pool = max(pool, 3 * q.top_k)
         if self.reranker is not None:
             pool = max(pool, self.rerank_candidates)
         hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
@@ -173,27 +166,12 @@ class MemoryService:
             for h in hits
             if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
         ]
-        if self.expansion is not None and q.graph:
-            found = self._expanded(tenant_id, q, found, now)
         if self.reranker is not None:
             found = rescore(self.reranker, q.query, found, self.rerank_candidates, self.rerank_weight)
-        ranked = rerank(q.query, rank_by_time(found, when))
-        ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
+        ranked = rerank(q.query, rank_by_time(found, when))[: q.top_k]
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
-
-    def _expanded(
-        self, tenant_id: str, q: SearchQuery, found: list[tuple[Fact, float]], now: datetime
-    ) -> list[tuple[Fact, float]]:
-        assert self.expansion is not None  # noqa: S101 - type narrowing: checked by the caller
-
-        def keep(fact: Fact) -> bool:
-            return fact.user_id == q.user_id and not fact.expired(now) and matches(fact, q.filters)
-
-        read = functools.partial(self._hit_facts, tenant_id, q.user_id)
-        expanded = self.expansion.expand(tenant_id, q.user_id, q.query, found, read, keep)
-        return expanded if q.threshold is None else [(f, s) for f, s in expanded if s >= q.threshold]
 
     def _hit_facts(self, tenant_id: str, user_id: str, ids: list[str]) -> dict[str, Fact]:
         """The memories of the hits: from the index when it keeps them (one DynamoDB read fewer per
