@@ -13,7 +13,7 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
-from engram.search_wiring import hybrid_searcher
+from engram.search.hybrid import hybrid_searcher
 from engram.services.memory import MemoryService
 from engram.settings import Settings
 from engram.writes.unit_of_work import index_doc

@@ -31,14 +31,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "graph": {"domain", "text", "rules", "reconcile"},
     "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph"},
     "maintenance": {"domain", "text", "reconcile", "writes"},
-    "search": {"domain", "text", "reconcile", "graph"},  # the stages of a relevance query and their ranking
+    "search": {"domain", "text", "settings"},  # the stages of a relevance query and their ranking
     "services": {"domain", "text", "settings", "writes", "operations", "pipeline", "search", "graph"},  # use cases
     "adapters": {"domain", "text", "settings"},
-    "live_wiring": {"domain", "settings", "operations", "services", "adapters"},
-    "search_wiring": {"domain", "settings", "operations", "search", "graph", "adapters"},
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
-        *("search", "services", "adapters", "live_wiring", "search_wiring"),
+        *("search", "services", "adapters"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
 }
