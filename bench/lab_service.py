@@ -14,6 +14,7 @@ from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
 from engram.search.hybrid import hybrid_searcher
+from engram.search.pipeline import SearchPipeline, stages_from_settings
 from engram.services.memory import MemoryService
 from engram.settings import Settings
 from engram.writes.unit_of_work import index_doc
@@ -35,8 +36,5 @@ def lab_service(
         embedder=embedder,
         tasks=MemoryTaskStore(),
         queue=MemoryQueue(),
-        searcher=searcher,
-        reranker=from_settings(s),
-        rerank_candidates=s.search_rerank_candidates,
-        rerank_weight=s.search_rerank_weight,
+        search_pipeline=SearchPipeline(searcher, stages_from_settings(s, from_settings(s))),
     )

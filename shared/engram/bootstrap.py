@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.operations.usage_buffer import BufferedUsageCounters
     from engram.pipeline.ingest import IngestPipeline
     from engram.search.hybrid import HybridSearcher
+    from engram.search.pipeline import SearchPipeline
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
@@ -283,15 +284,12 @@ class Container:
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
-            searcher=self.searcher,
+            search_pipeline=self.search_pipeline,
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
-            reranker=self.reranker,
-            rerank_candidates=self.settings.search_rerank_candidates,
-            rerank_weight=self.settings.search_rerank_weight,
         )
 
     @cached_property
@@ -377,6 +375,13 @@ class Container:
         from engram.search.hybrid import hybrid_searcher
 
         return hybrid_searcher(self.index, self.embedder, self.settings)
+
+    @cached_property
+    def search_pipeline(self) -> SearchPipeline:
+        """The hybrid searcher and the stages after it, as the settings name them (search/pipeline.py)."""
+        from engram.search.pipeline import SearchPipeline, stages_from_settings
+
+        return SearchPipeline(self.searcher, stages_from_settings(self.settings, self.reranker))
 
     @cached_property
     def reranker(self) -> Reranker | None:

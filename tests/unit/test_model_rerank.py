@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.domain.models import Event, Fact, SearchQuery
+from engram.search.hybrid import HybridSearcher
+from engram.search.pipeline import DEFAULT, SearchPipeline, with_model
 from engram.services.memory import MemoryService
 from engram.writes.unit_of_work import history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryIndex, MemoryQueue, MemoryTaskStore
@@ -45,9 +47,9 @@ def service(reranker: FakeReranker | None, candidates: int = 30, weight: float =
         embedder,
         MemoryTaskStore(),
         MemoryQueue(),
-        reranker=reranker,
-        rerank_candidates=candidates,
-        rerank_weight=weight,
+        search_pipeline=SearchPipeline(
+            HybridSearcher(index, embedder), with_model(reranker, candidates, weight) if reranker else DEFAULT
+        ),
     )
 
 
