@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,11 +13,17 @@ from typing import Any
 import pytest
 
 from engram_client import AsyncEngram, BadRequestError, Engram, EngramConnectionError, RetryPolicy, ServerError
-from tests.e2e.stack_process import free_port
 
 FAST = RetryPolicy(attempts=4, base_delay=0.001, max_delay=0.01)
 SEARCH_OK = {"results": [{"id": "m1", "memory": "Lives in Berlin", "user_id": "alice", "score": 0.9}]}
 INVALID = {"error": "RequestValidationError", "detail": [{"field": "top_k", "message": "must be at most 100"}]}
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound once, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class Scripted:
