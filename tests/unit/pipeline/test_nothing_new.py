@@ -3,9 +3,13 @@ could be read, or every fact is stored already (near-duplicates, or decided NONE
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from engram.domain.models import AddRequest, Message, Scope
 from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
+from engram.pipeline.nothing_new import why_nothing_changed
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
@@ -25,13 +29,26 @@ def offline(keep_episodes: bool = True) -> IngestPipeline:
     )
 
 
-def run(pipeline: IngestPipeline, task_id: str, *messages: tuple[str, str], **options: object) -> IngestOutcome:
+@dataclass
+class Done:
+    """The run's outcome, and the note its task gets (the worker writes it from the task's own share)."""
+
+    outcome: IngestOutcome
+    note: str | None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.outcome, name)
+
+
+def run(pipeline: IngestPipeline, task_id: str, *messages: tuple[str, str], **options: object) -> Done:
     request = AddRequest(
         messages=[Message(role=role, content=text) for role, text in messages],
         user_id="alice",
         **options,  # type: ignore[arg-type]
     )
-    return pipeline.run(SCOPE, request, task_id)
+    outcome = pipeline.run(SCOPE, request, task_id)
+    share = outcome.share(task_id, task_id)
+    return Done(outcome, why_nothing_changed(request, share.counts, share.results))
 
 
 def test_an_add_that_stores_something_has_no_note() -> None:
