@@ -14,7 +14,7 @@ from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.parts import PART_CHARS, spans
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
-from tests.unit.test_search_views import DIMS, service
+from tests.unit.search.test_search_views import DIMS, service
 
 FILLER = "We talked about the weather and the traffic on the way to the office that morning. "
 

@@ -13,8 +13,8 @@ from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.prompts import reconcile_system_prompt
 from tests.fakes import MemoryFactStore, ScriptedLLM, facts_json
-from tests.unit.test_attachments_pipeline import world
-from tests.unit.test_reconciliation import make
+from tests.unit.pipeline.test_attachments_pipeline import world
+from tests.unit.reconcile.test_reconciliation import make
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 RELEVANCE = ReconcileStrategy.RELEVANCE

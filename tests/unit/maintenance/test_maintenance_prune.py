@@ -8,7 +8,7 @@ from engram.domain.models import Attachment, Event, Fact
 from engram.maintenance.prune import PruneService
 from engram.writes.unit_of_work import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex
-from tests.unit.test_maintenance_repair import MemoryFactScanner
+from tests.unit.maintenance.test_maintenance_repair import MemoryFactScanner
 
 NOW = datetime.now(UTC)
 

@@ -12,7 +12,7 @@ from engram.domain.models import Attachment, Event, Fact, MemoryBank
 from engram.maintenance.summarise import SummariseService, find_clusters, must_keep
 from engram.writes.unit_of_work import Lifecycle, history_event, index_doc
 from tests.fakes import HashEmbedder, MemoryAttachmentStore, MemoryBlobs, MemoryFactStore, MemoryIndex, ScriptedLLM
-from tests.unit.test_maintenance_repair import MemoryFactScanner
+from tests.unit.maintenance.test_maintenance_repair import MemoryFactScanner
 
 DOG = "Has a dog named Max, a golden retriever who loves long walks in the park"
 OLD = datetime.now(UTC) - timedelta(days=60)

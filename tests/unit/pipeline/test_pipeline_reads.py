@@ -10,7 +10,7 @@ from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.pipeline.reads import RunReads
 from engram.reconcile.llm import LLMReconciler
 from tests.fakes import MemoryIndex, ScriptedLLM, facts_json, memory_json
-from tests.unit.test_search_views import DIMS, CountingEmbedder, CountingStore
+from tests.unit.search.test_search_views import DIMS, CountingEmbedder, CountingStore
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 
@@ -62,7 +62,7 @@ def test_without_kept_memories_each_memory_is_read_once_per_add() -> None:
 def test_an_add_embeds_each_text_once() -> None:
     from engram.adapters.recent_embeddings import RecentEmbeddings
     from engram.pipeline.one_call import OneCall
-    from tests.unit.test_one_call import one_json
+    from tests.unit.pipeline.test_one_call import one_json
 
     llm = ScriptedLLM(
         one_json(["Went to a support group"], [{"id": "0", "text": "Went to a support group", "event": "ADD"}])

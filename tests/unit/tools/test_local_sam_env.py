@@ -10,7 +10,7 @@ import pytest
 from engram_tools.local.provision import Provisioned
 from engram_tools.local.sam_env import write_env_file
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MOTO = "http://127.0.0.1:5123"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Fact, Message, Scope
 from tests.fakes import HashEmbedder, ScriptedLLM, facts_json
-from tests.unit.test_protected import World
+from tests.unit.pipeline.test_protected import World
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 

@@ -11,7 +11,7 @@ from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
 from engram.services.memory import MemoryService
-from tests.unit.test_search_views import DIMS, remember, service
+from tests.unit.search.test_search_views import DIMS, remember, service
 
 NOW = datetime(2024, 3, 10, 12, tzinfo=UTC)
 

@@ -11,7 +11,7 @@ from engram.domain.models import AddRequest, Event, Fact, MemoryPatch, Message, 
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.ingest import IngestOutcome
 from tests.fakes import ScriptedLLM, facts_json
-from tests.unit.test_reconciliation import make
+from tests.unit.reconcile.test_reconciliation import make
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 

@@ -174,7 +174,7 @@ def test_offline_triples_cover_people_pets_work_home_tastes() -> None:
 def test_the_maintenance_repair_step_repairs_entity_vectors() -> None:
     from engram.maintenance.repair import RepairService
     from tests.fakes import MemoryFactStore
-    from tests.unit.test_maintenance_repair import MemoryFactScanner
+    from tests.unit.maintenance.test_maintenance_repair import MemoryFactScanner
 
     graph = make_service()
     say(graph, "My sister Maren lives in Oslo")

@@ -19,7 +19,7 @@ from tests.fakes import (
     MemoryQueue,
     MemoryTaskStore,
 )
-from tests.unit.test_lifecycle import Scanner
+from tests.unit.writes.test_lifecycle import Scanner
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
