@@ -5,8 +5,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
+# checkov pins its own boto3 and packaging: a venv of its own, like the SAM CLI's
+CHECKOV_VENV := .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
 
-.PHONY: install run test lint typecheck unit soak sam-check bench clean
+.PHONY: install run test lint typecheck unit soak sam-check scan bench docs clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +27,11 @@ $(SAM):
 	$(SAM_VENV)/bin/pip install -q --upgrade pip
 	$(SAM_VENV)/bin/pip install -q aws-sam-cli
 
+$(CHECKOV):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install -q --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install -q checkov==3.3.30
+
 install: $(STAMP)
 
 run: $(STAMP)
@@ -34,11 +42,15 @@ lint: $(STAMP)
 	$(PY) -m mypy shared functions
 	cd clients/python && ../../$(PY) -m mypy engram_client
 
-test: $(STAMP) $(SAM)
+test: $(STAMP) $(SAM) $(CHECKOV)
 	$(PY) -m ruff check shared functions tests bench clients examples
 	$(PY) -m mypy shared functions
 	cd clients/python && ../../$(PY) -m mypy engram_client
-	SAM_CLI=$(abspath $(SAM)) $(PY) -m pytest -n 2 -q
+	SAM_CLI=$(abspath $(SAM)) CHECKOV_CLI=$(abspath $(CHECKOV)) $(PY) -m pytest -n 2 -q
+
+# The security scan alone (tests/integration/test_security_scan.py; skips: security/checkov-skips.yaml)
+scan: $(STAMP) $(CHECKOV)
+	CHECKOV_CLI=$(abspath $(CHECKOV)) $(PY) -m pytest -q tests/integration/test_security_scan.py
 
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit
@@ -49,6 +61,10 @@ soak: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
+
+# docs/configuration.md from the settings model's field descriptions (tests/unit/test_configuration_doc.py).
+docs: $(STAMP)
+	$(PY) -m engram_tools.settings_doc
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -46,7 +46,8 @@ class Turn:
         return f"{self.speaker}: {self.text}{photo}{when}"
 
     def metadata(self) -> dict[str, Any]:
-        meta: dict[str, Any] = {"speaker": self.speaker, "session": self.session, "dia_id": self.dia_id}
+        # The bench's own bookkeeping: who said a turn goes as the message's `name` (the documented field).
+        meta: dict[str, Any] = {"session": self.session, "dia_id": self.dia_id}
         if self.session_date:
             meta["session_date"] = self.session_date.isoformat()
         return meta

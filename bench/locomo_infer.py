@@ -87,7 +87,7 @@ def run(
     out: dict[str, Any] = {
         "method": {
             "message": "turn text [shares a photo: caption] (D Month YYYY), role user, name = speaker",
-            "metadata": ["speaker", "session", "session_date", "dia_id"],
+            "metadata": ["session", "session_date", "dia_id"],
             "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=true",
             "search": "MemoryService.search(top_k=20); a hit counts for its memory's dia_id",
         },

@@ -24,7 +24,7 @@ from bench.engram_env import EngramEnv, VectorCache, engram_env
 from bench.locomo_data import CATEGORIES, Conversation, Turn, load
 from bench.procs import MotoProcess
 from bench.stats import all_at, recall_at
-from engram.domain.models import AddRequest, Message, SearchQuery
+from engram.domain.models import AddRequest, SearchQuery
 from engram.search.hybrid import HybridSearcher
 
 KS = (5, 10, 20)
@@ -39,22 +39,30 @@ def said_at(turn: Turn) -> datetime | None:
     return turn.said_at + timedelta(seconds=int(turn.dia_id.rsplit(":", 1)[1]) - 1)
 
 
+def turn_request(conv: Conversation, turn: Turn) -> dict[str, Any]:
+    """The add a client following the README sends for one turn (docs/api.md): the speaker as the message's
+    `name`, the time it was said as `created_at`, stored as given. The metadata is the bench's own
+    bookkeeping (Engram reads none of it: tests/unit/test_bench_clients.py)."""
+    said = said_at(turn)
+    message: dict[str, Any] = {"role": "user", "content": turn.memory_text(dated=False), "name": turn.speaker}
+    if said is not None:
+        message["created_at"] = said.isoformat()
+    return {
+        "user_id": conv.user_id,
+        "messages": [message],
+        "metadata": turn.metadata(),
+        "infer": False,
+        "deduplicate": False,
+    }
+
+
 def ingest(env: EngramEnv, conv: Conversation) -> dict[str, str]:
     """Adds every turn through the real path; returns memory id -> dia_id."""
     memories = env.container.memories
-    task_ids: list[str] = []
-    for turn in conv.turns:
-        message = Message(
-            role="user", content=turn.memory_text(dated=False), name=turn.speaker, created_at=said_at(turn)
-        )
-        request = AddRequest(
-            user_id=conv.user_id,
-            messages=[message],
-            metadata=turn.metadata(),
-            infer=False,
-            deduplicate=False,
-        )
-        task_ids.append(memories.submit(env.tenant_id, request).task_id)
+    task_ids = [
+        memories.submit(env.tenant_id, AddRequest.model_validate(turn_request(conv, turn))).task_id
+        for turn in conv.turns
+    ]
     by_memory: dict[str, str] = {}
     turns = iter(conv.turns)
     for start in range(0, len(task_ids), WORKER_BATCH):
@@ -130,7 +138,7 @@ def run(
         "method": {
             "memory_text": "Speaker: turn text [shares a photo: caption] (no date: the message's created_at)",
             "created_at": "the session's date and time (UTC) + 1 s per turn before it in the session",
-            "metadata": ["speaker", "session", "session_date", "dia_id"],
+            "metadata": ["session", "session_date", "dia_id"],
             "ingest": "MemoryService.submit + ExtractionWorker.process_many (batches of 10), infer=false",
             "search": "MemoryService.search(top_k=20)",
             "variants": variants,

@@ -42,7 +42,7 @@ from bench.search_latency import cases_for, index_docs
 from bench.stats import percentile, recall_at
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import MaxSimReranker
-from engram.domain.models import Fact, IndexDoc, SearchQuery
+from engram.domain.models import SPEAKER_KEY, Fact, IndexDoc, MemorySource, SearchQuery
 from engram.domain.ports import Reranker
 from engram.search.hybrid import HybridSearcher
 from engram.search.model_rerank import rescore
@@ -100,7 +100,7 @@ class Lab:
                         user_id=conv.user_id,
                         text=text,
                         vector=cache.vectors[text],
-                        metadata=turn.metadata(),
+                        metadata={**turn.metadata(), SPEAKER_KEY: turn.speaker},  # as index_doc writes it
                         created_at=start + timedelta(seconds=i),
                     )
                 )
@@ -142,6 +142,7 @@ class Lab:
                         user_id=conv.user_id,
                         text=text,
                         metadata=turn.metadata(),
+                        source=MemorySource(task_id=f"{conv.sample_id}/{turn.dia_id}", name=turn.speaker),
                         valid_from=said,
                         created_at=recorded,
                     )

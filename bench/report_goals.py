@@ -52,6 +52,22 @@ def _sessions_by_type(results: Results) -> tuple[str, str]:
     return f"lowest {low[0]:.3f} ({low[1]})", _met(low[0] >= 0.85)
 
 
+def _policy(key: str, limit: float, at_most: bool) -> Check:
+    """A rate of the policy screen as it runs, on the held-aside third (clauses alone and mixed)."""
+
+    def check(results: Results) -> tuple[str, str]:
+        held = _get(results, "policy_screen", "screen", "held_aside")
+        if not held:
+            return "not run", "n/a"
+        rows = {how: held[how] for how in ("alone", "mixed")}
+        text = ", ".join(f"{r[key]:.3f} ({how})" for how, r in rows.items())
+        health = ", ".join(f"{r['per_entry']['Health'][key]:.3f}" for r in rows.values())
+        ok = all((r[key] <= limit) if at_most else (r[key] >= limit) for r in rows.values())
+        return f"{text}; Health {health}", _met(ok)
+
+    return check
+
+
 GOALS: list[tuple[str, Check]] = [
     (
         "issue 25: LoCoMo temporal recall@10 >= 0.82 (no date in the text)",
@@ -65,4 +81,6 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 26: LoCoMo open-domain recall@10 >= 0.65", _at_least((*_LOCOMO, "3 open-domain", "recall@10"), 0.65)),
     ("issue 26: LongMemEval all evidence turns in the top 10 >= 0.85", _per_mode("turn_all@10", 0.85)),
     ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
+    ("issue 33: policy leak rate = 0 (held-aside third, banks and topics)", _policy("leak_rate", 0.0, True)),
+    ("issue 33: policy false exclusions <= 0.10 (held-aside third)", _policy("false_exclusion_rate", 0.10, True)),
 ]

@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk, longmemeval
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, policy, bulk, ...
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -21,7 +21,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
+PARTS = (
+    "recall",
+    "latency",
+    "ingest",
+    "mem0",
+    "cold",
+    "infer",
+    "facts",
+    "extract",
+    "policy",
+    "bulk",
+    "longmemeval",
+    "cost",
+)
 
 
 def _machine() -> str:
@@ -129,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import extraction_quality
 
         timed("extraction_quality", extraction_quality.run)
+    if "policy" in parts:
+        from bench import policy_screen
+
+        timed("policy_screen", lambda: policy_screen.run(3 if args.quick else 5))
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:

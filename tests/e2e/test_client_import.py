@@ -18,7 +18,7 @@ from tests.e2e.test_client_cli import engram, ok
 
 pytestmark = pytest.mark.e2e
 
-# What legitimately differs after export -> import -> export (README "Export and import"): the ids, the
+# What legitimately differs after export -> import -> export (docs/api.md, "Export and import"): the ids, the
 # user, and the record of this deployment's own handling (history, source task and message index).
 DIFFERS = {"id", "user_id", "history", "source"}
 

@@ -148,11 +148,11 @@ def test_the_example_assistant_loop_remembers_through_the_proxy(chat_stack: Stac
     ]
 
 
-def test_the_readme_chat_curls_answer_as_shown(chat_stack: StackProcess) -> None:
+def test_the_documented_chat_curls_answer_as_shown(chat_stack: StackProcess) -> None:
     from tests.e2e.test_readme_curl import README_URL, commands, run_curl
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    (block,) = [b for b in re.findall(r"^```sh\n(.*?)^```", readme, re.DOTALL | re.MULTILINE) if "/chat/" in b]
+    clients = (ROOT / "docs" / "clients.md").read_text(encoding="utf-8")  # the chat proxy's section
+    (block,) = [b for b in re.findall(r"^```sh\n(.*?)^```", clients, re.DOTALL | re.MULTILINE) if "/chat/" in b]
     plain, streamed = commands(block.replace(README_URL, chat_stack.url).replace("$KEY", KEY))
 
     status, answer = run_curl(plain)

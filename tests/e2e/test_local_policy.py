@@ -32,11 +32,14 @@ def client(stack: StackProcess) -> Iterator[Engram]:
 def test_an_excluded_bank_is_stored_nowhere_for_this_tenant_only(stack: StackProcess, client: Engram) -> None:
     user = f"policy-{uuid.uuid4().hex[:8]}"
     config = client.put_config({"exclude": ["Health"], "instructions": "Never store health details."})
-    assert client.get_config() == config and config.exclude == ["Health"]
+    stored = client.get_config()
+    assert stored.model_dump() == {k: v for k, v in config.model_dump().items() if k != "warnings"}
+    assert stored.exclude == ["Health"]
 
     task = client.add(PEANUTS, user_id=user)
     assert task.status == "completed" and task.counts["excluded"] == 1
-    assert [(s.text, s.reason) for s in task.skipped] == [("I'm allergic to peanuts", "excluded: Health")]
+    # the task says what was cut by its size, never by its words
+    assert [(s.text, s.reason) for s in task.skipped] == [("a clause of 23 characters", "excluded: Health")]
     kept = [m.memory for m in client.list(user)]
     assert kept == ["Lives in Berlin"]
     source = client.get(client.search("where do I live", user_id=user).results[0].id, include_source=True)
@@ -74,3 +77,55 @@ def test_the_cli_sets_and_gets_the_config_and_a_bad_prompt_names_the_field(
     assert json.loads(ok(engram(stack, "config", "get")))["prompts"]["extraction"] is None
     with pytest.raises(EngramError):
         client.put_config({"include": ["x" * 101]})
+
+
+# --- issue 33: a person's own words about their health, with `exclude: ["Health"]` and no LLM ----------
+HEALTH_WORDS = ("adhd", "diagnos", "therapist", "okafor", "fluoxetine", "20mg", "meds", "foggy", "psychiatr")
+SAID = (
+    "Quick update on me: the doctor finally diagnosed me with ADHD last week. "
+    "The new job at Spotify is going great though, my team is lovely.",
+    "I've been seeing a therapist called Dr Okafor every Tuesday since the breakup, "
+    "and my sister Maya is visiting from Lisbon next month.",
+    "I take 20mg of fluoxetine every morning with breakfast, then I walk the dog before work.",
+    "Honestly the meds make me a bit foggy but I'm still running 5k on Sundays.",
+)
+# kept as given (infer: false), and long enough to be kept in parts: the health sentence sits in the middle
+LONG = (
+    "We spent the whole afternoon repainting the garden fence a dark green colour. " * 20
+    + "My psychiatrist switched me to a new prescription for the panic attacks. "
+    + "The neighbours came over later and we grilled halloumi until it got dark outside. " * 20
+)
+
+
+def _health_in(value: object) -> list[str]:
+    text = json.dumps(value, default=str).lower()
+    return [word for word in HEALTH_WORDS if word in text]
+
+
+def test_health_said_in_a_persons_own_words_is_stored_nowhere_with_exclude_health(client: Engram) -> None:
+    user = f"policy-{uuid.uuid4().hex[:8]}"
+    answer = client.put_config({"exclude": ["Health"], "instructions": "Never store medical details."})
+    warnings = answer.model_dump().get("warnings") or []
+    assert any("instructions need an LLM" in w for w in warnings), answer  # no LLM here: said, not ignored
+    assert client.get_config().instructions == "Never store medical details."  # stored all the same
+
+    tasks = [client.add(text, user_id=user) for text in SAID]
+    tasks.append(client.add(LONG, user_id=user, infer=False))
+    assert all(t.status == "completed" for t in tasks)
+    assert all("need an LLM" in (t.note or "") for t in tasks), [t.note for t in tasks]
+    assert all(t.counts.get("excluded", 0) >= 1 for t in tasks), [t.counts for t in tasks]
+
+    memories = list(client.list(user))
+    everything: list[object] = [m.model_dump(mode="json") for m in memories]
+    for memory in memories:
+        everything.append(client.get(memory.id, include_source=True).model_dump(mode="json"))
+        everything += [h.model_dump(mode="json") for h in client.history(memory.id)]
+    for query in ("ADHD diagnosis", "my therapist", "what medication do I take", "fluoxetine", "psychiatrist"):
+        everything.append(client.search(query, user_id=user).model_dump(mode="json"))
+    everything += [client.task(t.task_id).model_dump(mode="json") for t in tasks]
+    everything.append(client.graph(user).model_dump(mode="json"))
+    assert _health_in(everything) == []
+
+    kept = " ".join(m.memory for m in memories).lower()
+    for said in ("spotify", "maya", "dog", "5k", "fence", "halloumi"):
+        assert said in kept, (said, [m.memory for m in memories])

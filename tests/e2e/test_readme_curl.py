@@ -1,6 +1,7 @@
-"""Every curl of README.md against http://127.0.0.1:3000, run as written against the local stack: each answers
+"""Every curl of README.md and docs/*.md against http://127.0.0.1:3000 (in ```bash blocks), run as written against
+the local stack: each answers
 2xx. Only what a reader fills in is replaced: the URL, `$KEY`, `<task_id>` / `<execution_id>` (from the
-answer of the block's command before it), and the user ids (made unique, so a delete-all in the README
+answer of the block's command before it), and the user ids (made unique, so a delete-all in the docs
 touches no other test's data). A line that is neither a curl nor the `KEY=` a reader sets fails the test."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 import shlex
 import subprocess
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +28,11 @@ PLACEHOLDER = re.compile(r"<(\w+)>")
 
 def curl_blocks(readme: str) -> list[str]:
     return [b for b in BLOCK.findall(readme) if "curl" in b and README_URL in b]
+
+
+def documents() -> list[Path]:
+    """The README and the reference it links to, where its examples moved."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def commands(block: str) -> list[list[str]]:
@@ -48,8 +55,7 @@ def run_curl(args: list[str]) -> tuple[int, Any]:
 
 
 def test_every_readme_curl_answers_2xx(stack: StackProcess) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = curl_blocks(readme)
+    blocks = [block for doc in documents() for block in curl_blocks(doc.read_text(encoding="utf-8"))]
     users = {u for pair in USER_ID.findall("\n".join(blocks)) for u in pair if u}
     unique = {user: f"{user}-readme-{uuid.uuid4().hex[:8]}" for user in users}
     ran: list[str] = []
@@ -59,7 +65,7 @@ def test_every_readme_curl_answers_2xx(stack: StackProcess) -> None:
         for args in commands(block):
             if args == ["KEY=..."]:  # the reader sets the key; here it is the stack's
                 continue
-            assert args[0] == "curl", f"a README line this test cannot run: {shlex.join(args)}"
+            assert args[0] == "curl", f"a docs line this test cannot run: {shlex.join(args)}"
             missing = {p for a in args for p in PLACEHOLDER.findall(a)} - set(filled)
             assert not missing, f"nothing earlier in the block answered {missing}: {shlex.join(args)}"
             args = [fill(arg, stack.url, filled, unique) for arg in args]
@@ -69,7 +75,7 @@ def test_every_readme_curl_answers_2xx(stack: StackProcess) -> None:
                 filled |= {k: v for k, v in answer.items() if k in ("task_id", "execution_id") and isinstance(v, str)}
             ran += [a.removeprefix(stack.url) for a in args if a.startswith(stack.url)]
 
-    # None of the README's examples was missed: start, delete-all, maintenance, graph, health, usage.
+    # None of the docs' examples was missed: start, delete-all, maintenance, graph, health, usage.
     for route in (
         "/v1/memories",
         "/v1/tasks/",

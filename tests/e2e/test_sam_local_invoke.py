@@ -120,7 +120,7 @@ def test_get_task_event(env_file: Path, added: dict[str, Any], tmp_path: Path) -
 def test_search_event_reads_the_container_scratch_index(env_file: Path, added: dict[str, Any], tmp_path: Path) -> None:
     response = invoke(env_file, "ApiFunction", event("api_search.json"), tmp_path)
     assert response["statusCode"] == 200, response
-    # The stack's index is in its own process; a container has only its fresh /tmp (README says so).
+    # The stack's index is in its own process; a container has only its fresh /tmp (docs/sam-local.md says so).
     assert body(response)["results"] == []
 
 

@@ -76,8 +76,10 @@ def test_an_adapter_without_its_extra_names_it(cli_only: Path, module: str, extr
     python = str(cli_only / "bin" / "python")
     result = subprocess.run([python, "-c", f"import engram_client.{module}"], capture_output=True, text=True)
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines()[-1].endswith(
-        f"extra (No module named '{missing}'): pip install \"engram-client[{extra}]\""
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .endswith(f"extra (No module named '{missing}'): pip install \"engram-client[{extra}]\"")
     )
 
 

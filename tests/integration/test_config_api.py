@@ -15,6 +15,7 @@ CONFIG = {
     "instructions": "Never store health details.",
     "include": [],
     "exclude": ["Health"],
+    "examples": {},
     "prompts": {"extraction": None, "reconcile": None, "graph": None},
 }
 
@@ -25,7 +26,7 @@ def facts(*items: tuple[str, str]) -> str:
 
 def test_a_put_config_is_read_back_and_shapes_the_tenants_adds_only(call: Any, stack: Stack) -> None:
     assert call("GET", "/v1/config") == (200, {**CONFIG, "instructions": "", "exclude": []})
-    assert call("PUT", "/v1/config", CONFIG) == (200, CONFIG)
+    assert call("PUT", "/v1/config", CONFIG) == (200, {**CONFIG, "warnings": []})  # an LLM reads the instructions
     assert call("GET", "/v1/config") == (200, CONFIG)
     assert call("GET", "/v1/config", tenant="globex")[1]["exclude"] == []
 
@@ -35,8 +36,13 @@ def test_a_put_config_is_read_back_and_shapes_the_tenants_adds_only(call: Any, s
     stack.container.worker.process("acme", task_id)
     status, task = call("GET", f"/v1/tasks/{task_id}")
     assert status == 200 and task["status"] == "completed"
-    assert task["skipped"] == [{"text": "Allergic to peanuts", "reason": "excluded: Health"}]
-    assert task["counts"]["excluded"] == 1
+    # the clause is cut by its meaning before the LLM reads the message; the (scripted) LLM's fact after it
+    assert task["skipped"] == [
+        {"text": "a clause of 31 characters", "reason": "excluded: Health"},
+        {"text": "a fact of 19 characters", "reason": "excluded: Health"},
+    ]
+    assert task["counts"]["excluded"] == 2
+    assert "peanut" not in stack.llm.calls[-1]["user"].lower()
     assert "Never store health details." in stack.llm.calls[-1]["system"]
     listed = call("GET", "/v1/memories", query={"user_id": "alice"})[1]["results"]
     assert [m["memory"] for m in listed] == ["Lives in Berlin"]

@@ -14,7 +14,7 @@ from tests.integration.stack import Stack, api_caller, moto_stack
 from tests.integration.test_delete_all import remember, run_queued
 from tests.support.handlers import load_function
 
-# Fields that legitimately differ between a memory and its import (README "Export and import").
+# Fields that legitimately differ between a memory and its import (docs/api.md, "Export and import").
 DIFFERS = {"id", "user_id", "version", "source", "last_accessed_at", "access_count", "score", "source_messages"}
 
 

@@ -92,6 +92,7 @@ def gateway(
     cors: bool = False,
     origins: tuple[str, ...] = (),
     auth: Function | None = None,
+    per_minute: int = 0,
 ) -> tuple[ApiGateway, Function]:
     def policy(event: dict[str, Any]) -> dict[str, Any]:
         effect = "Deny" if event["headers"]["x-api-key"] in revoked else "Allow"
@@ -100,7 +101,8 @@ def gateway(
 
     authorizer = Authorizer("Auth", "auth", "REQUEST", ("x-api-key",), template_ttl())
     preflight = {"Allow-Methods": "GET,OPTIONS", "Allow-Headers": "content-type,x-api-key"} if cors else {}
-    api = Api("Api", "dev", (), (Route("GET", "/v1/users", "api", authorizer),), rate, burst, preflight)
+    routes = (Route("GET", "/v1/users", "api", authorizer),)
+    api = Api("Api", "dev", (), routes, rate, burst, preflight, key_requests_per_minute=per_minute)
     auth = auth or Function(policy)
     ok = Function(lambda event: {"statusCode": 200, "body": "{}"})
     return ApiGateway(api, {"auth": auth, "api": ok}, "us-east-1", origins), auth
@@ -164,6 +166,30 @@ def test_the_rate_limit_settings_replace_the_templates_stage_throttling() -> Non
     low = served_api(api, Settings(rate_limit_rps=2, rate_limit_burst=3))
     assert (low.throttle_rate, low.throttle_burst) == (2, 3)
     assert served_api(api, Settings()) == api
+
+
+def test_a_key_over_its_requests_a_minute_gets_429_naming_the_limit() -> None:
+    """KeyRequestsPerMinute: on AWS a WAF rate-based rule per x-api-key; here the local front's."""
+    limited, _ = gateway(set(), per_minute=3)
+    statuses = [get(limited, "key-1").status for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    refused = get(limited, "key-1")
+    assert "KeyRequestsPerMinute" in json.loads(refused.body)["message"]
+    assert get(limited, "key-2").status == 200  # each key its own minute
+
+
+def test_the_per_key_limit_comes_from_the_templates_waf_rule(tmp_path: Path) -> None:
+    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    assert load_template(ROOT / "template.yaml").api.key_requests_per_minute == 0  # default: no WAF rule
+    old = "  KeyRequestsPerMinute:\n    Type: Number\n    Default: 0\n"
+    assert old in text
+    copy = tmp_path / "template.yaml"
+    copy.write_text(text.replace(old, old.replace("Default: 0", "Default: 600")), encoding="utf-8")
+    for folder in ("functions", "statemachines", "shared", "layers"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    api = load_template(copy).api
+    assert api.key_requests_per_minute == 600  # as the production preset sets it
+    assert served_api(api, Settings(key_requests_per_minute=5)).key_requests_per_minute == 5
 
 
 def test_token_buckets_refill_at_the_rate() -> None:

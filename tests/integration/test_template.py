@@ -379,7 +379,7 @@ def test_api_declares_each_route_explicitly() -> None:
 def test_api_key_authorizer_guards_the_api_by_default() -> None:
     config = authorizer()
     assert config["FunctionPayloadType"] == "REQUEST"
-    assert config["FunctionArn"] == {"Fn::GetAtt": ["AuthorizerFunction", "Arn"]}
+    assert config["FunctionArn"] == {"Ref": "AuthorizerFunction.Alias"}  # the released version (live alias)
     assert config["Identity"] == {"Headers": ["x-api-key"], "ReauthorizeEvery": {"Ref": "AuthorizerCacheSeconds"}}
 
 
@@ -470,7 +470,7 @@ def test_tables_have_the_keys_the_adapters_use() -> None:
         table = props(name)
         assert table["BillingMode"] == "PAY_PER_REQUEST"
         assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-        assert table["SSESpecification"] == {"SSEEnabled": True}
+        assert table["SSESpecification"]["SSEEnabled"] is True  # AWS-managed, or KmsKeyArn
         declared = {a["AttributeName"] for a in table["AttributeDefinitions"]}
         used = {k for k, _ in keys(table["KeySchema"])} | {k for g in gsis(name).values() for k, _ in g}
         assert declared == used, name
@@ -547,16 +547,20 @@ def test_search_access_is_limited_to_the_collection() -> None:
 
 
 def test_collection_policies_are_valid_json_for_the_collection() -> None:
-    def substituted(name: str) -> Any:
-        text = props(name)["Policy"]["Fn::Sub"]
-        text = text.replace("${Stage}", "dev")
+    def substituted(name: str, branch: int = 1) -> Any:
+        policy = props(name)["Policy"]
+        # the encryption policy: a KMS key's (KmsKeyArn) or an AWS-owned key's, by condition
+        text = policy["Fn::If"][branch]["Fn::Sub"] if "Fn::If" in policy else policy["Fn::Sub"]
+        text = text.replace("${Stage}", "dev").replace("${KmsKeyArn}", "arn:aws:kms:eu-west-1:123456789012:key/k")
         text = re.sub(r"\$\{(\w+)\.Arn\}", r"arn:aws:iam::123456789012:role/\1", text)
         assert "${" not in text
         return json.loads(text)
 
     assert props("VectorCollection")["Name"] == {"Fn::Sub": "engram-${Stage}"}
-    encryption = substituted("CollectionEncryptionPolicy")
-    assert encryption["Rules"][0]["Resource"] == ["collection/engram-dev"]
+    for branch, owned in ((1, False), (2, True)):
+        encryption = substituted("CollectionEncryptionPolicy", branch)
+        assert encryption["Rules"][0]["Resource"] == ["collection/engram-dev"]
+        assert encryption["AWSOwnedKey"] is owned and ("KmsARN" in encryption) is not owned
     (network,) = substituted("CollectionNetworkPolicy")
     assert network["Rules"][0]["Resource"] == ["collection/engram-dev"]
     (data,) = substituted("CollectionDataAccessPolicy")
@@ -608,9 +612,7 @@ def test_state_machine_substitutions_are_all_supplied() -> None:
     used = set(re.findall(r"\$\{([^}]+)\}", ASL.read_text()))
     supplied = set(machine["DefinitionSubstitutions"])
     assert used and used == supplied
-    assert machine["DefinitionSubstitutions"]["MaintenanceFunctionArn"] == {
-        "Fn::GetAtt": ["MaintenanceFunction", "Arn"]
-    }
+    assert machine["DefinitionSubstitutions"]["MaintenanceFunctionArn"] == {"Ref": "MaintenanceFunction.Alias"}
     assert machine["Policies"] == [{"LambdaInvokePolicy": {"FunctionName": {"Ref": "MaintenanceFunction"}}}]
 
 
@@ -655,3 +657,31 @@ def test_outputs_name_what_a_client_and_an_operator_need() -> None:
         "ApiKeysTableName", "IdempotencyTableName", "BlobBucketName", "SearchEndpoint",
         "MaintenanceStateMachineArn",
     } <= set(template()["Outputs"])  # fmt: skip
+
+
+def test_functions_that_change_memories_may_publish_to_the_event_bus_only() -> None:
+    assert resources("AWS::Events::EventBus")["MemoryEventBus"]
+    env = template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["ENGRAM_EVENT_BUS_NAME"] == {"Ref": "MemoryEventBus"}
+    put = {"EventBridgePutEventsPolicy": {"EventBusName": {"Ref": "MemoryEventBus"}}}
+    for name in ("ApiFunction", "ExtractionFunction", "MaintenanceFunction"):  # every caller of the lifecycle
+        assert put in props(name)["Policies"], name
+    for name in ("AuthorizerFunction", "WebSocketFunction"):
+        assert "EventBridge" not in json.dumps(props(name).get("Policies", [])), name
+
+
+def test_the_example_webhook_is_off_by_default_and_complete_when_on() -> None:
+    doc = template()
+    assert doc["Parameters"]["WebhookUrl"]["Default"] == ""
+    webhook = {k: v for k, v in doc["Resources"].items() if k.startswith("Webhook")}
+    assert {v["Type"] for v in webhook.values()} >= {
+        "AWS::Events::Connection",
+        "AWS::Events::ApiDestination",
+        "AWS::Events::Rule",
+        "AWS::IAM::Role",
+    }
+    assert all(v.get("Condition") == "HasWebhook" for v in webhook.values())
+    rule = webhook["WebhookRule"]["Properties"]
+    assert rule["EventBusName"] == {"Ref": "MemoryEventBus"}
+    [target] = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["WebhookDestination", "Arn"]} and "DeadLetterConfig" in target

@@ -47,3 +47,15 @@ def test_connect_without_a_valid_key_is_refused(stack: Stack) -> None:
     assert handler(ws_event("$connect", headers={"x-api-key": "nope"}), FakeContext()) == {"statusCode": 401}
     assert handler(ws_event("$connect"), FakeContext()) == {"statusCode": 401}
     assert stack.container.connections.for_tenant("acme") == []
+
+
+def test_a_connection_is_logged_with_its_tenant_and_never_the_key(stack: Stack, caplog: Any) -> None:
+    """The WebSocket access log names the connection only; the function's line says whose it is."""
+    handler = with_connections_table(stack)
+    record, key = stack.container.keys.create("acme")
+    caplog.set_level("INFO")
+    handler(ws_event("$connect", "c9", queryStringParameters={"api_key": key}), FakeContext())
+    [connected] = [r for r in caplog.records if r.getMessage() == "connected"]
+    fields = vars(connected)
+    assert (fields["connection_id"], fields["tenant_id"], fields["key_id"]) == ("c9", "acme", record.key_id)
+    assert all(key not in repr(vars(r)) for r in caplog.records)

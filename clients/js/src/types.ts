@@ -1,4 +1,4 @@
-// The API's shapes (README "API" and /openapi.json). Fields are the API's own snake_case names.
+// The API's shapes (docs/api.md and /openapi.json). Fields are the API's own snake_case names.
 
 /** When something was said: a Date, Unix seconds, or ISO-8601 text with a zone. */
 export type When = Date | number | string;

@@ -37,6 +37,7 @@ class ImportedSource(Model):
     task_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     message_index: int | None = Field(default=None, ge=0)
     role: Literal["user", "assistant", "system", "tool"] | None = None
+    name: str | None = Field(default=None, max_length=MAX_ID_CHARS)  # who said it (the message's `name`)
     at: AwareDatetime | None = None  # when the message was received
 
 

@@ -103,6 +103,9 @@ class MemorySource(Model):
     at: datetime | None = None  # when the message was said (kept by an import of an export)
 
 
+SPEAKER_KEY = "speaker"  # the index metadata key of who said a memory (index_ports.Speakers)
+
+
 class Fact(Model):
     """A memory. The id is stable across versions; `version` is the optimistic lock."""
 
@@ -137,6 +140,15 @@ class Fact(Model):
     # them is outdated; the rest still holds).
     outdated_by: list[str] = Field(default_factory=list)
     hash: str = ""
+
+    @property
+    def speaker(self) -> str | None:
+        """Who said it: the `name` of the message it was made from (one place for raw turns, episodes and
+        facts read from one message); a `speaker` a client put in metadata only where no message named one."""
+        if self.source is not None and self.source.name:
+            return self.source.name
+        said = self.metadata.get(SPEAKER_KEY)
+        return said if isinstance(said, str) and said else None
 
     @field_validator("importance", mode="before")
     @classmethod

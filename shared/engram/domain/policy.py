@@ -4,13 +4,15 @@ include or exclude, and custom prompts. Stored per tenant (GET/PUT /v1/config); 
 
 An entry of `include`/`exclude` is a memory bank when it names one (Personal, Work, General,
 Relationships, Health, Interests, Events; any case), else a topic: a word or phrase matched
-case-insensitively as words in a fact or clause, and against fact_key families ("health", "diet")."""
+case-insensitively as words in a fact or clause, and against fact_key families ("health", "diet"),
+and by meaning (pipeline/policy_screen.py): a bank against its description, a topic against itself and
+the `examples` the config gives for it (a few sentences a person would say about it)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from engram.domain.model_base import Model
 
@@ -22,6 +24,8 @@ MAX_PROMPT_CHARS = 20_000
 Instructions = Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS, pattern=r"^[^\x00]*$")]
 Entry = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ENTRY_CHARS)]
 Entries = Annotated[list[Entry], Field(max_length=MAX_ENTRIES)]
+MAX_EXAMPLES = 10
+Examples = Annotated[dict[Entry, Annotated[list[Entry], Field(max_length=MAX_EXAMPLES)]], Field(max_length=MAX_ENTRIES)]
 PromptText = Annotated[str, Field(min_length=1, max_length=MAX_PROMPT_CHARS, pattern=r"^[^\x00]*$")]
 
 # What the pipeline needs of a custom prompt, derived from the built-in prompts and the parsers:
@@ -73,14 +77,43 @@ class TenantConfig(Model):
     instructions: Instructions = ""
     include: Entries = Field(default_factory=list)
     exclude: Entries = Field(default_factory=list)
+    examples: Examples = Field(default_factory=dict)  # a free topic's example sentences, by the topic
     prompts: Prompts = Field(default_factory=Prompts)
+    # Memory events on the event bus carry the memory's text only when the tenant says so (docs/events.md).
+    events_include_text: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_warnings(cls, data: Any) -> Any:
+        # PUT answers with `warnings` beside the config: a config read from that answer is put back as it is.
+        if isinstance(data, dict) and "warnings" in data and "warnings" not in cls.model_fields:
+            data = {k: v for k, v in data.items() if k != "warnings"}
+        return data
+
+
+class ConfigAnswer(TenantConfig):
+    """PUT /v1/config's answer: the stored configuration and what of it this deployment cannot honour."""
+
+    warnings: list[str] = Field(default_factory=list)
 
 
 class Skipped(Model):
-    """Something an add said that was not stored, and why ("excluded: Health", "not included")."""
+    """Something an add said that was not stored, and why ("excluded: Health", "not included"). What an
+    exclusion cut is named by its size only ("a clause of 31 characters"): excluded words are kept
+    nowhere, the task's result included."""
 
     text: str
     reason: str
+
+    @classmethod
+    def left_out(cls, what: str, text: str, reason: str) -> Skipped:
+        """`what` ("clause", "fact") left out for `reason`; its words are shown only when not excluded."""
+        if reason.startswith(EXCLUDED):
+            return cls(text=f"a {what} of {len(text)} characters", reason=reason)
+        return cls(text=text, reason=reason)
+
+
+EXCLUDED = "excluded: "
 
 
 class MemoryPolicy(Model):
@@ -89,6 +122,7 @@ class MemoryPolicy(Model):
     instructions: str = ""
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
+    examples: dict[str, list[str]] = Field(default_factory=dict)
     prompts: Prompts = Field(default_factory=Prompts)
 
     @classmethod
@@ -104,6 +138,7 @@ class MemoryPolicy(Model):
             instructions=config.instructions if instructions is None else instructions,
             include=config.include if include is None else include,
             exclude=config.exclude if exclude is None else exclude,
+            examples=config.examples,
             prompts=config.prompts,
         )
 

@@ -349,3 +349,12 @@ class ConfigStore(Protocol):
     def get(self, tenant_id: str) -> TenantConfig | None: ...  # None: never set
 
     def put(self, tenant_id: str, config: TenantConfig) -> None: ...
+
+
+class EventBus(Protocol):
+    """The tenant-routable event bus (EventBridge on AWS, moto's locally)."""
+
+    def put(self, entries: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Publish (at most 10) entries of {"tenant_id", "event", "detail"}; returns the positions the bus
+        did not accept (worth another try). Raises TransientError or EngramError when the call failed."""
+        ...

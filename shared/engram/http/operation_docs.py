@@ -43,7 +43,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "config",
         "Get the tenant's memory policy",
         "The tenant's instructions (free text every LLM prompt includes), include and exclude (memory banks or "
-        "topics: only what is included is kept, what is excluded is stored nowhere) and custom prompts.",
+        "topics, decided for every clause by meaning: only what is included is kept, what is excluded is stored "
+        "nowhere), examples of each free topic, and custom prompts.",
     ),
     "put_config": operation(
         "config",
@@ -51,7 +52,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "Replaces the tenant's configuration whole: instructions (up to 4,000 characters), include and exclude "
         "(up to 50 entries of up to 100 characters), prompts.extraction, prompts.reconcile and prompts.graph "
         "(up to 20,000 characters each; a prompt missing what its step's answer needs is a 422 naming it). "
-        "An add's own instructions, include and exclude override it for that add. Applies to adds within 30 s.",
+        "An add's own instructions, include and exclude override it for that add. Applies to adds within 30 s. "
+        "The answer's `warnings` name what this deployment cannot honour (instructions without an LLM).",
     ),
     "get_task": operation(
         "tasks",

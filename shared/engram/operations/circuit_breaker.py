@@ -18,13 +18,16 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.operations import BreakerState, BreakerStatus
-from engram.domain.operations_ports import BreakerStore
+from engram.domain.operations_ports import BreakerStore, Metrics
 from engram.domain.ports import LLM
 from engram.domain.steps import LLMReply
 
 logger = Logger(child=True)
 
 _CONFLICT_RETRIES = 5
+# Counted (metric) each time the breaker opens or refuses a call while open: LlmCircuitOpenAlarm
+# (template.yaml) fires on any.
+OPEN_METRIC = "LLMCircuitOpen"
 
 
 @dataclass
@@ -39,6 +42,7 @@ class CircuitBreaker:
     # read: two DynamoDB reads per LLM call were most of a live add's AWS calls. Another worker's
     # opening is seen that much later; failures are always recorded on a fresh read.
     fresh_s: float = 5.0
+    metrics: Metrics | None = None
     _known: tuple[float, BreakerState] | None = field(default=None, repr=False)
 
     def before_call(self) -> None:
@@ -52,6 +56,7 @@ class CircuitBreaker:
                 return
             reopen_at = max(state.opened_at, state.trial_at) + self.cooldown_s
             if now < reopen_at:
+                self._count_open()
                 raise CircuitOpenError(f"LLM circuit breaker open: {state.reason}", reopen_at - now)
             trial = state.model_copy(update={"status": BreakerStatus.HALF_OPEN, "trial_at": now})
             if self._save(trial, state):
@@ -103,7 +108,12 @@ class CircuitBreaker:
             if self._save(state.model_copy(update=update), state):
                 if update.get("status") is BreakerStatus.OPEN:
                     logger.warning("circuit breaker open", extra={"breaker": self.name, "reason": reason})
+                    self._count_open()
                 return
+
+    def _count_open(self) -> None:
+        if self.metrics is not None:
+            self.metrics.add(OPEN_METRIC, 1)
 
     def _load(self) -> BreakerState:
         state = self.store.load(self.name)

@@ -216,7 +216,7 @@ class Applier:
             fact_value=candidate.fact_value if candidate else None,
             memory_bank=candidate.memory_bank if candidate else Fact.model_fields["memory_bank"].default,
             importance=importance,
-            metadata=_metadata(request, candidate),
+            metadata=dict(request.metadata),  # who said it is on the source (Fact.speaker)
             attachment_ids=list(decision.attachment_ids or []),
             expires_at=request.expires_at,
             embedding_model=self.lifecycle.embedder.model_id,
@@ -238,17 +238,6 @@ def said_at(request: AddRequest, candidate: CandidateFact | None) -> datetime:
         return said
     times = [m.created_at for m in request.messages if m.created_at is not None]
     return max(times) if times else utcnow()
-
-
-def _metadata(request: AddRequest, candidate: CandidateFact | None) -> dict[str, object]:
-    """The add call's metadata; an episode also records who said it, when the message names them."""
-    metadata: dict[str, object] = dict(request.metadata)
-    index = candidate.message_index if candidate is not None and candidate.kind == "episode" else None
-    if index is not None and index < len(request.messages):
-        speaker = request.messages[index].name
-        if speaker:
-            metadata.setdefault("speaker", speaker)
-    return metadata
 
 
 def _source(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.bus_events import BusEvent
 from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
@@ -44,7 +45,7 @@ from engram.pipeline.episodes import (
     episodes,
     kept_for_attachments,
 )
-from engram.pipeline.policy_screen import Located, PolicyScreen
+from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
@@ -55,6 +56,7 @@ from engram.writes.unit_of_work import Lifecycle
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
     from engram.pipeline.one_call import OneCall, OneCallAnswer
+    from engram.pipeline.topic_meaning import TopicMeaning
 
 logger = Logger(child=True)
 NEARBY_POOL = 4  # hits per statement before episodes are set aside (times similar_per_fact)
@@ -75,6 +77,7 @@ class IngestOutcome:
     skipped: list[Located] = field(default_factory=list)  # what the policy left out (pipeline/policy_screen.py)
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
     relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
+    unread: str | None = None  # what of the policy this pipeline could not honour (the task's note says it)
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -133,9 +136,12 @@ class IngestPipeline:
     one_call: OneCall | None = None  # facts, decisions and relations in one LLM call (settings: on)
     # A fact's neighbour at least this similar that the single call was not shown: the reconciler decides.
     recheck_similarity: float = 0.5
+    # include/exclude by meaning (pipeline/topic_meaning.py); None: by the rules' banks and topic words only
+    meaning: TopicMeaning | None = None
+    announce: Callable[[Sequence[BusEvent]], object] | None = None  # the stored changes, to the event bus
 
     def __post_init__(self) -> None:
-        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs)
+        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
 
     def run(
         self,
@@ -152,6 +158,11 @@ class IngestPipeline:
             for stage in STAGES:
                 stage(self, run)
         return run.result
+
+    @property
+    def reads_instructions(self) -> bool:
+        """An LLM reads the policy's instructions (the offline rules cannot honour them)."""
+        return self.one_call is not None or bool(getattr(self.extractor, "reads_instructions", False))
 
     def _protected_texts(self, scope: Scope) -> list[str]:
         """The user's protected memories; the graph keeps what they state. A filtered listing of all
@@ -408,7 +419,7 @@ def screen_messages(pipeline: IngestPipeline, run: IngestRun) -> None:
     """Excluded clauses leave the messages first: no stage (nor the LLM) sees them, nothing can store them.
     The prompt that reads the messages is chosen here, once."""
     policy = run.policy
-    run.screen = PolicyScreen(policy) if policy is not None and policy.filters else None
+    run.screen = PolicyScreen(policy, pipeline.meaning) if policy is not None and policy.filters else None
     if run.screen is not None:
         run.request, run.skipped = run.screen.redact(run.request)
         run.redacted = bool(run.skipped)
@@ -425,6 +436,14 @@ def store_facts(pipeline: IngestPipeline, run: IngestRun) -> None:
     run.outcome = pipeline._facts(
         run.scope, run.request, run.prompt, run.task_id, run.sources, run.planned, run.reads, run.screen, run.skipped
     )
+
+
+def drop_unsaid(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """What the screen excluded only once read (an LLM's fact, an episode's clause) leaves the messages too:
+    the graph step does not see it and the add's kept input does not show it."""
+    unsaid = run.screen.unsaid(run.request) if run.screen is not None else None
+    if unsaid is not None:
+        run.request, run.redacted = unsaid, True
 
 
 def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
@@ -447,13 +466,17 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
 
 
 def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
-    """What the policy left out, and the messages without it when the redaction cut any."""
+    """What the policy left out, the messages without it when the redaction cut any, and instructions that
+    nothing in this deployment reads."""
     outcome = run.result
     if run.skipped:
         outcome.record_skipped(run.skipped)
     if run.redacted:
         outcome.messages = list(run.request.messages)
+    policy = run.policy
+    if policy is not None and policy.instructions.strip() and not pipeline.reads_instructions:
+        outcome.unread = INSTRUCTIONS_UNREAD
 
 
 Stage = Callable[[IngestPipeline, IngestRun], None]
-STAGES: tuple[Stage, ...] = (screen_messages, plan, store_facts, add_relations, report_skipped)
+STAGES: tuple[Stage, ...] = (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)

@@ -42,6 +42,8 @@ def interpret_facts(answer: Any) -> list[CandidateFact]:
 
 
 class LLMFactExtractor:
+    reads_instructions = True  # the policy's instructions are in its prompt (pipeline/ingest.py asks)
+
     def __init__(self, llm: LLM, window_chars: int = DEFAULT_WINDOW_CHARS) -> None:
         self._llm = llm
         self._window_chars = window_chars

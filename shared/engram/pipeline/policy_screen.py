@@ -1,38 +1,40 @@
 """An add's include/exclude policy (domain/policy.py) applied to what it would store.
 
-Excluded content is stored nowhere. Before anything reads the messages, each clause that states an
-excluded bank or topic is cut out of its message (the extractor and the LLM never see it, and an
-episode or an `infer: false` memory made of the message cannot hold it); a clause's bank and
-fact_key family are what the offline rules read in it. Then each fact is checked on its own (an LLM
-may read a health fact the rules did not), and an episode loses the clauses that state a fact
-which was left out. With `include`, only facts of an included bank or topic are kept, and an
-episode only its clauses that state one. `infer: false` adds honour `exclude` only: what the client
-asked to store as given is stored, minus its excluded clauses. Each cut says what and why.
+Excluded content is stored nowhere. Before anything reads the messages, every clause of every message
+(pipeline/clauses.py) that is about an excluded bank or topic is cut out of its message: the extractor
+and the LLM never see it, and an episode, a part of a long message or an `infer: false` memory made of
+the message cannot hold it. A clause is about a bank or topic when its meaning says so (the local
+embedder against the topics' descriptions, pipeline/topic_meaning.py), when it names a topic's words,
+or when the offline rules read a fact of that bank or fact_key family in it: any one suffices. Then
+each fact is checked on its own (an LLM may read a health fact nothing else saw: defence in depth),
+and an episode loses the clauses that are excluded or state a fact which was left out. With `include`,
+only facts of an included bank or topic are kept, and an episode only its clauses about one.
+`infer: false` adds honour `exclude` only: what the client asked to store as given is stored, minus its
+excluded clauses. A message left with nothing is not stored. Each cut says what and why.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engram.domain.models import AddRequest, MemoryBank
-from engram.domain.policy import MemoryPolicy, Skipped
+from engram.domain.policy import EXCLUDED, MemoryPolicy, Skipped
 from engram.domain.steps import CandidateFact
+from engram.pipeline.clauses import clauses, segments
+from engram.pipeline.topic_meaning import Scores, TopicMeaning
 from engram.rules.keys import family_of, stem_tokens
 from engram.rules.patterns import analyse_message
 
 _BANKS = {bank.value.lower(): bank for bank in MemoryBank}
-_SENTENCES = re.compile(r"[^.!?;\n]*(?:[.!?;]+|\n+|$)")
-# A clause starts after a comma or a conjunction when the speaker starts a new statement there.
-_CLAUSE_BREAK = re.compile(
-    r"(?:\s*,\s*(?:and\s+|but\s+)?|\s+(?:and|but|so|plus|while|whereas|although|though|because)\s+)"
-    r"(?=(?:i|i'm|im|i've|i'd|i'll|my|we|we're|we've|our|me)\b)",
-    re.I,
-)
 NOT_INCLUDED = "not included"
+INSTRUCTIONS_UNREAD = (
+    "the memory policy's instructions were not applied: they need an LLM and none is configured "
+    "(include/exclude were applied)"
+)
 Located = tuple[int | None, Skipped]  # the message a skipped text came from, for its task's result
 
 
@@ -65,23 +67,6 @@ def _read(clause: str) -> tuple[CandidateFact, ...]:
     return tuple(f for r in analyse_message(clause, budget_s=0.5) for f in r.facts)
 
 
-def _segments(text: str) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """Each sentence as its end punctuation and its clauses, each clause with the separator before it."""
-    for found in _SENTENCES.finditer(text):
-        sentence = found.group().strip()
-        if not sentence:
-            continue
-        body = sentence.rstrip(".!?;")
-        end = sentence[len(body) :]
-        parts: list[tuple[str, str]] = []
-        start, sep = 0, ""
-        for brk in _CLAUSE_BREAK.finditer(body):
-            parts.append((sep, body[start : brk.start()]))
-            start, sep = brk.end(), brk.group()
-        parts.append((sep, body[start:]))
-        yield end, parts
-
-
 def _states(clause: str, text: str) -> bool:
     """True when a clause states what `text` (a fact) says: at least half its content words."""
     words = {w for w in stem_tokens(text) if len(w) > 2}
@@ -89,16 +74,38 @@ def _states(clause: str, text: str) -> bool:
 
 
 class PolicyScreen:
-    def __init__(self, policy: MemoryPolicy) -> None:
+    def __init__(self, policy: MemoryPolicy, meaning: TopicMeaning | None = None) -> None:
         self.include = [_Rule.of(e) for e in policy.include]
         self.exclude = [_Rule.of(e) for e in policy.exclude]
+        self.meaning = meaning
+        topics = [r.entry for r in self.include + self.exclude if r.bank is None]
+        self._excluded: list[str] = []  # what screen() left out for an exclusion: facts' and clauses' texts
+        examples = {topic.lower(): said for topic, said in policy.examples.items()}
+        self._topics = {t: examples.get(t.lower(), []) for t in topics}
 
-    def _excluded_by(self, text: str, bank: MemoryBank | None, fact_key: str | None) -> str | None:
-        rule = next((r for r in self.exclude if r.matches(text, bank, fact_key)), None)
-        return f"excluded: {rule.entry}" if rule is not None else None
+    def _scores(self, texts: Sequence[str]) -> list[Scores | None]:
+        if self.meaning is None or not texts:
+            return [None] * len(texts)
+        return list(self.meaning.score(texts, self._topics))
 
-    def _clause_excluded(self, clause: str) -> str | None:
-        why = self._excluded_by(clause, None, None)
+    def _means(self, rule: _Rule, scores: Scores | None, include: bool = False) -> bool:
+        if scores is None:
+            return False
+        if rule.bank is None:
+            return scores.about_topic(rule.entry)
+        return scores.included_by(rule.bank) if include else scores.excluded_by(rule.bank)
+
+    def _excluded_by(
+        self, text: str, bank: MemoryBank | None, fact_key: str | None, scores: Scores | None = None
+    ) -> str | None:
+        rule = next((r for r in self.exclude if r.matches(text, bank, fact_key) or self._means(r, scores)), None)
+        return f"{EXCLUDED}{rule.entry}" if rule is not None else None
+
+    def _included(self, text: str, bank: MemoryBank | None, fact_key: str | None, scores: Scores | None) -> bool:
+        return any(r.matches(text, bank, fact_key) or self._means(r, scores, include=True) for r in self.include)
+
+    def _clause_excluded(self, clause: str, scores: Scores | None) -> str | None:
+        why = self._excluded_by(clause, None, None, scores)
         if why is not None or not any(r.bank or r.family for r in self.exclude):
             return why
         for fact in _read(clause):
@@ -107,72 +114,125 @@ class PolicyScreen:
                 return why
         return None
 
-    def _clause_included(self, clause: str, kept: Sequence[CandidateFact]) -> bool:
-        if any(r.matches(clause, None, None) for r in self.include) or any(_states(clause, f.text) for f in kept):
+    def _clause_included(self, clause: str, kept: Sequence[CandidateFact], scores: Scores | None) -> bool:
+        if self._included(clause, None, None, scores) or any(_states(clause, f.text) for f in kept):
             return True
-        return any(r.matches(f.text, f.memory_bank, f.fact_key) for f in _read(clause) for r in self.include)
+        return any(self._included(f.text, f.memory_bank, f.fact_key, None) for f in _read(clause))
 
     def redact(self, request: AddRequest) -> tuple[AddRequest, list[Located]]:
         """The request without its excluded clauses (a message left with nothing is emptied)."""
         if not self.exclude:
             return request, []
+        said = [m.content if m.role != "system" else "" for m in request.messages]  # system: never stored
+        decide = self._reasons(said, self._clause_excluded)
         skipped: list[Located] = []
         messages = []
         for index, message in enumerate(request.messages):
-            if message.role == "system":  # instructions to the assistant, never stored
-                messages.append(message)
-                continue
-            text, cut = _cut(message.content, self._clause_excluded)
+            text, cut = _cut(message.content, decide) if said[index] else (message.content, [])
             skipped += [(index, s) for s in cut]
             # model_copy does not validate: an emptied message stays in place (task sources index messages)
             messages.append(message if not cut else message.model_copy(update={"content": text}))
         return (request.model_copy(update={"messages": messages}) if skipped else request), skipped
 
+    def _reasons(self, texts: Sequence[str], decide: Callable[[str, Scores | None], str | None]) -> Decide:
+        """Why each clause of the texts is cut (None: kept), the meaning of all read in one embedder call;
+        and whether a clause is vague (about no bank on its own: it goes with the clause it continues)."""
+        found = list(dict.fromkeys(c for text in texts for c in clauses(text)))
+        scored = dict(zip(found, self._scores(found), strict=True))
+        reasons = {c: decide(c, scores) for c, scores in scored.items()}
+
+        def reason(clause: str) -> str | None:
+            if clause not in reasons:  # never met (the same split finds each): decide it
+                scored[clause] = self._scores([clause])[0]
+                reasons[clause] = decide(clause, scored[clause])
+            return reasons[clause]
+
+        def vague(clause: str) -> bool:
+            scores = scored.get(clause)
+            return scores is not None and scores.vague
+
+        return Decide(reason, vague)
+
     def screen(self, candidates: Sequence[CandidateFact]) -> tuple[list[CandidateFact], list[Located]]:
         """The candidates the policy keeps; facts first, then episodes without what was left out."""
+        facts_in = [c for c in candidates if c.kind == "fact"]
+        episodes_in = [c for c in candidates if c.kind == "episode"]
+        fact_scores = self._scores([f.text for f in facts_in])
         kept: list[CandidateFact] = []
         left_out: list[tuple[CandidateFact, str]] = []
         skipped: list[Located] = []
-        for fact in (c for c in candidates if c.kind == "fact"):
-            why = self._excluded_by(fact.text, fact.memory_bank, fact.fact_key)
-            if (
-                why is None
-                and self.include
-                and not any(r.matches(fact.text, fact.memory_bank, fact.fact_key) for r in self.include)
-            ):
+        for fact, scores in zip(facts_in, fact_scores, strict=True):
+            why = self._excluded_by(fact.text, fact.memory_bank, fact.fact_key, scores)
+            if why is None and self.include and not self._included(fact.text, fact.memory_bank, fact.fact_key, scores):
                 why = NOT_INCLUDED
             if why is None:
                 kept.append(fact)
             else:
                 left_out.append((fact, why))
-                skipped.append((fact.message_index, Skipped(text=fact.text, reason=why)))
+                if why.startswith(EXCLUDED):
+                    self._excluded.append(fact.text)
+                skipped.append((fact.message_index, Skipped.left_out("fact", fact.text, why)))
         facts = list(kept)
-        for episode in (c for c in candidates if c.kind == "episode"):
-            index = episode.message_index
 
-            def drop(clause: str) -> str | None:
-                why = next((why for fact, why in left_out if _states(clause, fact.text)), None)
-                if why is None and self.include and not self._clause_included(clause, facts):
-                    why = NOT_INCLUDED
-                return why
+        def drop(clause: str, scores: Scores | None) -> str | None:
+            why = next((why for fact, why in left_out if _states(clause, fact.text)), None)
+            why = why or self._clause_excluded(clause, scores)
+            if why is None and self.include and not self._clause_included(clause, facts, scores):
+                why = NOT_INCLUDED
+            if why is not None and why.startswith(EXCLUDED):
+                self._excluded.append(clause)
+            return why
 
-            text, cut = _cut(episode.text, drop)
-            skipped += [(index, s) for s in cut]
+        decide = self._reasons([e.text for e in episodes_in], drop)
+        for episode in episodes_in:
+            text, cut = _cut(episode.text, decide)
+            skipped += [(episode.message_index, s) for s in cut]
             if text.strip():
                 kept.append(episode if not cut else episode.model_copy(update={"text": text, "span": None}))
         return kept, skipped
 
+    def unsaid(self, request: AddRequest) -> AddRequest | None:
+        """The request without the clauses that said what screen() excluded after reading (a fact an LLM
+        read as excluded, a clause of an episode), so the add's kept input cannot show them either; None
+        when screen() excluded nothing that the messages still say."""
+        if not self._excluded:
+            return None
+        said = set(self._excluded)
 
-def _cut(text: str, drop: Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
-    """The text without the clauses `drop` gives a reason for; the text itself when none."""
+        def drop(clause: str) -> str | None:
+            return EXCLUDED if clause in said or any(_states(clause, text) for text in said) else None
+
+        messages, changed = [], False
+        for message in request.messages:
+            text, cut = _cut(message.content, drop) if message.role != "system" else (message.content, [])
+            changed = changed or bool(cut)
+            messages.append(message if not cut else message.model_copy(update={"content": text}))
+        return request.model_copy(update={"messages": messages}) if changed else None
+
+
+@dataclass(frozen=True)
+class Decide:
+    reason: Callable[[str], str | None]  # why a clause is cut, None when it is kept
+    vague: Callable[[str], bool] = lambda clause: False  # says nothing on its own
+
+
+def _cut(text: str, drop: Decide | Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
+    """The text without the clauses `drop` gives a reason for; the text itself when none. A vague clause
+    next to an excluded one in its sentence ("cast for six weeks" after "broke my wrist") is excluded
+    with it: what it continues is what it says."""
+    decide = drop if isinstance(drop, Decide) else Decide(drop)
     cut: list[Skipped] = []
     sentences: list[str] = []
-    for end, parts in _segments(text):
+    for end, parts in segments(text):
         kept = ""
-        for sep, clause in parts:
-            why = drop(clause) if clause.strip() else None
+        whys = [decide.reason(c.strip()) if c.strip() else None for _, c in parts]
+        for i, (_, clause) in enumerate(parts):
+            if whys[i] is None and clause.strip() and decide.vague(clause.strip()):
+                near = [whys[j] for j in (i - 1, i + 1) if 0 <= j < len(whys) and (whys[j] or "").startswith(EXCLUDED)]
+                whys[i] = near[0] if near else None
+        for (sep, clause), why in zip(parts, whys, strict=True):
             if why is not None:
-                cut.append(Skipped(text=clause.strip(), reason=why))
+                cut.append(Skipped.left_out("clause", clause.strip(), why))
             elif clause.strip():
                 kept += (sep if kept else "") + clause
         if kept.strip():

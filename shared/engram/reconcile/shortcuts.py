@@ -13,6 +13,8 @@ from engram.rules.extractor import OfflineExtractor
 class ShortcutExtractor:
     """The rules' facts when they understood every statement; otherwise the LLM's."""
 
+    reads_instructions = True
+
     def __init__(self, rules: OfflineExtractor, llm: FactExtractor) -> None:
         self._rules = rules
         self._llm = llm

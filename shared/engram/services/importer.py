@@ -149,6 +149,7 @@ class MemoryImporter:
                 task_id=task.task_id,
                 message_index=p.index,
                 role=original.role if original else None,
+                name=original.name if original else None,
                 at=original.at if original else None,
             ),
         )

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.bus_events import task_event as bus_task_event
 from engram.domain.models import Task, utcnow
 from engram.domain.operations_ports import EventPublisher, QueueMetrics
 
 if TYPE_CHECKING:
     from engram.operations.accounting import Accounting
+    from engram.services.bus_events import BusEvents
 
 logger = Logger(child=True)
 
@@ -58,6 +60,7 @@ class TaskEvents:
     publisher: EventPublisher
     metrics: QueueMetrics | None = None
     accounting: Accounting | None = None
+    bus: BusEvents | None = None  # task.completed / task.failed for the tenant's rules (EventBridge)
 
     def queued(self, task: Task) -> None:
         self._count(task, None, "pending")
@@ -75,12 +78,16 @@ class TaskEvents:
             self._safely(tasks, "tasks not accounted", self.accounting.completed_many, tasks)
         for task in tasks:
             self._send("completed", task)
+        if self.bus is not None and tasks:
+            self.bus.publish([bus_task_event(t, failed=False) for t in tasks])
 
     def failed(self, task: Task, will_retry: bool, was: str = "processing") -> None:
         self._count(task, was, "pending" if will_retry else "failed")
         if self.accounting is not None:
             self._safely([task], "task not accounted", self.accounting.failed, task, will_retry)
         self._send("failed", task, will_retry)
+        if self.bus is not None and not will_retry:  # failed for good; a retry is not news
+            self.bus.publish([bus_task_event(task, failed=True)])
 
     def waiting(self, task: Task) -> None:
         """Back in the queue until the outage ends (LLM breaker, index); no event: the status says it."""

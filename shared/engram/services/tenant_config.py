@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from engram.domain.models import AddRequest
+from engram.domain.models import AddRequest, MemoryBank
 from engram.domain.policy import MemoryPolicy, TenantConfig
 from engram.domain.ports import ConfigStore
 
@@ -46,3 +46,30 @@ class TenantConfigs:
     def policy(self, tenant_id: str, request: AddRequest) -> MemoryPolicy:
         """What an add runs with: its own instructions, include and exclude, else the tenant's."""
         return MemoryPolicy.of(self.get(tenant_id), request.instructions, request.include, request.exclude)
+
+
+INSTRUCTIONS_NEED_AN_LLM = (
+    "instructions need an LLM and none is configured: they are stored but not applied until one is "
+    "(include and exclude are applied without one)"
+)
+NO_MEANING = (
+    "include/exclude are decided by the offline rules' banks and the topics' words only: deciding them by "
+    "meaning needs the local embedder (pip install 'engram[local]')"
+)
+
+
+def warnings(config: TenantConfig, llm: bool, meaning: bool) -> list[str]:
+    """What of `config` a deployment with (or without) an LLM and the local embedder cannot honour."""
+    out = []
+    if config.instructions.strip() and not llm:
+        out.append(INSTRUCTIONS_NEED_AN_LLM)
+    if (config.include or config.exclude) and not meaning:
+        out.append(NO_MEANING)
+    banks = {b.value.lower() for b in MemoryBank}
+    unused = [t for t in config.examples if t.lower() not in {e.lower() for e in config.include + config.exclude}]
+    if unused:
+        out.append(f"examples given for topics neither included nor excluded: {', '.join(unused)}")
+    named = [t for t in config.examples if t.lower() in banks]
+    if named:
+        out.append(f"examples for a memory bank are not used (a bank has its own description): {', '.join(named)}")
+    return out

@@ -180,7 +180,8 @@ class ExtractionWorker:
             task.counts = share.counts
             task.skipped = share.skipped
             task.relations = share.relations
-            task.note = why_nothing_changed(asked, share.counts, share.results)
+            notes = [why_nothing_changed(asked, share.counts, share.results), outcome.unread]
+            task.note = "; ".join(n for n in notes if n) or None
             # The LLM usage is counted once, on the task whose id the shared run carries.
             task.usage.add(outcome.usage if task is leader else Usage())
             task.processed_with = together

@@ -32,18 +32,21 @@ _ENGLISH_MARKERS: frozenset[str] = frozenset(
         "can could should me him them us"
     ).split()
 )
-_OTHER_MARKERS: frozenset[str] = frozenset(
-    (
-        "ich du er sie wir ihr mein meine dein deine ist sind und der das dem ein eine einen nicht mit "
-        "auf für wo wie wer warum habe hast hat bin bist "
-        "yo tú él ella nosotros mi mis tu tus es y el los las un una del para por que qué dónde cómo "
-        "tengo tiene soy estoy vivo "
-        "je il elle nous vous ma mes est sont et le les une des avec pour dans qui où comment ne pas suis "
-        "io lui noi gli è sono di che non ho "
-        "eu ele ela nós meu minha são os um uma com não onde "
-        "ik jij hij wij mijn zijn en het een niet voor waar hoe heb"
-    ).split()
-) - _ENGLISH_MARKERS
+_OTHER_MARKERS: frozenset[str] = (
+    frozenset(
+        (
+            "ich du er sie wir ihr mein meine dein deine ist sind und der das dem ein eine einen nicht mit "
+            "auf für wo wie wer warum habe hast hat bin bist "
+            "yo tú él ella nosotros mi mis tu tus es y el los las un una del para por que qué dónde cómo "
+            "tengo tiene soy estoy vivo "
+            "je il elle nous vous ma mes est sont et le les une des avec pour dans qui où comment ne pas suis "
+            "io lui noi gli è sono di che non ho "
+            "eu ele ela nós meu minha são os um uma com não onde "
+            "ik jij hij wij mijn zijn en het een niet voor waar hoe heb"
+        ).split()
+    )
+    - _ENGLISH_MARKERS
+)
 
 # Letters/digits (any script), optionally joined by apostrophes: "john's", "don't", "l'été".
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")

@@ -1,10 +1,11 @@
 // The memory page: key entry, user pick, list/search/edit/history/protect/delete, notes, live status.
 import { call, key, qs } from "./api.js";
 import { connect, follow, showEvent, toast } from "./live.js";
-import { BANKS, el, historyItem, memoryCard, relationsBlock } from "./views.js";
+import { BANKS, el, historyItem, isOutdated, memoryRow, relationsBlock, relationsOf } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { user: "", cursor: null, searching: false, socket: null };
+const PAGE = 100;  // memories per request; rows are appended, never re-rendered
+const state = { user: "", cursor: null, searching: false, socket: null, shown: 0, scanned: 0, generation: 0 };
 
 function showError(err) {
   const box = $("error");
@@ -41,40 +42,88 @@ async function selectUser(user) {
   state.socket = await connect(user, onEvent);
 }
 
-function renderMemories(items, append) {
-  const cards = items.map((m) => memoryCard(m, actions));
-  if (append) $("memories").append(...cards);
-  else $("memories").replaceChildren(...cards);
-  if (!append && !items.length) $("memories").replaceChildren(el("li", { text: "No memories." }));
+// Current / outdated / all: the outdated marker is known per memory, so this filter runs here.
+function wanted(m) {
+  const show = $("state").value;
+  if (show === "all") return true;
+  return show === "outdated" ? isOutdated(m) : !isOutdated(m);
 }
 
+function showCount() {
+  const more = state.cursor ? " (more below)" : "";
+  $("count").textContent = state.searching ? `${state.shown} results` : `${state.shown} shown${more}`;
+}
+
+function emptyNote() {
+  if (!state.shown) $("memories").replaceChildren(el("li", { class: "empty", text: "No memories." }));
+}
+
+// One page of the list (bank and protection filtered by the API); a filter that leaves a page short
+// reads on, a few pages at most, so a rare filter still fills the screen without reading everything.
 async function refresh(append = false) {
   if (!state.user) return;
+  const generation = append ? state.generation : ++state.generation;
   state.searching = false;
   $("relations").hidden = true;
-  const params = { user_id: state.user, limit: 20, memory_bank: $("bank").value, cursor: append ? state.cursor : null };
-  const page = await call("GET", "/v1/memories?" + qs(params));
-  state.cursor = page.next_cursor;
-  $("more").hidden = !page.next_cursor;
-  renderMemories(page.results, append);
+  if (!append) { state.cursor = null; state.shown = 0; $("memories").replaceChildren(); }
+  let added = 0;
+  for (let reads = 0; reads < 5 && added < 20; reads++) {
+    const params = { user_id: state.user, limit: PAGE, memory_bank: $("bank").value, is_protected: $("protection").value,
+      cursor: state.cursor };
+    const page = await call("GET", "/v1/memories?" + qs(params));
+    if (generation !== state.generation) return;  // a newer filter or user took over
+    const rows = page.results.filter(wanted).map((m) => memoryRow(m, actions));
+    if (rows.length && !state.shown) $("memories").replaceChildren();
+    $("memories").append(...rows);
+    added += rows.length;
+    state.shown += rows.length;
+    state.cursor = page.next_cursor;
+    if (!state.cursor) break;
+  }
+  $("more").hidden = !state.cursor;
+  emptyNote();
+  showCount();
+}
+
+// The user's relations from the graph API (none when graph memory is off on this deployment).
+async function userRelations() {
+  try {
+    const graph = await call("GET", "/v1/graph?" + qs({ user_id: state.user, limit: 200 }));
+    return graph.relations || [];
+  } catch (err) {
+    if (err.status === 404) return [];
+    throw err;
+  }
 }
 
 async function search(query) {
+  const generation = ++state.generation;
   const body = { user_id: state.user, query, top_k: 20 };
-  if ($("bank").value) body.filters = { memory_bank: $("bank").value };
+  const filters = {};
+  if ($("bank").value) filters.memory_bank = $("bank").value;
+  if (Object.keys(filters).length) body.filters = filters;
   const reply = await call("POST", "/v1/memories/search", body);
+  let relations = reply.relations || [];
+  if (!relations.length && reply.results.length) relations = await userRelations();
+  if (generation !== state.generation) return;
   state.searching = true;
+  state.cursor = null;
   $("more").hidden = true;
-  renderMemories(reply.results, false);
-  const relations = reply.relations || [];
-  $("relations").hidden = !relations.length;
-  if (relations.length) $("relations").replaceChildren(relationsBlock(relations));
+  const results = reply.results.filter(wanted).filter((m) => !$("protection").value || String(m.is_protected) === $("protection").value);
+  $("memories").replaceChildren(...results.map((m) => memoryRow(m, actions, relationsOf(m, relations))));
+  state.shown = results.length;
+  emptyNote();
+  showCount();
+  const named = (reply.relations || []);
+  $("relations").hidden = !named.length;
+  if (named.length) $("relations").replaceChildren(relationsBlock(named));
 }
 
 function onEvent(event) {
   if (event.user_id && event.user_id !== state.user) return;
   showEvent(event);
-  if (event.type === "memory_extraction_completed" && !state.searching) guarded(() => refresh());
+  // Only the first page is re-read: someone scrolled hundreds of rows down keeps their place.
+  if (event.type === "memory_extraction_completed" && !state.searching && state.shown <= PAGE) guarded(() => refresh());
 }
 
 let editing = null;
@@ -99,7 +148,7 @@ const actions = {
     $("history-dialog").showModal();
   }),
   remove: (m) => guarded(async () => {
-    if (!confirm(`Delete “${m.memory}”?`)) return;
+    if (!confirm(`Delete “${m.memory}”?\nIt stops being current; its history stays readable.`)) return;
     await call("DELETE", `/v1/memories/${m.id}`);
     toast("Memory deleted");
     await refresh();
@@ -126,7 +175,7 @@ async function saveEdit() {
 }
 
 async function deleteAll() {
-  $("confirm-text").textContent = `Every memory of ${state.user} will be deleted. This cannot be undone.`;
+  $("confirm-text").textContent = `Every current memory of ${state.user} will be deleted.`;
   $("confirm-dialog").returnValue = "";
   $("confirm-dialog").showModal();
   await new Promise((r) => $("confirm-dialog").addEventListener("close", r, { once: true }));
@@ -166,8 +215,18 @@ function wire() {
   });
   $("forget-key").addEventListener("click", () => { key.clear(); $("workspace").hidden = true; });
   $("user-form").addEventListener("submit", (e) => { e.preventDefault(); guarded(() => selectUser($("user-id").value.trim())); });
-  $("bank").addEventListener("change", () => guarded(() => (state.searching ? search($("query").value) : refresh())));
-  $("more").addEventListener("click", () => guarded(() => refresh(true)));
+  for (const filter of ["bank", "state", "protection"]) {
+    $(filter).addEventListener("change", () => guarded(() => (state.searching ? search($("query").value) : refresh())));
+  }
+  const more = () => {
+    if (!state.cursor || state.searching || state.loading) return;
+    state.loading = true;  // one page at a time: the button and scrolling never read the same cursor twice
+    guarded(() => refresh(true)).finally(() => { state.loading = false; });
+  };
+  $("more").addEventListener("click", more);
+  // Scrolling near the end reads the next page, as the More button does.
+  new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) more(); }, { rootMargin: "300px" })
+    .observe($("more"));
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); guarded(() => search($("query").value)); });
   $("clear-search").addEventListener("click", () => { $("query").value = ""; guarded(() => refresh()); });
   $("add-form").addEventListener("submit", (e) => {

@@ -9,13 +9,14 @@ repair job removes, never a lost memory.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engram.domain.bus_events import BusEvent, memory_event
 from engram.domain.errors import ConflictError
 from engram.domain.index_ports import FactViews
-from engram.domain.models import Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
+from engram.domain.models import SPEAKER_KEY, Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
 from engram.writes.holders import AttachmentHolders
 
@@ -32,7 +33,8 @@ def index_doc(fact: Fact, vector: Sequence[float]) -> IndexDoc:
         run_id=fact.run_id,
         text=fact.text,
         vector=list(vector),
-        metadata=fact.metadata,
+        # The speaker step reads who said a memory from the index; the fact keeps it on its source.
+        metadata=fact.metadata if fact.speaker is None else {**fact.metadata, SPEAKER_KEY: fact.speaker},
         memory_bank=fact.memory_bank.value,
         created_at=fact.created_at,
         fact=fact,
@@ -87,6 +89,8 @@ class Lifecycle:
     embedder: Embedder
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
+    # Told the changes of each commit after they are stored (the event bus); never raises.
+    announce: Callable[[Sequence[BusEvent]], object] | None = None
 
     def changes(self, tenant_id: str, user_id: str) -> Changes:
         """A batch of changes to one user's memories; call `commit()` when done."""
@@ -103,6 +107,7 @@ class Changes:
     _closed: list[str] = field(default_factory=list)
     _views: dict[str, Fact] = field(default_factory=dict)  # rewritten, indexed fields unchanged
     _holders: AttachmentHolders | None = None
+    _events: list[BusEvent] = field(default_factory=list)  # rewrites and closes, told at commit
 
     def __post_init__(self) -> None:
         self._holders = AttachmentHolders(self.tenant_id, self.life.attachments, self.life.blobs)
@@ -143,8 +148,11 @@ class Changes:
         self._check(old)
         event = history_event(new, Event.UPDATE, old.text, new.text, actor, task_id, old.attachment_ids, note)
         self.life.facts.replace(old, new, event)
+        outdated = len(new.outdated_by) > len(old.outdated_by) and new.text == old.text
+        self._tell(new, event, outdated)
         self.holders.changed(new.id, old.attachment_ids, new.attachment_ids)
-        if vector is not None or any(getattr(old, f) != getattr(new, f) for f in _INDEXED):
+        reindex = old.speaker != new.speaker or any(getattr(old, f) != getattr(new, f) for f in _INDEXED)
+        if vector is not None or reindex:
             self._docs[new.id] = (new, vector)
             self._views.pop(new.id, None)
         elif new.id in self._docs:
@@ -166,6 +174,7 @@ class Changes:
         self._check(fact)
         event = history_event(fact, Event.DELETE, fact.text, None, actor, task_id, (), note, fact.version + 1)
         self.life.facts.close(fact, when or utcnow(), event)
+        self._tell(fact, event)
         self.holders.changed(fact.id, fact.attachment_ids, ())
         self._docs.pop(fact.id, None)
         self._views.pop(fact.id, None)
@@ -180,7 +189,11 @@ class Changes:
             self._check(fact)
             version = fact.version + 1
             pairs.append((fact, history_event(fact, Event.DELETE, fact.text, None, actor, task_id, (), note, version)))
-        closed = [fact for fact, ok in zip(facts, self.life.facts.close_many(pairs, when), strict=True) if ok]
+        closed_flags = self.life.facts.close_many(pairs, when)
+        closed = [fact for fact, ok in zip(facts, closed_flags, strict=True) if ok]
+        for (fact, event), ok in zip(pairs, closed_flags, strict=True):
+            if ok:
+                self._tell(fact, event)
         for fact in closed:
             self.holders.changed(fact.id, fact.attachment_ids, ())
             self._docs.pop(fact.id, None)
@@ -222,8 +235,17 @@ class Changes:
         if self._closed:
             life.index.delete(self.tenant_id, self.user_id, self._closed)
         self.holders.flush()
-        self._new, self._docs, self._closed, self._views = [], {}, [], {}
+        if self.life.announce is not None:
+            added = [memory_event(f, h) for (f, h), new in zip(self._new, written, strict=True) if new]
+            told = [*added, *self._events]
+            if told:
+                self.life.announce(told)
+        self._new, self._docs, self._closed, self._views, self._events = [], {}, [], {}, []
         return written
+
+    def _tell(self, fact: Fact, event: HistoryEvent, outdated: bool = False) -> None:
+        if self.life.announce is not None:
+            self._events.append(memory_event(fact, event, outdated))
 
     def _index_as_stored(self, memory_ids: list[str]) -> None:
         """A replayed task's memories exist already: index them as stored now (a later change may

@@ -7,7 +7,9 @@ else its context goes into requestContext.authorizer. Policies are cached per id
 authorizer's ReauthorizeEvery, and evaluated against each request's method ARN, as on AWS.
 
 Throttling: one token bucket per API key (the template's stage throttling, or ENGRAM_RATE_LIMIT_RPS /
-ENGRAM_RATE_LIMIT_BURST), answered 429 before the authorizer runs. CORS preflight (OPTIONS) is
+ENGRAM_RATE_LIMIT_BURST), and one more for the key's requests a minute when the template's WAF rule
+sets one (KeyRequestsPerMinute, or ENGRAM_KEY_REQUESTS_PER_MINUTE), answered 429 before the
+authorizer runs. CORS preflight (OPTIONS) is
 answered here, as API Gateway's mock integration does for the template's `Cors`; the allowed
 origins (ENGRAM_CORS_ORIGINS) are the only ones ever named in Access-Control-Allow-Origin.
 """
@@ -117,6 +119,10 @@ class ApiGateway:
     ) -> None:
         self._api = api
         self._throttle = TokenBuckets(api.throttle_rate, api.throttle_burst)
+        per_minute = api.key_requests_per_minute
+        # WAF counts a key's requests over the last minute; a bucket of a minute's requests refilled
+        # at that rate refuses the same burst and lets through the same steady rate.
+        self._per_minute = TokenBuckets(per_minute / 60, per_minute) if per_minute > 0 else None
         self._cors_origins = cors_origins
         # Called before answering a request that may have changed state: it returns once that is
         # saved, so a 2xx from `make run` survives a crash (kill -9) right after it.
@@ -250,8 +256,16 @@ class ApiGateway:
     def _throttled(self, authorizer: Authorizer, event: dict[str, Any]) -> Reply | None:
         lowered = {k.lower(): v for k, v in (event["headers"] or {}).items()}
         identity = "\n".join(lowered.get(h, "") for h in authorizer.identity_headers)
-        if not identity.strip() or self._throttle.take(identity):
+        if not identity.strip():
             return None  # no key: the authorizer answers 401
+        if self._per_minute is not None and not self._per_minute.take(identity):
+            message = (
+                f"Too Many Requests: over {self._per_minute.burst} requests a minute for this key; "
+                "limit ENGRAM_KEY_REQUESTS_PER_MINUTE (KeyRequestsPerMinute on AWS)"
+            )
+            return Reply.json(429, {"message": message}, [("Retry-After", "60")])
+        if self._throttle.take(identity):
+            return None
         rate, burst = self._throttle.rate, self._throttle.burst
         message = (
             f"Too Many Requests: this API key is over {rate:g} requests a second (burst {burst}); "

@@ -1,4 +1,4 @@
-"""Create the template's tables, queues and buckets in moto, idempotently, under local physical names."""
+"""Create the template's tables, queues, buckets and event buses in moto, idempotently, under local physical names."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ class Provisioned:
     buckets: dict[str, str] = field(default_factory=dict)
     queue_urls: dict[str, str] = field(default_factory=dict)
     queue_arns: dict[str, str] = field(default_factory=dict)
+    event_buses: dict[str, str] = field(default_factory=dict)
 
     def ref(self, logical_id: str) -> str:
-        for names in (self.tables, self.buckets, self.queue_urls):  # !Ref of a queue is its URL
+        for names in (self.tables, self.buckets, self.queue_urls, self.event_buses):  # a queue's !Ref: its URL
             if logical_id in names:
                 return names[logical_id]
         raise KeyError(f"{logical_id} is not a provisioned resource")
@@ -108,7 +109,17 @@ def _queue_order(queues: dict[str, Queue]) -> list[Queue]:
     return ordered
 
 
-def provision(template: Template, db: DynamoDBClient, sqs: SQSClient, s3: S3Client) -> Provisioned:
+def create_event_bus(events: Any, name: str) -> None:
+    try:
+        events.create_event_bus(Name=name)
+    except ClientError as err:
+        if _code(err) != "ResourceAlreadyExistsException":
+            raise
+
+
+def provision(
+    template: Template, db: DynamoDBClient, sqs: SQSClient, s3: S3Client, events: Any | None = None
+) -> Provisioned:
     out = Provisioned()
     for table in template.tables.values():
         name = physical_name(table.logical_id)
@@ -123,5 +134,9 @@ def provision(template: Template, db: DynamoDBClient, sqs: SQSClient, s3: S3Clie
         name = physical_name(bucket.logical_id)
         create_bucket(s3, name, bucket.versioned)
         out.buckets[bucket.logical_id] = name
+    for logical_id in template.event_buses if events is not None else ():
+        name = physical_name(logical_id)
+        create_event_bus(events, name)  # moto's bus: users' rules on it route to its SQS queues
+        out.event_buses[logical_id] = name
     log.info("provisioned %d tables, %d queues, %d buckets", len(out.tables), len(out.queue_urls), len(out.buckets))
     return out

@@ -74,11 +74,12 @@ class Started:
 
 
 def served_api(api: Api, settings: Settings) -> Api:
-    """The template's API with this machine's throttling settings, when set, in place of the stage's."""
+    """The template's API with this machine's throttling settings, when set, in place of the template's."""
     return replace(
         api,
         throttle_rate=settings.rate_limit_rps or api.throttle_rate,
         throttle_burst=settings.rate_limit_burst or api.throttle_burst,
+        key_requests_per_minute=settings.key_requests_per_minute or api.key_requests_per_minute,
     )
 
 
@@ -104,7 +105,8 @@ class LocalStack:
         self._moto.start()
         db, sqs, s3 = self._clients()
         template = load_template(config.template_path)
-        provisioned = provision(template, db, sqs, s3)
+        events = boto3.session.Session(region_name=config.region).client("events", endpoint_url=self._moto.endpoint)
+        provisioned = provision(template, db, sqs, s3, events)
         self._set_environment(template, provisioned)
         # Before the slow part (the model), so that it is ready as soon as the path is shown.
         env_file = write_env_file(config.data_dir, config.template_path, os.environ, provisioned, self._moto.endpoint)

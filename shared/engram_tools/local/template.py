@@ -44,11 +44,19 @@ def load_yaml(path: Path) -> dict[str, Any]:
     return loaded
 
 
+# SAM's references to what AutoPublishAlias makes of a function (`!Ref Fn.Alias`, `!Ref Fn.Version`):
+# the local stack runs one version of each function, so they name the function itself.
+_FUNCTION_REFERENCES = (".Alias", ".Version")
+
+
 def target(value: Any) -> str | None:
-    """The logical id a `!Ref X` or `!GetAtt X.attr` points at, else None."""
+    """The logical id a `!Ref X`, `!Ref Fn.Alias` or `!GetAtt X.attr` points at, else None."""
     if isinstance(value, dict):
         if isinstance(value.get("Ref"), str):
-            return str(value["Ref"])
+            ref = str(value["Ref"])
+            for suffix in _FUNCTION_REFERENCES:
+                ref = ref.removesuffix(suffix)
+            return ref
         att = value.get("Fn::GetAtt")
         if isinstance(att, list) and att:
             return str(att[0])
@@ -100,6 +108,8 @@ class Api:
     throttle_burst: int = 5_000
     # The preflight headers of the API's `Cors` (Allow-Methods, Allow-Headers, Max-Age); empty: no Cors
     cors_preflight: dict[str, str] = field(default_factory=dict)
+    # Each key's own limit (the WAF web ACL's rate-based rule on the key header); 0: none
+    key_requests_per_minute: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,7 @@ class Template:
     buckets: dict[str, Bucket]
     state_machines: dict[str, StateMachine]
     schedules: tuple[Schedule, ...]
+    event_buses: tuple[str, ...] = ()  # logical ids of EventBridge buses (moto's locally)
     global_environment: dict[str, Any] = field(default_factory=dict)
 
     def resource_env(self) -> dict[str, str]:
@@ -170,11 +181,13 @@ class Template:
         return {k: t for k, v in self.global_environment.items() if (t := target(v)) and t in self._logical_ids()}
 
     def _logical_ids(self) -> set[str]:
-        return {*self.functions, *self.queues, *self.tables, *self.buckets, *self.state_machines}
+        return {*self.functions, *self.queues, *self.tables, *self.buckets, *self.state_machines, *self.event_buses}
 
 
 def _resources(doc: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
-    return {k: v for k, v in doc.get("Resources", {}).items() if v.get("Type") == kind}
+    """The template's resources of one type; conditional ones (optional parts such as the example
+    webhook, off by default) are left out locally."""
+    return {k: v for k, v in doc.get("Resources", {}).items() if v.get("Type") == kind and "Condition" not in v}
 
 
 def _param_defaults(doc: dict[str, Any]) -> dict[str, Any]:
@@ -255,7 +268,23 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
         throttle_rate=float(_scalar(stage_wide.get("ThrottlingRateLimit", 10_000), params)),
         throttle_burst=int(_scalar(stage_wide.get("ThrottlingBurstLimit", 5_000), params)),
         cors_preflight=_cors_preflight(props.get("Cors")),
+        key_requests_per_minute=_key_rate(doc, default, params),
     )
+
+
+def _key_rate(doc: dict[str, Any], authorizer: Authorizer | None, params: dict[str, Any]) -> int:
+    """Requests a minute per key: a WAFv2 web ACL's rate-based rule aggregated on the authorizer's
+    identity header (the key), scaled to a minute; 0 when there is none or its limit is 0."""
+    if authorizer is None:
+        return 0
+    for acl in _resources(doc, "AWS::WAFv2::WebACL").values():
+        for rule in acl.get("Properties", {}).get("Rules", []):
+            rate = (rule.get("Statement") or {}).get("RateBasedStatement") or {}
+            headers = {str(k.get("Header", {}).get("Name", "")).lower() for k in rate.get("CustomKeys", [])}
+            if rate and headers and headers <= set(authorizer.identity_headers):
+                limit = int(_scalar(rate.get("Limit", 0), params) or 0)
+                return limit * 60 // int(rate.get("EvaluationWindowSec", 300))
+    return 0
 
 
 def _cors_preflight(cors: Any) -> dict[str, str]:
@@ -306,10 +335,12 @@ def _queues(doc: dict[str, Any]) -> dict[str, Queue]:
     queues = {}
     for logical_id, res in _resources(doc, "AWS::SQS::Queue").items():
         props = res.get("Properties", {})
+        # Literal attributes only: one set by a condition (the encryption: a KMS key or SQS-managed)
+        # has no meaning for moto.
         attributes = {
             name: (str(props[name]).lower() if isinstance(props[name], bool) else str(props[name]))
             for name in _QUEUE_ATTRIBUTES
-            if name in props
+            if isinstance(props.get(name), str | int | float | bool)
         }
         redrive = props.get("RedrivePolicy") or {}
         max_receive = redrive.get("maxReceiveCount")
@@ -392,5 +423,6 @@ def load_template(path: Path) -> Template:
         buckets=_buckets(doc),
         state_machines=_state_machines(doc, root),
         schedules=_schedules(doc),
+        event_buses=tuple(_resources(doc, "AWS::Events::EventBus")),
         global_environment=dict(doc.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})),
     )

@@ -74,7 +74,7 @@ def test_a_turn_becomes_a_self_contained_memory() -> None:
     expected = "Caroline: The stories were inspiring! [shares a photo: a photo of a mural] (8 May 2023)"
     assert turn.memory_text() == expected
     assert turn.memory_text(dated=False) == "Caroline: The stories were inspiring! [shares a photo: a photo of a mural]"
-    assert turn.metadata() == {"speaker": "Caroline", "session": 1, "dia_id": "D1:5", "session_date": "2023-05-08"}
+    assert turn.metadata() == {"session": 1, "dia_id": "D1:5", "session_date": "2023-05-08"}
 
 
 def test_parse_conversation_keeps_categories_one_to_four() -> None:

@@ -10,7 +10,8 @@ import pytest
 from engram.domain.errors import CircuitOpenError, LLMOutputError, TransientError
 from engram.domain.operations import BreakerState, BreakerStatus
 from engram.domain.steps import LLMReply
-from engram.operations.circuit_breaker import CircuitBreaker, GuardedLLM
+from engram.operations.circuit_breaker import OPEN_METRIC, CircuitBreaker, GuardedLLM
+from engram.operations.metrics import RecordedMetrics
 from tests.fakes import Clock, MemoryBreakerStore
 
 
@@ -149,3 +150,17 @@ def test_another_workers_opening_is_seen_once_the_known_state_is_stale() -> None
     fail(theirs, 5)
     with pytest.raises(CircuitOpenError):
         call(ours)
+
+
+def test_opening_and_each_refused_call_are_counted_for_the_alarm() -> None:
+    """LlmCircuitOpenAlarm (template.yaml) fires on the LLMCircuitOpen metric."""
+    clock, llm, metrics = Clock(), FlakyLLM(), RecordedMetrics()
+    guard = GuardedLLM(llm, CircuitBreaker(MemoryBreakerStore(), clock=clock, metrics=metrics))
+    fail(guard, 4, clock, 30)
+    assert metrics.total(OPEN_METRIC) == 0  # failing, still closed
+    fail(guard, 1, clock, 30)
+    assert metrics.total(OPEN_METRIC) == 1  # opened
+    for _ in range(2):
+        with pytest.raises(CircuitOpenError):
+            call(guard)
+    assert metrics.total(OPEN_METRIC) == 3

@@ -57,7 +57,7 @@ def test_a_statement_no_rule_reads_is_kept_in_its_own_words() -> None:
     assert say(pipeline, text, "t1", name="Caroline") == [(Event.ADD, text)]
     (episode,) = current(facts)
     assert episode.kind == "episode" and episode.fact_key is None
-    assert episode.metadata["speaker"] == "Caroline"
+    assert episode.speaker == "Caroline" and episode.source is not None and episode.source.name == "Caroline"
 
 
 def test_facts_the_rules_read_come_with_the_episode_when_part_of_the_message_is_unread() -> None:

@@ -151,9 +151,7 @@ def test_a_message_time_is_iso_8601_with_a_zone_or_unix_seconds(given_time: obje
     assert Message.model_validate({"role": "user", "content": "x", "created_at": given_time}).created_at == expected
 
 
-@pytest.mark.parametrize(
-    "bad", ["2023-05-08T13:56:00", "yesterday", "2999-01-01T00:00:00+00:00"]
-)
+@pytest.mark.parametrize("bad", ["2023-05-08T13:56:00", "yesterday", "2999-01-01T00:00:00+00:00"])
 def test_a_message_time_without_a_zone_unparseable_or_in_the_future_is_refused(bad: str) -> None:
     with pytest.raises(ValidationError) as refused:
         AddRequest.model_validate({"user_id": "a", "messages": [{"role": "user", "content": "x", "created_at": bad}]})

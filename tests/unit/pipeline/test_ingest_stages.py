@@ -12,6 +12,7 @@ from engram.pipeline.ingest import (
     IngestPipeline,
     IngestRun,
     add_relations,
+    drop_unsaid,
     plan,
     report_skipped,
     screen_messages,
@@ -36,7 +37,7 @@ def state(p: IngestPipeline, *messages: tuple[str, str], policy: MemoryPolicy | 
 
 
 def test_the_stages_run_in_this_order() -> None:
-    assert STAGES == (screen_messages, plan, store_facts, add_relations, report_skipped)
+    assert STAGES == (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)
 
 
 def test_screening_cuts_excluded_clauses_and_chooses_the_prompt_once() -> None:

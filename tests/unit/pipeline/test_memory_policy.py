@@ -83,7 +83,8 @@ def test_an_excluded_bank_is_stored_nowhere_and_the_rest_is_kept() -> None:
     memories = world.memories()
     assert [(m.fact_key, m.fact_value) for m in memories] == [("location", "Berlin")]
     assert not any("peanut" in m.text.lower() for m in memories)  # no fact, no episode
-    assert [(s.text, s.reason) for s in task.skipped] == [("I'm allergic to peanuts", "excluded: Health")]
+    # the task names what it cut by size only: excluded words are kept nowhere, its result included
+    assert [(s.text, s.reason) for s in task.skipped] == [("a clause of 23 characters", "excluded: Health")]
     assert task.counts["excluded"] == 1 and task.status is TaskStatus.COMPLETED
     # the task's kept input (shown by ?include=source) lost the clause too
     stored = world.tasks.get("acme", task.task_id).request
@@ -176,7 +177,8 @@ def test_an_llm_fact_in_an_excluded_bank_is_dropped_and_its_clause_cut_from_the_
     task = world.add("Peanuts make my throat swell up, and I live in Berlin")
     texts = [m.text for m in world.memories()]
     assert "Lives in Berlin" in texts and not any("peanut" in t.lower() for t in texts)
-    assert ("Allergic to peanuts", "excluded: Health") in [(s.text, s.reason) for s in task.skipped]
+    assert ("a fact of 19 characters", "excluded: Health") in [(s.text, s.reason) for s in task.skipped]
+    assert "peanut" not in json.dumps(task.model_dump(mode="json")).lower()
     system = llm.calls[0]["system"]
     assert "Never store medical details." in system and "Health" in system.split("Operator instructions")[1]
     assert system.rstrip().splitlines()[-1].startswith("Answer with JSON")  # the answer line still closes it

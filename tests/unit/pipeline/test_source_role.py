@@ -88,3 +88,23 @@ def test_the_source_is_shown_by_the_service_read() -> None:
     world = World()
     (fact,) = run(world, [Message(role="assistant", content="Noted.")], infer=False).values()
     assert who(world.service.get("acme", fact.id)) == ("assistant", None, 0)
+
+
+def test_who_said_each_message_is_known_to_the_speaker_step_whatever_made_the_memory(tmp_path: Path) -> None:
+    # The message's `name` is the one documented way to say who spoke: raw turns (infer=false) and facts
+    # read from one message record it (episodes too: test_episodes), and the index's speaker step finds them by it.
+    world = World(index=EmbeddedIndex(tmp_path / "index.sqlite", HashEmbedder().dimensions))
+    run(world, [Message(role="user", content="I went to a support group yesterday", name="Caroline")], infer=False)
+    run(world, [Message(role="user", content="I live in Berlin", name="Melanie")], task_id="t2")
+    run(world, [Message(role="assistant", content="Noted, the mural is finished", name="Jon")], "t3", infer=False)
+    stored = {f.text: f.speaker for f in world.current()}
+    assert stored["I went to a support group yesterday"] == "Caroline"
+    assert stored["Lives in Berlin"] == "Melanie"
+    assert stored["Noted, the mural is finished"] == "Jon"
+    assert all("speaker" not in f.metadata for f in world.current())  # the client's metadata stays its own
+    assert isinstance(world.index, EmbeddedIndex)
+    names = ["Caroline", "Melanie", "Jon", "Nobody"]
+    assert world.index.speakers_among("acme", "alice", names) == {"Caroline", "Melanie", "Jon"}
+    # Kept across a restart of the index (its own file), as repairs and cold starts read it.
+    reopened = EmbeddedIndex(tmp_path / "index.sqlite", HashEmbedder().dimensions)
+    assert reopened.speakers_among("acme", "alice", names) == {"Caroline", "Melanie", "Jon"}

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.domain.models import AddRequest, ExtractionPrompt, Message, Scope
+from engram.pipeline.clauses import clauses
 from engram.pipeline.episodes import states_something
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
@@ -107,6 +108,7 @@ def whole_extractor(text: str) -> None:
     states_something(text)
     sentence_triples([message])
     tokenize(text)
+    clauses(text)  # the policy screen's split
 
 
 def budget(text: str) -> float:

@@ -1,6 +1,6 @@
 """`engram export`: a user's current memories as JSON Lines, every field an import writes back.
 
-Format (version 2; README "Export and import"): a header line
+Format (version 2; docs/api.md, "Export and import"): a header line
 `{"type": "engram-export", "version": 2, "user_id", "exported_at", "count"}`, then one memory a line
 with the fields of EXPORTED, `attachments` ([{id, name, media_type, description, size, checksum,
 content_base64?}]), `source` ({task_id, message_index, role, at} or null) and `history` (the memory's

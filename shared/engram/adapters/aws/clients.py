@@ -92,6 +92,11 @@ class AwsClients:
         client: SFNClient = self._get("stepfunctions", lambda: self._make("stepfunctions"))
         return client
 
+    @property
+    def events(self) -> Any:
+        """EventBridge (the memory event bus)."""
+        return self._get("events", lambda: self._make("events"))
+
     def session_client(self, service: str, endpoint_url: str) -> Any:
         """A client of `service` at a given endpoint (the WebSocket stage's Management API)."""
         return self._get(f"{service}@{endpoint_url}", lambda: self._make(service, endpoint_url))

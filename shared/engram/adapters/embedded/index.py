@@ -26,7 +26,7 @@ from engram.adapters.embedded.recording_order import RecordingOrder
 from engram.adapters.embedded.sqlite import DELETE, LOAD, UPSERT, create_schema, db_row, sqlite_errors
 from engram.adapters.embedded.views import FactViewsOf, ViewStore
 from engram.domain.errors import EngramError
-from engram.domain.models import IndexDoc, ScoredId, SearchFilters
+from engram.domain.models import SPEAKER_KEY, IndexDoc, ScoredId, SearchFilters
 from engram.text.terms import term_counts, tokenize
 
 K1 = 1.2
@@ -35,7 +35,7 @@ K1 = 1.2
 # similarity settings to rank alike.
 B = 0.4
 _MIN_CAPACITY = 64
-SPEAKER = "metadata.speaker"  # the filter key of who said a memory (index_ports.Speakers)
+SPEAKER = f"metadata.{SPEAKER_KEY}"  # the filter key of who said a memory (index_ports.Speakers)
 
 FloatArray = npt.NDArray[np.float32]
 Context = tuple[tuple[float, ...], float]  # (neighbour weights by distance, seconds), context.py

@@ -25,7 +25,7 @@ from engram.adapters.opensearch.queries import (
 )
 from engram.adapters.opensearch.speakers import SPEAKER_FIELD, SpeakerCache, speakers_body, speakers_in
 from engram.domain.errors import EngramError, ValidationError
-from engram.domain.models import IndexDoc, ScoredId, SearchFilters
+from engram.domain.models import SPEAKER_KEY, IndexDoc, ScoredId, SearchFilters
 
 if TYPE_CHECKING:
     from engram.settings import Settings
@@ -164,7 +164,7 @@ class OpenSearchIndex:
             response = self._client.bulk(body=body)
         check_bulk(response, "index", missing_ok=False)
         for doc in docs:
-            if isinstance(said := doc.metadata.get("speaker"), str):
+            if isinstance(said := doc.metadata.get(SPEAKER_KEY), str):
                 self._speakers.heard(doc.tenant_id, doc.user_id, [said])
 
     def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
@@ -365,6 +365,6 @@ def _source(doc: IndexDoc) -> dict[str, Any]:
         source["agent_id"] = doc.agent_id
     if doc.run_id is not None:
         source["run_id"] = doc.run_id
-    if isinstance(said := doc.metadata.get("speaker"), str):
+    if isinstance(said := doc.metadata.get(SPEAKER_KEY), str):
         source[SPEAKER_FIELD] = said
     return source

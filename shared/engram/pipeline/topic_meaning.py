@@ -1,0 +1,156 @@
+"""Which memory banks and free topics a clause is about, by meaning: the local embedder against each
+topic's description (pipeline/topic_descriptions.py for the seven banks; a free topic is its own
+description, with the examples the tenant's config gives).
+
+A clause's score for a topic is its best cosine to the topic's statements. A bank is decided relative
+to the other banks (a clause is about the bank it is nearest to, or within the bank's margin of it),
+above the bank's floor under which a clause is about nothing in particular, or outright from a score
+sure to be about it; a free topic, which may lie inside any bank, on its own score. Each bank has its
+own constants: the banks are not equally distinct (health talk is far from the rest; interests, events
+and personal details run into each other), and one setting for all would make every bank pay for the
+vaguest. They were chosen by bench/policy_screen.py on two thirds of a labelled set of chat clauses
+(bench/data/policy_clauses.json) for the all-MiniLM-L6-v2 embedder, and are reported with the
+held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
+differently: a close call excludes (a clause near an excluded bank goes, even when another bank is a
+little nearer) and does not include (a clause is kept by `include` only when the bank is clearly its
+nearest), so privacy errs toward not storing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engram.domain.models import MemoryBank
+from engram.domain.ports import Embedder
+from engram.pipeline.topic_descriptions import BANK_DESCRIPTIONS
+
+
+@dataclass(frozen=True)
+class BankRule:
+    """When a clause is about one bank."""
+
+    floor: float  # the bank's score below this: not about it, whatever the other banks score
+    margin: float  # excluded when the bank scores within this of the clause's nearest bank
+    sure: float  # scoring this high: excluded whatever else the clause touches
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    banks: Mapping[MemoryBank, BankRule]
+    topic_floor: float  # a free topic's score from which a clause is about it
+    vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
+
+
+# Chosen by bench/policy_screen.py on two thirds of the labelled set (MiniLM int8), each bank for no
+# leak and then fewest false exclusions: see docs/policy.md for the rates these give.
+THRESHOLDS = Thresholds(
+    banks={
+        MemoryBank.PERSONAL: BankRule(floor=0.28, margin=0.04, sure=0.45),
+        MemoryBank.WORK: BankRule(floor=0.28, margin=0.13, sure=0.40),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=0.24, margin=0.16, sure=0.40),
+        MemoryBank.HEALTH: BankRule(floor=0.28, margin=0.04, sure=0.45),
+        MemoryBank.INTERESTS: BankRule(floor=0.28, margin=0.18, sure=0.40),
+        MemoryBank.EVENTS: BankRule(floor=0.26, margin=0.17, sure=0.40),
+        MemoryBank.GENERAL: BankRule(floor=0.28, margin=0.11, sure=0.40),
+    },
+    topic_floor=0.30,
+    vague=0.40,
+)
+
+# The model the constants were chosen for; another embedder's scores are on another scale.
+TUNED_FOR = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One clause's score per bank and per free topic asked about."""
+
+    banks: Mapping[MemoryBank, float]
+    topics: Mapping[str, float]
+    thresholds: Thresholds = THRESHOLDS  # what the decisions below use unless given others
+
+    @property
+    def nearest(self) -> float:
+        return max(self.banks.values(), default=0.0)
+
+    @property
+    def vague(self) -> bool:
+        """About no bank in particular ("saw them twice", "the winter started tbh")."""
+        return self.nearest < self.thresholds.vague
+
+    def excluded_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
+        score, rule = self.banks[bank], (t or self.thresholds).banks[bank]
+        return score >= rule.sure or (score >= rule.floor and score >= self.nearest - rule.margin)
+
+    def included_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
+        """Kept by `include` only when the bank is the clause's nearest (a close call is not kept)."""
+        score = self.banks[bank]
+        others = max((s for b, s in self.banks.items() if b is not bank), default=0.0)
+        return score >= (t or self.thresholds).banks[bank].floor and score > others
+
+    def about_topic(self, topic: str, t: Thresholds | None = None) -> bool:
+        return self.topics.get(topic.lower(), 0.0) >= (t or self.thresholds).topic_floor
+
+
+Matrix = npt.NDArray[np.float32]
+
+
+class TopicMeaning:
+    """Scores clauses against the banks' descriptions and free topics, with one embedder.
+
+    The descriptions are embedded once per instance (on first use), a free topic once per phrasing;
+    clauses go to the embedder in one call per screen (the pipeline's cached embedder answers a clause
+    it has embedded for storage without running the model again)."""
+
+    def __init__(self, embedder: Embedder, thresholds: Thresholds = THRESHOLDS) -> None:
+        self.embedder = embedder
+        self.thresholds = thresholds
+        self._banks: dict[MemoryBank, Matrix] | None = None
+        self._topics: dict[tuple[str, ...], Matrix] = {}
+        self._lock = threading.Lock()
+
+    def _bank_vectors(self) -> dict[MemoryBank, Matrix]:
+        if self._banks is None:
+            banks = {bank: _matrix(self.embedder.embed(list(lines))) for bank, lines in BANK_DESCRIPTIONS.items()}
+            with self._lock:
+                self._banks = banks
+        return self._banks
+
+    def _topic_vectors(self, topic: str, examples: Sequence[str]) -> Matrix:
+        key = (topic.lower(), *examples)
+        with self._lock:
+            found = self._topics.get(key)
+        if found is None:
+            found = _matrix(self.embedder.embed([topic, f"talking about {topic}", *examples]))
+            with self._lock:
+                if len(self._topics) > 1_000:  # tenants' topics change rarely; never grow without bound
+                    self._topics.clear()
+                self._topics[key] = found
+        return found
+
+    def score(self, clauses: Sequence[str], topics: Mapping[str, Sequence[str]] | None = None) -> list[Scores]:
+        """Each clause's scores; `topics`: the free topics asked about, each with its examples."""
+        if not clauses:
+            return []
+        banks = self._bank_vectors()
+        wanted = {t.lower(): self._topic_vectors(t, examples) for t, examples in (topics or {}).items()}
+        vectors = _matrix(self.embedder.embed(list(clauses)))
+        bank_best = {bank: (vectors @ protos.T).max(axis=1) for bank, protos in banks.items()}
+        topic_best = {topic: (vectors @ protos.T).max(axis=1) for topic, protos in wanted.items()}
+        return [
+            Scores(
+                {bank: float(best[row]) for bank, best in bank_best.items()},
+                {topic: float(best[row]) for topic, best in topic_best.items()},
+                self.thresholds,
+            )
+            for row in range(len(clauses))
+        ]
+
+
+def _matrix(vectors: Sequence[Sequence[float]]) -> Matrix:
+    return np.asarray(vectors, dtype=np.float32)
