@@ -31,7 +31,7 @@ def run(count: int = 42) -> dict[str, Any]:
     facts, index = MemoryFactStore(), EmbeddedIndex(None, embedder.dimensions)
     pipeline = IngestPipeline(facts, index, embedder, OfflineExtractor(), KeyReconciler(), keep_episodes=True)
     service = MemoryService(facts, index, embedder, MemoryTaskStore(), MemoryQueue())
-    assert service.searcher is not None
+    assert service.search_pipeline is not None
     people = users(count)
     began = time.perf_counter()
     asked: list[tuple[str, str, set[str]]] = []  # user, question, ids of the memories its statement made
@@ -54,7 +54,7 @@ def run(count: int = 42) -> dict[str, Any]:
         hits = service.search(TENANT, SearchQuery(user_id=user_id, query=question, top_k=3))
         ids = [f.id for f, _ in hits]
         full.append((ids[:1] != [] and ids[0] in made, bool(made & set(ids[:3]))))
-        raw = [h.id for h in service.searcher.search(TENANT, user_id, question, 3)]
+        raw = [h.id for h in service.search_pipeline.searcher.search(TENANT, user_id, question, 3)]
         plain.append((raw[:1] != [] and raw[0] in made, bool(made & set(raw[:3]))))
     search_s = time.perf_counter() - began
 

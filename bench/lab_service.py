@@ -1,8 +1,8 @@
 """The product's search for the fast labs: a real MemoryService over an EmbeddedIndex whose documents
 carry their memories (so the fact store is never read), with in-memory fakes for the other ports and
-the search settings read from the environment as the bootstrap reads them (ENGRAM_SEARCH_DIVERSITY,
-...). The labs thus measure MemoryService.search (HybridSearcher + rank_by_time + intent rerank +
-diversify), not a copy of it."""
+the search settings read from the environment as the bootstrap reads them (ENGRAM_SEARCH_RERANKER,
+...). The labs thus measure MemoryService.search (HybridSearcher + rank_by_time + intent rerank + the
+optional reranker), not a copy of it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import Fact
 from engram.domain.ports import Embedder
-from engram.search.decompose import decomposing
-from engram.search_wiring import hybrid_searcher
+from engram.search.hybrid import hybrid_searcher
+from engram.search.pipeline import SearchPipeline, stages_from_settings
 from engram.services.memory import MemoryService
 from engram.settings import Settings
 from engram.writes.unit_of_work import index_doc
@@ -28,20 +28,13 @@ def lab_service(
     index = EmbeddedIndex(None, len(vectors[0]) if vectors else 384)
     index.upsert([index_doc(f, v) for f, v in zip(facts, vectors, strict=True)])
     s = Settings()
-    decompose = float(searcher_fields.pop("decompose", s.search_decompose))  # > 0: sub-queries too
-    head = searcher_fields.pop("decompose_head", s.search_decompose_head)  # interleave after the top few
     # As the bootstrap builds it (the ENGRAM_SEARCH_* settings), key=value fields of the lab on top.
-    searcher = decomposing(hybrid_searcher(index, embedder, s, **searcher_fields), decompose, head)
+    searcher = hybrid_searcher(index, embedder, s, **searcher_fields)
     return MemoryService(
         facts=MemoryFactStore(),
         index=index,
         embedder=embedder,
         tasks=MemoryTaskStore(),
         queue=MemoryQueue(),
-        searcher=searcher,
-        diversity=s.search_diversity,
-        diversity_gap_s=s.search_diversity_gap_s,
-        reranker=from_settings(s),
-        rerank_candidates=s.search_rerank_candidates,
-        rerank_weight=s.search_rerank_weight,
+        search_pipeline=SearchPipeline(searcher, stages_from_settings(s, from_settings(s))),
     )

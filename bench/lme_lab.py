@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.lme_lab [--quick | --all] [--cached] [--per-question] [key=value ...]
 
-key=value: HybridSearcher fields, or decompose=<share> / decompose_head=<n> (bench/lab_service.py).
+key=value: HybridSearcher fields (bench/lab_service.py).
 
 The same fixed stratified subset as bench/longmemeval.py (48 questions; --quick 12, --all 184).
 Every turn is stored as the raw-turns mode stores it (one memory per message, or parts of a message

@@ -182,8 +182,9 @@ def _ablate(
     }
     for name, hits in rows.items():
         ranked[name].append((category, [by_memory.get(h.id, "?") for h in hits], evidence))
-    searcher = env.container.memories.searcher
-    wider = replace(env.container.memories, searcher=replace(searcher, min_candidates=100) if searcher else None)
+    first = env.container.search_pipeline
+    wider_pipeline = replace(first, searcher=replace(first.searcher, min_candidates=100))
+    wider = replace(env.container.memories, search_pipeline=wider_pipeline)
     found = wider.search(env.tenant_id, SearchQuery(user_id=conv.user_id, query=question, top_k=k))
     ranked["100 candidates"].append((category, [by_memory.get(f.id, "?") for f, _ in found], evidence))
 

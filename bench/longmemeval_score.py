@@ -1,4 +1,4 @@
-"""Scoring of the LongMemEval part (pure: unit-tested in tests/unit/test_bench_longmemeval.py).
+"""Scoring of the LongMemEval part (pure: unit-tested in tests/unit/bench/test_bench_longmemeval.py).
 
 A search hit is mapped to the turn it came from: its add's metadata names the session
 (`session_id`; one add per session) and its `source.message_index` the turn within it. A raw turn

@@ -126,7 +126,7 @@ class Lab:
 
     def service(self, **fields: Any) -> MemoryService:
         """A MemoryService over the same turns (bench/lab_service.py): the search settings of the
-        environment (diversity ...) and the steps after HybridSearcher apply. Memories are valid from
+        environment (the reranker ...) and the steps after HybridSearcher apply. Memories are valid from
         when they were said (the session's time + 1 s per turn), as the recall part stores them."""
         facts: list[Fact] = []
         vectors: list[list[float]] = []

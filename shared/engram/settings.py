@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from engram.domain.errors import ConfigurationError
 
@@ -124,19 +124,6 @@ class Settings(BaseModel):
 
     # Pipeline tuning
     duplicate_threshold: float = Field(default=0.95, description="Cosine at or above this at ingest: the same fact.")
-    duplicate_rule: Literal["cosine", "cosine_and_text"] = Field(
-        default="cosine",
-        description=(
-            "`cosine`: `ENGRAM_DUPLICATE_THRESHOLD` alone; `cosine_and_text`: `ENGRAM_DUPLICATE_COSINE_WITH_TEXT`"
-            " and `ENGRAM_DUPLICATE_TEXT_THRESHOLD` must both hold."
-        ),
-    )
-    duplicate_cosine_with_text: float = Field(
-        default=0.9, ge=0.0, le=1.0, description="The cosine of the `cosine_and_text` rule."
-    )
-    duplicate_text_threshold: float = Field(
-        default=0.85, ge=0.0, le=1.0, description="The text similarity of the `cosine_and_text` rule."
-    )
     dedupe_similarity: float = Field(
         default=0.95, ge=0.0, le=1.0, description="Cosine at which the maintenance `dedupe` step merges two memories."
     )
@@ -206,37 +193,6 @@ class Settings(BaseModel):
         ge=1,
         le=1000,
         description="Hits taken from each side (vector, BM25) before fusion; 100 ranks about 15 % faster, finds less.",
-    )
-    search_diversity: float = Field(
-        default=0.0, ge=0.0, le=1.0, description="Spread the top k over conversations (0: off; docs/performance.md)."
-    )
-    search_diversity_gap_s: float = Field(
-        default=6 * 3600.0, gt=0, description="Memories said closer than this many seconds belong to one conversation."
-    )
-    search_decompose: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=1.0,
-        description=(
-            "> 0: questions about several things are also searched per thing, their hits joined at this share of"
-            " their score (0: off; docs/performance.md)."
-        ),
-    )
-    search_decompose_head: int | None = Field(
-        default=None,
-        ge=0,
-        le=100,
-        description="Set: the per-thing hits are interleaved after the question's own top this many instead.",
-    )
-    search_rewrite: Literal["off", "llm"] = Field(
-        default="off",
-        description="`llm`: the configured LLM writes the sub-queries, one call per search (needs an LLM).",
-    )
-    search_graph_expansion: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=1.0,
-        description="Share a memory linked to an entity the question names moves toward the match (0: off).",
     )
     search_context_weight: float = Field(
         default=0.5,
@@ -343,12 +299,6 @@ class Settings(BaseModel):
     def _empty_is_unset(cls, value: object) -> object:
         # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
         return None if value == "" else value
-
-    @model_validator(mode="after")
-    def _rewrite_needs_an_llm(self) -> Settings:
-        if self.search_rewrite == "llm" and not self.llm_configured:
-            raise ValueError("ENGRAM_SEARCH_REWRITE=llm needs an LLM: set ENGRAM_OPENAI_API_KEY (or its SSM parameter)")
-        return self
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:

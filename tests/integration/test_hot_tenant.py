@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from engram.bootstrap import Container
 from engram.domain.models import Event, Task, TaskResult
-from engram.live_wiring import LiveWiring
 from engram.operations.accounting import Accounting
 from engram.settings import Settings
 from tests.integration.request_accounting import accounting_stack
@@ -82,20 +82,13 @@ class RecordingClient:
         return {}
 
 
-class ReplayWiring(LiveWiring):
-    """The container's own wiring of the counters (bootstrap's LiveWiring), on the recording client."""
-
-    def __init__(self, settings: Settings, client: RecordingClient) -> None:
-        self.settings = settings
-        self.aws = SimpleNamespace(dynamodb=client)
-
-
 def replayed_second(shards: int) -> Counter[str]:
     """One second of one tenant at ADDS_PER_S live adds of different users, each moving its task's
     counters as a live add does (enqueued, started, finished, counted), through the counters the
     container wires with ENGRAM_COUNTER_SHARDS=shards: writes per partition key."""
     client = RecordingClient()
-    wiring = ReplayWiring(Settings(counter_shards=shards), client)
+    # The container's own wiring of the counters, on the recording client.
+    wiring = Container(Settings(counter_shards=shards), aws=SimpleNamespace(dynamodb=client))
     queue = wiring.queue_metrics
     accounting = Accounting(usage=wiring.usage_counters)
     for n in range(ADDS_PER_S):

@@ -10,6 +10,7 @@ from typing import Any
 from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.domain.models import Event, Fact, SearchQuery
 from engram.search.hybrid import HybridSearcher
+from engram.search.pipeline import SearchPipeline
 from engram.services.memory import MemoryService
 from engram.settings import Settings
 from engram.writes.unit_of_work import history_event
@@ -52,7 +53,12 @@ def test_a_search_is_one_opensearch_request_and_one_dynamodb_read(db: Any) -> No
     index = OpenSearchIndex(client, "engram-test", HashEmbedder.dimensions)
     embedder = HashEmbedder()
     memories = MemoryService(
-        store, index, embedder, MemoryTaskStore(), MemoryQueue(), searcher=HybridSearcher(index, embedder)
+        store,
+        index,
+        embedder,
+        MemoryTaskStore(),
+        MemoryQueue(),
+        search_pipeline=SearchPipeline(HybridSearcher(index, embedder)),
     )
     knn = answer(
         (berlin.id, 0.95, berlin.created_at), (pizza.id, 0.6, pizza.created_at), (moved.id, 0.55, moved.created_at)
@@ -94,7 +100,9 @@ def test_without_context_and_speaker_steps_a_search_is_one_opensearch_request_fr
     index = OpenSearchIndex(client, "engram-test", HashEmbedder.dimensions)
     embedder = HashEmbedder()
     searcher = HybridSearcher(index, embedder, context_weight=0.0, speaker_lift=0.0)
-    memories = MemoryService(store, index, embedder, MemoryTaskStore(), MemoryQueue(), searcher=searcher)
+    memories = MemoryService(
+        store, index, embedder, MemoryTaskStore(), MemoryQueue(), search_pipeline=SearchPipeline(searcher)
+    )
     script.responses = [(200, {"responses": [answer((berlin.id, 0.9, berlin.created_at))] * 2})]
     calls = recorded_calls(db)
 

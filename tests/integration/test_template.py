@@ -181,7 +181,7 @@ def test_sam_build_makes_lambda_ready_artifacts(tmp_path: Path) -> None:
     assert not (engram.parent / "engram_tools").exists()
 
     deps = build / "DepsLayer" / "python"
-    for package in ("aws_lambda_powertools", "pydantic", "pydantic_settings", "opensearchpy", "openai", "numpy"):
+    for package in ("aws_lambda_powertools", "pydantic", "opensearchpy", "openai", "numpy"):
         assert (deps / package).is_dir(), f"{package} missing from the deps layer"
     # Compiled wheels must be Lambda's (CPython 3.12, Linux x86_64), whatever Python ran the build.
     cores = [p.name for p in (deps / "pydantic_core").glob("_pydantic_core*.so")]

@@ -31,16 +31,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "graph": {"domain", "text", "rules", "reconcile"},
     "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph"},
     "maintenance": {"domain", "text", "reconcile", "writes"},
-    "search": {"domain", "text", "reconcile", "graph"},  # the stages of a relevance query and their ranking
+    "search": {"domain", "text", "settings"},  # the stages of a relevance query and their ranking
     # use cases
     "services": {"domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph"},
     "adapters": {"domain", "text", "settings"},
-    "live_wiring": {"domain", "settings", "operations", "services", "adapters"},
-    "search_wiring": {"domain", "settings", "operations", "search", "graph", "adapters"},
-    "policy_wiring": {"domain", "settings", "pipeline", "services", "adapters"},  # include/exclude by meaning
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
-        *("search", "services", "adapters", "live_wiring", "search_wiring", "policy_wiring"),
+        *("search", "services", "adapters"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
 }

@@ -385,7 +385,6 @@ class SearchQuery(Model):
     as_of: datetime | None = None  # rank the versions that were current then
     time_range: tuple[datetime, datetime] | None = None  # only memories valid from within [start, end)
     now: datetime | None = None  # when the question is asked: "last week" resolves against it
-    graph: bool = True  # False: no graph expansion (the API body's `graph`)
 
 
 class Page(Model):

@@ -99,7 +99,7 @@ class SearchBody(Strict):
     as_of: datetime | None = None  # rank the versions that were current at this time
     time_range: TimeRangeBody | None = None  # only memories valid from within this span of event time
     now: datetime | None = None  # when the question is asked (default: the server's clock)
-    graph: bool = True  # false: no relations in the answer, no graph expansion of the results
+    graph: bool = True  # false: no relations in the answer
     graph_hops: int = Field(default=1, ge=1, le=2)
 
     def to_query(self) -> SearchQuery:
@@ -119,7 +119,6 @@ class SearchBody(Strict):
             as_of=aware(self.as_of),
             time_range=(aware(self.time_range.start), aware(self.time_range.end)) if self.time_range else None,
             now=aware(self.now),
-            graph=self.graph,
         )
 
 

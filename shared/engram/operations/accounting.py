@@ -15,7 +15,7 @@ from datetime import datetime
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import EngramError
-from engram.domain.models import Event, Task, TaskKind, Usage, utcnow
+from engram.domain.models import Event, Task, TaskKind, utcnow
 from engram.domain.operations_ports import Metrics, UsageCounters
 from engram.operations.busy_log import BusyLog
 from engram.operations.metrics import NoMetrics
@@ -98,22 +98,6 @@ class Accounting:
             self.usage.add(task.tenant_id, _day(self.now()), {"failed_adds": 1})
         if self.log is not None:
             self.log.finished(False, _duration_s(task))
-
-    def search_llm(self, tenant_id: str, usage: Usage) -> None:
-        """A search's own LLM call (the query rewrite), counted like an add's: metric and daily usage."""
-        self.metrics.add("LLMCalls", usage.llm_calls)
-        counters = self.search_usage or self.usage
-        if counters is None:
-            return
-        counts = {
-            "llm_calls": usage.llm_calls,
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-        }
-        try:
-            counters.add(tenant_id, _day(self.now()), counts)
-        except EngramError:  # a lost count must not cost the caller the answer
-            logger.exception("search LLM call not counted", extra={"tenant_id": tenant_id})
 
     @contextmanager
     def search(self, tenant_id: str) -> Iterator[None]:

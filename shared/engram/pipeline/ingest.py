@@ -1,4 +1,9 @@
-"""The basic memory pipeline: messages -> facts -> similar memories -> decisions -> apply."""
+"""The basic memory pipeline: messages -> facts -> similar memories -> decisions -> apply.
+
+One add is a list of stages (STAGES) over one run-state object (IngestRun): the policy screens the
+messages, the single LLM call plans the run when it can, the facts are read, decided and applied, the
+graph adds its relations, and the outcome says what the policy left out. Each stage is a small
+function; the steps it runs live in their own modules (policy_screen, one_call, apply, graph)."""
 
 from __future__ import annotations
 
@@ -41,7 +46,6 @@ from engram.pipeline.episodes import (
     episodes,
     kept_for_attachments,
 )
-from engram.pipeline.nothing_new import why_nothing_changed
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
 from engram.pipeline.reads import RunReads
 from engram.pipeline.shares import RunShares, TaskShare
@@ -72,7 +76,6 @@ class IngestOutcome:
     counts: dict[str, int]
     candidates: list[CandidateFact] = field(default_factory=list)
     shares: RunShares | None = None  # the results and counts of each task of a merged run
-    note: str | None = None  # why no memory changed, when none did (the worker says it per task)
     skipped: list[Located] = field(default_factory=list)  # what the policy left out (pipeline/policy_screen.py)
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
     relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
@@ -94,6 +97,31 @@ class IngestOutcome:
 
 
 @dataclass
+class IngestRun:
+    """One add's run as the stages fill it in: what was asked, read (the messages the policy kept and the
+    prompt that reads them), planned (the single call's answer), decided and applied (the outcome)."""
+
+    scope: Scope
+    request: AddRequest
+    task_id: str
+    reads: RunReads  # the user's memories as this run reads them (each read once)
+    sources: Sequence[MemorySource] = ()
+    policy: MemoryPolicy | None = None
+    screen: PolicyScreen | None = None
+    skipped: list[Located] = field(default_factory=list)  # what the policy left out: clauses, then facts
+    redacted: bool = False  # clauses were cut from the messages
+    prompt: ExtractionPrompt = ExtractionPrompt.USER  # chosen once the messages are screened
+    planned: OneCallAnswer | None = None
+    outcome: IngestOutcome | None = None
+
+    @property
+    def result(self) -> IngestOutcome:
+        if self.outcome is None:
+            raise RuntimeError("the facts stage has not run")
+        return self.outcome
+
+
+@dataclass
 class IngestPipeline:
     facts: FactStore
     index: VectorIndex
@@ -101,7 +129,6 @@ class IngestPipeline:
     extractor: FactExtractor
     reconciler: Reconciler
     duplicate_threshold: float = 0.95
-    duplicate_rule: DuplicateRule | None = None  # None: cosine >= duplicate_threshold alone
     similar_per_fact: int = 5
     attachments: AttachmentStore | None = None
     blobs: BlobStore | None = None
@@ -134,40 +161,12 @@ class IngestPipeline:
         policy: MemoryPolicy | None = None,
     ) -> IngestOutcome:
         """`policy`: the add's instructions, include/exclude and custom prompts (domain/policy.py)."""
-        screen = PolicyScreen(policy, self.meaning) if policy is not None and policy.filters else None
-        # Excluded clauses leave the messages first: no step (nor the LLM) sees them, nothing can store them.
-        request, skipped = screen.redact(request) if screen is not None else (request, [])
-        redacted = bool(skipped)
+        reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
+        run = IngestRun(scope, request, task_id, reads, sources, policy)
         with using_policy(policy):
-            reads = RunReads(self.facts, self.index, scope.tenant_id, scope.user_id)
-            planned = self._ask_once(scope, request, reads, policy)
-            outcome = self._facts(scope, request, task_id, sources, planned, reads, screen, skipped)
-            # What the screen excluded only once read (an LLM's fact, an episode's clause) leaves the messages
-            # too: the graph step does not see it and the add's kept input does not show it.
-            unsaid = screen.unsaid(request) if screen is not None else None
-            if unsaid is not None:
-                request, redacted = unsaid, True
-            if self.graph is not None and request.infer:
-                decided = planned.graph if planned is not None else None
-                protected = functools.cache(functools.partial(self._protected_texts, scope))
-                stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
-                changes, used = self.graph.ingest(
-                    scope, request.messages, outcome.candidates, task_id, decided, protected, stored
-                )
-                outcome.usage.add(used)
-                outcome.counts.update(changes.counts())
-                outcome.relations = changes.relations()
-                if outcome.shares is not None:
-                    outcome.shares.add_run_counts(changes.counts())
-                    outcome.shares.add_run_relations(outcome.relations)
-        if skipped:
-            outcome.record_skipped(skipped)
-        if redacted:
-            outcome.messages = list(request.messages)
-        outcome.note = why_nothing_changed(request, outcome.counts, outcome.results)
-        if policy is not None and policy.instructions.strip() and not self.reads_instructions:
-            outcome.unread = INSTRUCTIONS_UNREAD
-        return outcome
+            for stage in STAGES:
+                stage(self, run)
+        return run.result
 
     @property
     def reads_instructions(self) -> bool:
@@ -187,7 +186,7 @@ class IngestPipeline:
                 return texts
 
     def _ask_once(
-        self, scope: Scope, request: AddRequest, reads: RunReads, policy: MemoryPolicy | None
+        self, scope: Scope, request: AddRequest, prompt: ExtractionPrompt, reads: RunReads, policy: MemoryPolicy | None
     ) -> OneCallAnswer | None:
         """The single call's answer, or None where the separate steps run (rules understood every
         statement, a conversation longer than one window, attachments, the relevance strategy, custom
@@ -196,7 +195,6 @@ class IngestPipeline:
             return None
         if policy is not None and policy.prompts.any:
             return None
-        prompt = choose_prompt(request.messages, request.prompt)
         if request.strategy is not ReconcileStrategy.DEFAULT or not self.one_call.fits(request.messages, prompt):
             return None
         if self.one_call.shortcut(self.extractor, request.messages, prompt):
@@ -233,6 +231,7 @@ class IngestPipeline:
         self,
         scope: Scope,
         request: AddRequest,
+        prompt: ExtractionPrompt,
         task_id: str,
         sources: Sequence[MemorySource],
         planned: OneCallAnswer | None,
@@ -246,7 +245,6 @@ class IngestPipeline:
         shares = RunShares(task_id, sources)
         notes: dict[int, str] = {}  # candidate index -> why it was kept, for the task result
         if request.infer:
-            prompt = choose_prompt(request.messages, request.prompt)
             if planned is not None:
                 candidates, used = list(planned.facts), planned.usage
             else:
@@ -346,8 +344,7 @@ class IngestPipeline:
         ]
         found = reads.get_many([h.id for hits in hits_of for h in hits])
         kinds = {f.id: f.kind for f in found}
-        texts = {f.id: f.text for f in found}
-        rule = self.duplicate_rule or DuplicateRule(self.duplicate_threshold)
+        rule = DuplicateRule(self.duplicate_threshold)
         similar: dict[str, float] = {}
         skipped: list[Decision] = []
         pending: list[CandidateFact] = []
@@ -358,7 +355,7 @@ class IngestPipeline:
             # A near-duplicate of a current memory is skipped before the LLM sees it; a fact is only
             # ever a duplicate of a fact (an episode does not hold its key), an episode of anything.
             same = [h for h in hits if candidate.kind == "episode" or kinds[h.id] == "fact"]
-            if same and not candidate.negated and rule.same(same[0].score, candidate.text, texts[same[0].id]):
+            if same and not candidate.negated and rule.same(same[0].score):
                 skipped.append(
                     Decision(
                         event=Event.NONE, text=candidate.text, memory_id=same[0].id, fact_index=index, duplicate=True
@@ -436,3 +433,70 @@ class IngestPipeline:
         if not ids or self.attachments is None:
             return {}
         return self.attachments.get_many(scope.tenant_id, ids)
+
+
+def screen_messages(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """Excluded clauses leave the messages first: no stage (nor the LLM) sees them, nothing can store them.
+    The prompt that reads the messages is chosen here, once."""
+    policy = run.policy
+    run.screen = PolicyScreen(policy, pipeline.meaning) if policy is not None and policy.filters else None
+    if run.screen is not None:
+        run.request, run.skipped = run.screen.redact(run.request)
+        run.redacted = bool(run.skipped)
+    run.prompt = choose_prompt(run.request.messages, run.request.prompt)
+
+
+def plan(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The single LLM call's facts, decisions and relations, where it can answer for the run."""
+    run.planned = pipeline._ask_once(run.scope, run.request, run.prompt, run.reads, run.policy)
+
+
+def store_facts(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The facts read (or planned), decided against the user's memories and applied."""
+    run.outcome = pipeline._facts(
+        run.scope, run.request, run.prompt, run.task_id, run.sources, run.planned, run.reads, run.screen, run.skipped
+    )
+
+
+def drop_unsaid(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """What the screen excluded only once read (an LLM's fact, an episode's clause) leaves the messages too:
+    the graph step does not see it and the add's kept input does not show it."""
+    unsaid = run.screen.unsaid(run.request) if run.screen is not None else None
+    if unsaid is not None:
+        run.request, run.redacted = unsaid, True
+
+
+def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The graph's relations of the run, after its facts (whose memories they link)."""
+    graph, outcome = pipeline.graph, run.result
+    if graph is None or not run.request.infer:
+        return
+    decided = run.planned.graph if run.planned is not None else None
+    protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
+    stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
+    changes, used = graph.ingest(
+        run.scope, run.request.messages, outcome.candidates, run.task_id, decided, protected, stored
+    )
+    outcome.usage.add(used)
+    outcome.counts.update(changes.counts())
+    outcome.relations = changes.relations()
+    if outcome.shares is not None:
+        outcome.shares.add_run_counts(changes.counts())
+        outcome.shares.add_run_relations(outcome.relations)
+
+
+def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """What the policy left out, the messages without it when the redaction cut any, and instructions that
+    nothing in this deployment reads."""
+    outcome = run.result
+    if run.skipped:
+        outcome.record_skipped(run.skipped)
+    if run.redacted:
+        outcome.messages = list(run.request.messages)
+    policy = run.policy
+    if policy is not None and policy.instructions.strip() and not pipeline.reads_instructions:
+        outcome.unread = INSTRUCTIONS_UNREAD
+
+
+Stage = Callable[[IngestPipeline, IngestRun], None]
+STAGES: tuple[Stage, ...] = (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)

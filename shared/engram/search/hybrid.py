@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Protocol
+from typing import Any, Protocol
 
 from engram.domain.index_ports import ContextVectors, HybridCandidates, Speakers, Timeline
 from engram.domain.models import ScoredId, SearchFilters
 from engram.domain.ports import Embedder, VectorIndex
+from engram.settings import Settings
 from engram.text.terms import FILLER_WORDS, QUESTION_WORDS
 
 # A "when" question is answered by a turn that says when ("last week", "yesterday"): those words
@@ -54,7 +55,7 @@ def without_names(query: str, names: set[str]) -> str:
 
 
 class Searcher(Protocol):
-    """What MemoryService.search ranks with: HybridSearcher, or a wrapper of it (search/decompose.py)."""
+    """What MemoryService.search ranks with: HybridSearcher, or a fake of it in tests."""
 
     def search(
         self,
@@ -185,3 +186,17 @@ class HybridSearcher:
             own = fused.get(memory_id, floor)
             result[memory_id] = own + self.context_weight * max(0.0, source_score - own)
         return result
+
+
+def hybrid_searcher(index: VectorIndex, embedder: Embedder, settings: Settings, **fields: Any) -> HybridSearcher:
+    """HybridSearcher with the ENGRAM_SEARCH_* weights; `fields` on top (the bench labs try other values)."""
+    s = settings
+    configured: dict[str, Any] = {
+        "semantic_weight": s.search_semantic_weight,
+        "speaker_lift": s.search_speaker_lift,
+        "vector_context": s.search_vector_context,
+        "min_candidates": s.search_min_candidates,
+        "context_weight": s.search_context_weight,
+        "context_window_s": s.search_context_window_s,
+    }
+    return HybridSearcher(index, embedder, **(configured | fields))

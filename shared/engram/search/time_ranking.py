@@ -63,24 +63,3 @@ def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[t
             score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
         ranked.append((fact, score))
     return sorted(ranked, key=lambda hit: -hit[1])
-
-
-def diversify(hits: Sequence[tuple[Fact, float]], top_k: int, share: float, gap_s: float) -> list[tuple[Fact, float]]:
-    """The top `top_k`, chosen greedily so that one conversation does not fill them: a hit said within
-    `gap_s` of n hits already chosen keeps (1 - share)^n of its score for the choice (its own score is
-    unchanged). Questions whose evidence lies in several conversations ("what exercises has John
-    done?") then see the second conversation's evidence instead of a tenth turn of the first."""
-    if share <= 0 or len(hits) <= 1:
-        return list(hits[:top_k])
-    left = sorted(hits, key=lambda hit: -hit[1])
-    chosen: list[tuple[Fact, float]] = []
-    while left and len(chosen) < top_k:
-
-        def weight(hit: tuple[Fact, float]) -> float:
-            near = sum(1 for fact, _ in chosen if abs((fact.valid_from - hit[0].valid_from).total_seconds()) < gap_s)
-            return hit[1] * (1.0 - share) ** near
-
-        best = max(left, key=weight)
-        left.remove(best)
-        chosen.append(best)
-    return chosen

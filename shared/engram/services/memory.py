@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,17 +31,14 @@ from engram.domain.ports import (
     BlobStore,
     Embedder,
     FactStore,
-    Reranker,
     TaskQueue,
     TaskStore,
     UserDirectory,
     VectorIndex,
 )
 from engram.pipeline.reads import kept_or_stored
-from engram.search.hybrid import HybridSearcher, Searcher
-from engram.search.intent import rerank
-from engram.search.model_rerank import rescore
-from engram.search.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, diversify, rank_by_time
+from engram.search.hybrid import HybridSearcher
+from engram.search.pipeline import SearchPipeline
 from engram.services.attachments import AttachmentService
 from engram.services.paging import page_after
 from engram.services.task_inputs import PAYLOADS, load_request
@@ -51,10 +47,6 @@ from engram.writes.unit_of_work import Lifecycle, index_doc, next_version
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
-    from engram.search.graph_expansion import GraphExpansion
-
-RERANK_POOL = 10
-
 
 @dataclass
 class MemoryService:
@@ -66,23 +58,17 @@ class MemoryService:
     blobs: BlobStore | None = None
     attachments: AttachmentService | None = None
     max_inline_payload_bytes: int = 256 * 1024
-    searcher: Searcher | None = None
+    search_pipeline: SearchPipeline | None = None  # the first ranking and the stages after it (built if not given)
     touches: TouchBuffer | None = None
     scratch_index: Callable[[], VectorIndex] | None = None  # an empty in-memory index, for as_of search
     max_as_of_versions: int = 1000
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
-    diversity: float = 0.0  # > 0: the top k spread over conversations (time_ranking.diversify)
-    diversity_gap_s: float = 6 * 3600.0  # memories said closer than this belong to one conversation
-    expansion: GraphExpansion | None = None  # memories linked to the entities a question names
-    reranker: Reranker | None = None  # None: the first ranking stands (search/model_rerank.py)
-    rerank_candidates: int = 20  # how many of the first ranking's top the reranker reads
-    rerank_weight: float = 0.2  # the reranker's share of the blended score
 
     def __post_init__(self) -> None:
-        if self.searcher is None:
-            self.searcher = HybridSearcher(self.index, self.embedder)
+        if self.search_pipeline is None:
+            self.search_pipeline = SearchPipeline(HybridSearcher(self.index, self.embedder))
         if self.lifecycle is None:
             store = self.attachments.store if self.attachments else None
             self.lifecycle = Lifecycle(self.facts, self.index, self.embedder, store, self.blobs)
@@ -153,48 +139,11 @@ class MemoryService:
     def search(self, tenant_id: str, q: SearchQuery) -> list[tuple[Fact, float]]:
         if q.as_of is not None:
             return self._search_as_of(tenant_id, q, q.as_of)
-        assert self.searcher is not None  # noqa: S101 - type narrowing: the container always sets it
-        now = utcnow()
-        when = TimeAsked.of(q.query, q.now or now, q.time_range)  # the question's time, read once
-        # A few more hits than asked for, so a fact of the kind the question wants can move up; more
-        # when the question names a time (a memory of that time may rank lower on words alone).
-        pool = max(q.top_k, RERANK_POOL)
-        if q.time_range is not None:
-            pool = max(pool, RANGE_POOL)
-        elif when.any:
-            pool = max(pool, TIME_POOL)
-        if self.diversity > 0:
-            pool = max(pool, 3 * q.top_k)
-        if self.reranker is not None:
-            pool = max(pool, self.rerank_candidates)
-        hits = self.searcher.search(tenant_id, q.user_id, q.query, pool, q.filters, q.threshold)
-        facts = self._hit_facts(tenant_id, q.user_id, [h.id for h in hits])
-        found = [
-            (facts[h.id], h.score)
-            for h in hits
-            if h.id in facts and facts[h.id].user_id == q.user_id and not facts[h.id].expired(now)
-        ]
-        if self.expansion is not None and q.graph:
-            found = self._expanded(tenant_id, q, found, now)
-        if self.reranker is not None:
-            found = rescore(self.reranker, q.query, found, self.rerank_candidates, self.rerank_weight)
-        ranked = rerank(q.query, rank_by_time(found, when))
-        ranked = diversify(ranked, q.top_k, self.diversity, self.diversity_gap_s)
+        assert self.search_pipeline is not None  # noqa: S101 - type narrowing: set in __post_init__
+        ranked = self.search_pipeline.run(tenant_id, q, self._hit_facts)
         if self.touches is not None:  # a search is a use, written later in a batch
             self.touches.record(tenant_id, [f.id for f, _ in ranked])
         return ranked
-
-    def _expanded(
-        self, tenant_id: str, q: SearchQuery, found: list[tuple[Fact, float]], now: datetime
-    ) -> list[tuple[Fact, float]]:
-        assert self.expansion is not None  # noqa: S101 - type narrowing: checked by the caller
-
-        def keep(fact: Fact) -> bool:
-            return fact.user_id == q.user_id and not fact.expired(now) and matches(fact, q.filters)
-
-        read = functools.partial(self._hit_facts, tenant_id, q.user_id)
-        expanded = self.expansion.expand(tenant_id, q.user_id, q.query, found, read, keep)
-        return expanded if q.threshold is None else [(f, s) for f, s in expanded if s >= q.threshold]
 
     def _hit_facts(self, tenant_id: str, user_id: str, ids: list[str]) -> dict[str, Fact]:
         """The memories of the hits: from the index when it keeps them (one DynamoDB read fewer per

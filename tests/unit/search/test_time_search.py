@@ -1,0 +1,81 @@
+"""Search reads time: a question's time phrase lifts what was said then, `time_range` restricts to it,
+outdated text ranks below current knowledge, and "current" questions prefer the newest statement."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from engram.adapters.embedded.index import EmbeddedIndex
+from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
+from engram.pipeline.ingest import IngestPipeline
+from engram.reconcile.offline import KeyReconciler
+from engram.rules.extractor import OfflineExtractor
+from engram.services.memory import MemoryService
+from tests.unit.search.test_search_views import DIMS, remember, service
+
+NOW = datetime(2024, 3, 10, 12, tzinfo=UTC)
+
+
+def at(year: int, month: int, day: int) -> datetime:
+    return datetime(year, month, day, 12, tzinfo=UTC)
+
+
+def texts(memories: MemoryService, query: str, **kw: object) -> list[str]:
+    q = SearchQuery(user_id="alice", query=query, now=NOW, **kw)  # type: ignore[arg-type]
+    return [f.text for f, _ in memories.search("acme", q)]
+
+
+def hikes() -> MemoryService:
+    memories = service(EmbeddedIndex(None, DIMS))
+    for text, when in [
+        ("Went hiking in the Dolomites with friends", at(2022, 6, 4)),
+        ("Went hiking in the Alps with my sister", at(2023, 8, 12)),
+        ("Went hiking near the lake after work", at(2024, 3, 1)),
+        ("Went hiking in Scotland in the rain", at(2021, 9, 1)),
+    ]:
+        remember(memories, "acme", "alice", text, valid_from=when)
+    return memories
+
+
+def test_a_month_in_the_question_lifts_what_was_said_in_that_month() -> None:
+    assert texts(hikes(), "Where did I go hiking in August 2023?")[0] == "Went hiking in the Alps with my sister"
+
+
+def test_last_week_resolves_against_the_time_of_the_question() -> None:
+    assert texts(hikes(), "Where did I go hiking last week?")[0] == "Went hiking near the lake after work"
+    two_years = texts(hikes(), "Where did I go hiking two years ago?")
+    assert two_years[0] == "Went hiking in the Dolomites with friends"
+
+
+def test_a_time_range_leaves_out_what_was_said_outside_it() -> None:
+    found = texts(hikes(), "hiking", time_range=(at(2022, 1, 1), at(2023, 12, 31)))
+    assert sorted(found) == ["Went hiking in the Alps with my sister", "Went hiking in the Dolomites with friends"]
+
+
+def test_a_question_about_the_current_state_prefers_the_newest_statement() -> None:
+    memories = service(EmbeddedIndex(None, DIMS))
+    remember(memories, "acme", "alice", "Works as a nurse at the city hospital", valid_from=at(2019, 1, 1))
+    remember(memories, "acme", "alice", "Works as a teacher at the city school", valid_from=at(2024, 1, 1))
+    assert texts(memories, "What is my current work at the city?")[0] == "Works as a teacher at the city school"
+
+
+def test_an_outdated_episode_ranks_below_the_fact_that_replaced_it() -> None:
+    memories = service(EmbeddedIndex(None, DIMS))
+    pipeline = IngestPipeline(
+        memories.facts, memories.index, memories.embedder, OfflineExtractor(), KeyReconciler(), keep_episodes=True
+    )
+    scope = Scope(tenant_id="acme", user_id="alice")
+    for task, (text, when) in enumerate(
+        [
+            ("I live in Hamburg with my husband Tom and our cat Pixel, and I sing in a choir.", at(2023, 5, 8)),
+            ("We moved to Munich last month", at(2024, 3, 1)),
+        ]
+    ):
+        request = AddRequest(messages=[Message(role="user", content=text, created_at=when)], user_id="alice")
+        pipeline.run(scope, request, f"t{task}")
+    q = SearchQuery(user_id="alice", query="Where do I live?", now=NOW)
+    found: list[tuple[Fact, float]] = memories.search("acme", q)
+    assert found[0][0].text == "Lives in Munich"
+    episode = next((f, s) for f, s in found if f.kind == "episode")
+    assert episode[0].outdated_by and episode[1] < found[0][1]
+
