@@ -66,6 +66,8 @@ def _policy(key: str, limit: float, at_most: bool) -> Check:
         ok = all((r[key] <= limit) if at_most else (r[key] >= limit) for r in rows.values())
         return f"{text}; Health {health}", _met(ok)
 
+    return check
+
 
 _STATE = ("memory_state", "offline/held_aside")
 
