@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.pipeline.duplicates import DuplicateRule
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.lifecycle import Lifecycle
+    from engram.reconcile.checks import PlanChecks
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.forget import Forgetter, UserForgetter
@@ -198,10 +199,17 @@ class Container(SearchWiring, LiveWiring):
         from engram.reconcile.llm import LLMReconciler
 
         if not self.settings.shortcuts:
-            return LLMReconciler(self.llm)
+            return LLMReconciler(self.llm, self.plan_checks)
         from engram.reconcile.shortcuts import ShortcutReconciler
 
-        return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
+        return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm, self.plan_checks))
+
+    @cached_property
+    def plan_checks(self) -> PlanChecks:
+        """What an LLM's reconciliation plan must pass before it is applied (reconcile/checks.py)."""
+        from engram.reconcile.checks import PlanChecks
+
+        return PlanChecks(self.embedder)
 
     @cached_property
     def duplicate_rule(self) -> DuplicateRule:
@@ -233,7 +241,7 @@ class Container(SearchWiring, LiveWiring):
             graph=self.graph,
             # ENGRAM_LLM_SINGLE_CALL=off: separate extraction, reconciliation and graph calls
             one_call=(
-                OneCall(self.llm, self.settings.extraction_window_chars)
+                OneCall(self.llm, self.settings.extraction_window_chars, checks=self.plan_checks)
                 if self.llm is not None and self.settings.llm_single_call
                 else None
             ),

@@ -385,6 +385,9 @@ class IngestPipeline:
             return None
         settled = {d.fact_index for d in skipped}  # near-duplicates and episodes are already decided
         decisions = [d for d in decisions if not (d.event is Event.ADD and d.fact_index in settled)]
+        checks = self.one_call.checks if self.one_call is not None else None
+        if checks is not None:
+            decisions = checks(decisions, candidates, planned.shown)
         return cover_missing(decisions, pending, [candidates.index(c) for c in pending])
 
     def _attachment_details(

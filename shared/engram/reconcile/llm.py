@@ -17,6 +17,7 @@ from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usa
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.attachment_codes import AttachmentCodes
+from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import (
     reconcile_schema,
@@ -166,8 +167,12 @@ class DecisionInterpreter:
 
 
 class LLMReconciler:
-    def __init__(self, llm: LLM) -> None:
+    """`checks` (reconcile/checks.py) validate the model's plan before it is applied; bootstrap
+    always passes them; tests of the prompt plumbing may leave them out."""
+
+    def __init__(self, llm: LLM, checks: PlanChecks | None = None) -> None:
         self._llm = llm
+        self._checks = checks
 
     def reconcile(
         self,
@@ -200,6 +205,8 @@ class LLMReconciler:
             decisions, more = ask_json(self._llm, system, retry_prompt, schema, name, interpret)
             usage.add(more)
             decisions = self._fall_back_on_loss(decisions, by_id)
+        if self._checks is not None:
+            decisions = self._checks(decisions, facts, existing)
         return cover_missing(decisions, facts), usage
 
     @staticmethod
