@@ -71,7 +71,7 @@ class PlanChecks:
 
     embedder: Embedder | None = None
     concern: float = 0.5  # a new fact at least this close to a memory (or a clause of it) is about it
-    same: float = 0.92  # an ADD at least this close to a current memory repeats it
+    same: float = 0.85  # an ADD this close to a current memory (and naming nothing it lacks) repeats it
 
     def __call__(
         self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
@@ -115,18 +115,7 @@ class PlanChecks:
         lost = self.dropped(old.text, d.text, about, sim)
         if lost:
             logger.warning("UPDATE would lose details", extra={"memory_id": old.id, "lost": sorted(lost)})
-            reason = (
-                f'UPDATE of "{old.text}" would drop {", ".join(sorted(lost))}: kept it, added the new text beside it'
-            )
-            beside = Decision(
-                event=Event.ADD,
-                text=d.text,
-                fact_index=d.fact_index,
-                importance=d.importance,
-                attachment_ids=d.attachment_ids,
-                note=d.note,
-            )
-            return [_note(beside, reason)]
+            return [beside(d, old.text, lost)]
         return [d]
 
     def dropped(self, old: str, new: str, about: Sequence[CandidateFact], sim: _Similarity) -> set[str]:
@@ -165,13 +154,29 @@ class PlanChecks:
         for memory in current:
             if looks_negated(memory.text) != negated:
                 continue
-            if sim(d.text, memory.text) >= self.same or (words and words <= stems(memory.text)):
+            held = words and words <= stems(memory.text)
+            if held or (sim.as_said(d.text, memory.text) >= self.same and _details(d.text) <= _details(memory.text)):
                 logger.warning("ADD repeats a current memory", extra={"memory_id": memory.id})
                 kept = Decision(
                     event=Event.NONE, text=d.text, memory_id=memory.id, fact_index=d.fact_index, note=d.note
                 )
                 return _note(kept, f'ADD of "{d.text}" not applied: "{memory.text}" already holds it')
         return d
+
+
+def beside(d: Decision, old: str, lost: set[str]) -> Decision:
+    """A lossy UPDATE as a new memory beside the one it would have rewritten, saying why."""
+    added = Decision(
+        event=Event.ADD,
+        text=d.text,
+        fact_index=d.fact_index,
+        importance=d.importance,
+        attachment_ids=d.attachment_ids,
+        note=d.note,
+    )
+    return _note(
+        added, f'UPDATE of "{old}" would drop {", ".join(sorted(lost))}: kept it, added the new text beside it'
+    )
 
 
 def _replaces(fact: str, clause: str) -> bool:
@@ -194,15 +199,48 @@ def _same_text(a: str, b: str) -> bool:
 
 
 class _Similarity:
-    """Cosines of the embedder's vectors, one embed call for every text of a plan; without an
-    embedder, the share of content words the two texts have in common."""
+    """The larger of two cosines of the embedder's vectors: of the texts, and of the texts without
+    their names, places and numbers ("started a job at Microsoft" is about "works at Google": 0.37
+    as said, 0.61 without the names). One embed call for every text of a plan. Without an embedder,
+    the share of content words the two texts have in common."""
 
     def __init__(self, embedder: Embedder | None, texts: Sequence[str]) -> None:
-        self._vectors = dict(zip(texts, embedder.embed(list(texts)), strict=True)) if embedder and texts else {}
+        self._vectors: dict[str, list[float]] = {}
+        if embedder is not None and texts:
+            plain = {t: _without_details(t) for t in texts}
+            unique = list(dict.fromkeys([*texts, *plain.values()]))
+            vectors = dict(zip(unique, embedder.embed(unique), strict=True))
+            self._vectors = {t: vectors[t] for t in texts}
+            self._plain = {t: vectors[p] for t, p in plain.items()}
+
+    def as_said(self, a: str, b: str) -> float:
+        """The cosine of the texts as they are (names and numbers count)."""
+        if a in self._vectors and b in self._vectors:
+            return _dot(self._vectors[a], self._vectors[b])
+        return self(a, b)
 
     def __call__(self, a: str, b: str) -> float:
-        va, vb = self._vectors.get(a), self._vectors.get(b)
-        if va is not None and vb is not None:
-            return float(sum(x * y for x, y in zip(va, vb, strict=True)))
+        if a in self._vectors and b in self._vectors:
+            return max(_dot(self._vectors[a], self._vectors[b]), _dot(self._plain[a], self._plain[b]))
         sa, sb = stems(a), stems(b)
         return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
+
+
+_NUMBERS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
+
+
+def _details(text: str) -> set[str]:
+    """Names, places and numbers (as digits or words): what a near-duplicate must not differ in."""
+    return protected_details(text) | {w for w in content_tokens(text) if w in _NUMBERS}
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+
+
+def _without_details(text: str) -> str:
+    details = protected_details(text)
+    if not details:
+        return text
+    kept = [w for w in text.split() if "".join(ch for ch in w if ch.isalnum()).lower() not in details]
+    return " ".join(kept) or text

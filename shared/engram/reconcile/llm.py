@@ -17,7 +17,7 @@ from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usa
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.attachment_codes import AttachmentCodes
-from engram.reconcile.checks import PlanChecks
+from engram.reconcile.checks import PlanChecks, beside
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import (
     reconcile_schema,
@@ -250,16 +250,7 @@ class LLMReconciler:
         for d in decisions:
             if d.event is Event.UPDATE and d.memory_id in lost:
                 logger.warning("UPDATE rejected: it would lose details", extra={"memory_id": d.memory_id})
-                kept.append(
-                    Decision(
-                        event=Event.ADD,
-                        text=d.text,
-                        fact_index=d.fact_index,
-                        importance=d.importance,
-                        attachment_ids=d.attachment_ids,
-                        note=d.note,
-                    )
-                )
+                kept.append(beside(d, by_id[d.memory_id].text, lost[d.memory_id]))
             else:
                 kept.append(d)
         return kept
