@@ -21,6 +21,7 @@ The model's answers are stored in bench/results/reconcile_answers.json so --repl
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
@@ -111,6 +112,13 @@ def decide(case: dict[str, Any], content: str | None, checks: PlanChecks) -> tup
     return raw, checked
 
 
+NO_MODEL = "no model configured (ENGRAM_OPENAI_BASE_URL for any OpenAI-compatible server, or ENGRAM_LLM=local)"
+
+
+def model_configured() -> bool:
+    return bool(os.environ.get("ENGRAM_OPENAI_BASE_URL")) or os.environ.get("ENGRAM_LLM", "").lower() == "local"
+
+
 def _llm() -> tuple[Any, str]:
     import openai
 
@@ -118,11 +126,14 @@ def _llm() -> tuple[Any, str]:
 
     base_url = os.environ.get("ENGRAM_OPENAI_BASE_URL")
     if not base_url and os.environ.get("ENGRAM_LLM", "").lower() == "local":
-        from engram.local.model import LocalModel
+        from engram.local import local_model
 
-        base_url = LocalModel.from_env().start().base_url
+        # Installs and assembles on first use (under .engram, as `make run` does); stopped at exit.
+        model = local_model.start(Path(os.environ.get("ENGRAM_DATA_DIR", ".engram")).resolve())
+        atexit.register(model.stop)
+        base_url = model.server.base_url
     if not base_url:
-        raise SystemExit("reconcile checks: skipped (no model: set ENGRAM_OPENAI_BASE_URL or ENGRAM_LLM=local)")
+        raise SystemExit(f"reconcile checks: skipped: {NO_MODEL}")
     client = openai.OpenAI(
         base_url=base_url, api_key=os.environ.get("ENGRAM_OPENAI_API_KEY", "local"), timeout=600, max_retries=1
     )
@@ -211,6 +222,9 @@ def run(replay: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if not model_configured() and "--replay" not in (argv if argv is not None else sys.argv[1:]):
+        print(f"reconcile checks: skipped: {NO_MODEL}")
+        return 0
     parser = argparse.ArgumentParser(prog="python -m bench.reconcile_checks")
     parser.add_argument("--replay", action="store_true", help="score the stored answers again, no model calls")
     args = parser.parse_args(argv)

@@ -22,7 +22,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
+PARTS = (
+    "recall",
+    "latency",
+    "ingest",
+    "mem0",
+    "cold",
+    "infer",
+    "facts",
+    "extract",
+    "bulk",
+    "longmemeval",
+    "cost",
+    "reconcile",
+)
 
 
 def _commit(root: Path) -> str:
@@ -151,6 +164,13 @@ def main(argv: list[str] | None = None) -> int:
         from bench import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
+    if "reconcile" in parts:  # a real model's reconciliation, before and after the plan checks
+        from bench import reconcile_checks
+
+        if reconcile_checks.model_configured():
+            timed("reconcile_checks", reconcile_checks.run)
+        else:
+            print(f"[reconcile_checks] skipped: {reconcile_checks.NO_MODEL}", flush=True)
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
         from bench import cost
 
