@@ -141,11 +141,23 @@ def _llm() -> tuple[Any, str]:
     return OpenAILLM(client, model), model
 
 
+def round_robin(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One case of each kind in turn, so that a run cut short still covers every kind."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for case in cases:
+        kinds.setdefault(case["kind"], []).append(case)
+    queues = list(kinds.values())
+    out: list[dict[str, Any]] = []
+    while any(queues):
+        out += [q.pop(0) for q in queues if q]
+    return out
+
+
 def ask(cases: Sequence[dict[str, Any]], stored: dict[str, Any]) -> dict[str, Any]:
     llm, model = _llm()
     stored.setdefault("model", model)
     answers = stored.setdefault("answers", {})
-    for n, case in enumerate(cases, 1):
+    for n, case in enumerate(round_robin(cases), 1):
         existing, facts = case_inputs(case)
         system, user, schema, name = prompt(existing, facts)
         key = f"{case['id']}:{hash((system, user)) & 0xFFFFFFFF:x}"

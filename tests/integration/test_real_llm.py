@@ -65,7 +65,8 @@ class World:
             one_call=OneCall(llm, checks=self.checks) if one_call else None,
         )
         for i, text in enumerate(BEFORE):  # stored as given: no model call
-            request = AddRequest(messages=[Message(role="user", content=text)], user_id="alice", infer=False)
+            message = Message(role="user", content=text)
+            request = AddRequest(messages=[message], user_id="alice", infer=False, deduplicate=False)
             self.pipeline.run(SCOPE, request, f"seed-{i}")
 
     def current(self) -> list[Fact]:

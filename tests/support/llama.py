@@ -26,7 +26,9 @@ def smollm2_path() -> Path:
 
 @contextmanager
 def smollm2_server(log_dir: Path) -> Iterator[LlamaServer]:
-    """One server on a free loopback port; answers are capped at 384 tokens (a runaway string ends)."""
-    server = LlamaServer(smollm2_path(), ALIAS, context=8192, threads=2, max_tokens=384, log_path=log_dir / "llama.log")
+    """One server on a free loopback port; answers are capped at 512 tokens (a runaway string ends). One
+    thread: llama.cpp's threads wait for each other by spinning, which on a machine busy with other tests
+    slows a 135M model to a few tokens a second."""
+    server = LlamaServer(smollm2_path(), ALIAS, context=8192, threads=1, max_tokens=512, log_path=log_dir / "llama.log")
     with server:
         yield server

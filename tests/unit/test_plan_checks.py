@@ -12,7 +12,7 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.checks import PlanChecks, clauses
-from engram.reconcile.llm import LLMReconciler
+from engram.reconcile.llm import UNUSABLE, LLMReconciler
 from tests.fakes import MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
@@ -184,3 +184,16 @@ def test_a_delete_nothing_contradicts_is_named_in_the_task_result_and_the_memory
     (kept,) = [r for r in found if r[0] is Event.NONE]
     assert kept[1] == "Likes hiking" and kept[2] is not None and "no new fact contradicts it" in kept[2]
     assert current(store) == {"Likes hiking", "Likes swimming"}
+
+
+def test_an_unusable_reconciliation_answer_adds_the_facts_with_a_note(checks: PlanChecks) -> None:
+    pipeline, llm, store = pipeline_with(checks, "Likes hiking")
+    # a weak model at temperature 0 answers the same each time: retrying the task would not help
+    llm.answers += [facts_json("Likes swimming"), "{", "{", "{"]
+
+    (result,) = results(pipeline, "I like swimming.")
+
+    assert result[:2] == (Event.ADD, "Likes swimming")
+    assert result[2] is not None and result[2].startswith(UNUSABLE) and "after 3 attempts" in result[2]
+    assert current(store) == {"Likes hiking", "Likes swimming"}
+    assert len(llm.calls) == 4  # extraction, then three reconciliation attempts

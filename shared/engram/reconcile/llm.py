@@ -12,6 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.errors import LLMOutputError
 from engram.domain.limits import MAX_IMPORTANCE, MIN_IMPORTANCE
 from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
@@ -31,6 +32,7 @@ from engram.reconcile.textmatch import dropped_details, looks_negated, overlap
 
 logger = Logger(child=True)
 
+UNUSABLE = "reconciliation answer unusable, added as a new memory"
 COVERED = 0.5  # share of a fact's content words a decision must hold to account for it
 
 
@@ -193,7 +195,17 @@ class LLMReconciler:
         interpret = DecisionInterpreter(existing, facts, relevance, codes)
         base_prompt = self._prompt(strategy, shown, facts, conversation, codes, attachments or {})
         system, schema, name = self._call_shape(strategy, bool(codes))
-        decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
+        try:
+            decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
+        except LLMOutputError as err:
+            # Asked again at temperature 0, a weak model answers the same: the facts are kept as they
+            # are, beside the memories, rather than the task failing until it is dead-lettered.
+            logger.warning("reconciliation answer unusable; facts added as they are", extra={"error": str(err)})
+            note = f"{UNUSABLE}: {err}"
+            kept = cover_missing([], facts)
+            for decision in kept:
+                decision.note = note
+            return kept, err.usage or Usage()
 
         lost = lost_details(decisions, by_id)
         if lost:
