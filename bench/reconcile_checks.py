@@ -27,9 +27,11 @@ import os
 import re
 import statistics
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -153,27 +155,38 @@ def round_robin(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def ask(cases: Sequence[dict[str, Any]], stored: dict[str, Any]) -> dict[str, Any]:
+def ask(cases: Sequence[dict[str, Any]], stored: dict[str, Any], parallel: int) -> dict[str, Any]:
+    """The model's answer to each case not answered yet (stored as they come: a run cut short keeps
+    what it got); `parallel` requests at once, for a server with as many slots."""
     llm, model = _llm()
     stored.setdefault("model", model)
     answers = stored.setdefault("answers", {})
-    for n, case in enumerate(round_robin(cases), 1):
+    lock = threading.Lock()
+    todo = []
+    for case in round_robin(cases):
         existing, facts = case_inputs(case)
         system, user, schema, name = prompt(existing, facts)
-        key = f"{case['id']}:{hash((system, user)) & 0xFFFFFFFF:x}"
-        if case["id"] in answers and answers[case["id"]].get("user") == user:
-            continue
+        if case["id"] not in answers or answers[case["id"]].get("user") != user:
+            todo.append((case, system, user, schema, name))
+
+    def one(item: tuple[dict[str, Any], str, str, dict[str, Any], str]) -> None:
+        case, system, user, schema, name = item
         start = time.perf_counter()
         reply = llm.complete_json(system, user, schema, name)
-        answers[case["id"]] = {
+        answer = {
             "user": user,
             "content": reply.content,
             "seconds": round(time.perf_counter() - start, 2),
             "prompt_tokens": reply.usage.prompt_tokens,
             "completion_tokens": reply.usage.completion_tokens,
         }
-        print(f"  {n}/{len(cases)} {key} {answers[case['id']]['seconds']} s", flush=True)
-        ANSWERS.write_text(json.dumps(stored, indent=1, ensure_ascii=False), encoding="utf-8")
+        with lock:
+            answers[case["id"]] = answer
+            ANSWERS.write_text(json.dumps(stored, indent=1, ensure_ascii=False), encoding="utf-8")
+            print(f"  {len(answers)}/{len(cases)} {case['id']} {answer['seconds']} s", flush=True)
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        list(pool.map(one, todo))
     return stored
 
 
@@ -223,13 +236,13 @@ def report(cases: Sequence[dict[str, Any]], stored: dict[str, Any], checks: Plan
     return out
 
 
-def run(replay: bool = False) -> dict[str, Any]:
+def run(replay: bool = False, parallel: int = 1) -> dict[str, Any]:
     from engram.adapters.onnx.embedder import OnnxEmbedder
 
     cases = load_cases()
     stored: dict[str, Any] = json.loads(ANSWERS.read_text(encoding="utf-8")) if ANSWERS.exists() else {}
     if not replay:
-        stored = ask(cases, stored)
+        stored = ask(cases, stored, parallel)
     return report(cases, stored, PlanChecks(OnnxEmbedder()))
 
 
@@ -239,8 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(prog="python -m bench.reconcile_checks")
     parser.add_argument("--replay", action="store_true", help="score the stored answers again, no model calls")
+    parser.add_argument("--parallel", type=int, default=1, help="requests at once (a server with that many slots)")
     args = parser.parse_args(argv)
-    result = run(args.replay)
+    result = run(args.replay, args.parallel)
     from bench import report as bench_report
 
     bench_report.save("reconcile_checks", result)

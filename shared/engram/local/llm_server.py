@@ -2,7 +2,7 @@
 
 It answers OpenAI's API at ``{base_url}`` (/v1/chat/completions, /v1/models), with json_schema
 response formats enforced by a grammar. The child runs ``python -m engram.local.llm_server MODEL
-PORT CTX THREADS MAX_TOKENS ALIAS`` and exits when its parent does (its stdin closes), so a killed stack
+PORT CTX THREADS MAX_TOKENS PARALLEL ALIAS`` and exits when its parent does (its stdin closes), so a killed stack
 leaves no model holding 2 GB behind.
 """
 
@@ -52,6 +52,9 @@ class LlamaServer:
     # A weak model held to a grammar can write one JSON string forever: the server stops it here
     # (the truncated answer is then asked again, reconcile/llm_json.py).
     max_tokens: int = 2048
+    # Requests served at once (the context is shared among them). On a CPU, answering several together
+    # costs little more than one (each step reads the weights once): a batch job's throughput.
+    parallel: int = 1
     host: str = "127.0.0.1"
     port: int = 0  # 0: a free one
     log_path: Path | None = None  # the server's own output (else discarded)
@@ -70,7 +73,7 @@ class LlamaServer:
         began = time.monotonic()
         log = self.log_path.open("ab") if self.log_path else subprocess.DEVNULL
         command = [sys.executable, "-m", "engram.local.llm_server", str(self.model_path), str(self.port)]
-        command += [str(self.context), str(self.threads), str(self.max_tokens), self.alias]
+        command += [str(self.context), str(self.threads), str(self.max_tokens), str(self.parallel), self.alias]
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=log)  # noqa: S603
         try:
             while not self._answers():
@@ -134,7 +137,7 @@ class LlamaServer:
         self.stop()
 
 
-def _serve(model: str, port: int, context: int, threads: int, max_tokens: int, alias: str) -> None:
+def _serve(model: str, port: int, context: int, threads: int, max_tokens: int, parallel: int, alias: str) -> None:
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -142,7 +145,7 @@ def _serve(model: str, port: int, context: int, threads: int, max_tokens: int, a
     params.model_alias = {alias}
     params.n_ctx = context
     params.n_predict = max_tokens
-    params.n_parallel = 1  # one request at a time: a second waits rather than halving the speed of both
+    params.n_parallel = parallel
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.port = port
@@ -159,7 +162,8 @@ def _serve(model: str, port: int, context: int, threads: int, max_tokens: int, a
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+    port, context, threads, max_tokens, parallel = (int(a) for a in sys.argv[2:7])
+    _serve(sys.argv[1], port, context, threads, max_tokens, parallel, sys.argv[7])
     sys.stdout.flush()
     import os
 

@@ -140,6 +140,7 @@ def start(data_dir: Path, spec: ModelSpec = QWEN_CODER_1_5B) -> LocalModel:
     ensure_runtime(spec)
     path = ensure_model(spec, data_dir)
     threads = int(os.environ.get("ENGRAM_LOCAL_MODEL_THREADS", "2"))
+    log.info("starting %s on %d threads (ENGRAM_LLM=local)", spec.name, threads)
     server = LlamaServer(path, spec.alias, threads=threads, log_path=data_dir / "llm-server.log").start()
     try:
         speed = server.measure().describe()
