@@ -12,7 +12,7 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.checks import PlanChecks, clauses
-from engram.reconcile.llm import UNUSABLE, LLMReconciler
+from engram.reconcile.llm import UNUSABLE, LLMReconciler, cover_missing
 from tests.fakes import MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
@@ -197,3 +197,13 @@ def test_an_unusable_reconciliation_answer_adds_the_facts_with_a_note(checks: Pl
     assert result[2] is not None and result[2].startswith(UNUSABLE) and "after 3 attempts" in result[2]
     assert current(store) == {"Likes hiking", "Likes swimming"}
     assert len(llm.calls) == 4  # extraction, then three reconciliation attempts
+
+
+def test_a_none_on_a_memory_that_lacks_part_of_the_new_fact_lets_the_fact_be_added(checks: PlanChecks) -> None:
+    memory = memories("User has a dog named Max")
+    new = facts("User's dog Max is a labrador")
+    plan = cover_missing(
+        checks([Decision(event=Event.NONE, memory_id="m0", text="User has a dog named Max")], new, memory), new
+    )
+
+    assert [(d.event, d.text) for d in plan if d.event is Event.ADD] == [(Event.ADD, "User's dog Max is a labrador")]

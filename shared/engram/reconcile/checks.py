@@ -93,19 +93,30 @@ class PlanChecks:
                 out.append(self._delete(d, old, facts, sim))
             elif d.event is Event.ADD:
                 out.append(self._add(d, [f for f in existing if f.id not in changed], sim))
+            elif d.event is Event.NONE and old is not None and d.note is None and d.attachment_ids is None:
+                out.append(self._kept(d, old, facts, sim))
             else:
                 out.append(d)
         return out
+
+    def _kept(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
+        """A NONE stands for a new fact only when the memory holds all of it: one that adds to the
+        memory ("Max is a labrador" beside "has a dog named Max") must not count as covered, so the
+        missing-fact cover adds it."""
+        if any(self._holds(old.text, f.text, sim) for f in facts):
+            return d
+        return d.model_copy(update={"text": ""})
 
     def _concerning(self, memory: str, facts: Sequence[CandidateFact], sim: _Similarity) -> list[CandidateFact]:
         parts = [memory, *clauses(memory)]
         return [f for f in facts if max(sim(f.text, p) for p in parts) >= self.concern]
 
     def _update(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> list[Decision]:
-        if _same_text(d.text, old.text):
-            return [
-                Decision(event=Event.NONE, text=d.text, memory_id=old.id, attachment_ids=d.attachment_ids, note=d.note)
-            ]
+        if _same_text(d.text, old.text):  # an UPDATE that changes nothing is a NONE
+            none = Decision(
+                event=Event.NONE, text=d.text, memory_id=old.id, attachment_ids=d.attachment_ids, note=d.note
+            )
+            return [self._kept(none, old, facts, sim)]
         about = self._concerning(old.text, facts, sim)
         if not about:
             logger.warning("UPDATE of a memory the new facts do not concern", extra={"memory_id": old.id})
@@ -148,14 +159,18 @@ class PlanChecks:
         kept = Decision(event=Event.NONE, text="", memory_id=old.id, note=d.note)  # covers no fact
         return _note(kept, f'DELETE of "{old.text}" not applied: no new fact contradicts it')
 
+    def _holds(self, memory: str, text: str, sim: _Similarity) -> bool:
+        """Whether `memory` already says all of `text`: its words, or a close paraphrase naming nothing else."""
+        if looks_negated(memory) != looks_negated(text):
+            return False
+        words = stems(text)
+        if words and words <= stems(memory):
+            return True
+        return sim.as_said(text, memory) >= self.same and _details(text) <= _details(memory)
+
     def _add(self, d: Decision, current: Sequence[Fact], sim: _Similarity) -> Decision:
-        words = stems(d.text)
-        negated = looks_negated(d.text)
         for memory in current:
-            if looks_negated(memory.text) != negated:
-                continue
-            held = words and words <= stems(memory.text)
-            if held or (sim.as_said(d.text, memory.text) >= self.same and _details(d.text) <= _details(memory.text)):
+            if self._holds(memory.text, d.text, sim):
                 logger.warning("ADD repeats a current memory", extra={"memory_id": memory.id})
                 kept = Decision(
                     event=Event.NONE, text=d.text, memory_id=memory.id, fact_index=d.fact_index, note=d.note
