@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from engram.local.llm_server import LlamaServer
 from engram_client import Engram
 from engram_client.openai import TASK_HEADER, chat_client
 from tests.e2e.stack_process import Api, StackProcess
-from tests.support.llama import ALIAS, smollm2_server
+from tests.support.llama import ALIAS, smollm2_path
 
 pytestmark = pytest.mark.e2e
 KEY = "key-real-llm-1"
@@ -25,18 +26,22 @@ SLOW_S = 600  # a real model on two busy cores: generous, and never asserted
 @pytest.fixture(scope="module")
 def real_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackProcess]:
     folder: Path = tmp_path_factory.mktemp("engram-real-llm")
-    with smollm2_server(folder) as llama:
-        env = {
-            "ENGRAM_OPENAI_BASE_URL": llama.base_url,  # the documented way to any OpenAI-compatible server
-            "ENGRAM_LLM_MODEL": ALIAS,
-            "ENGRAM_LLM_TIMEOUT_S": str(SLOW_S),
-            "ENGRAM_GRAPH": "off",  # the graph's call has its own test (tests/integration/test_real_llm.py)
-        }
-        process = StackProcess(folder / "data", f"acme:{KEY}", env).start()
-        try:
-            yield process
-        finally:
-            process.stop()
+    llama = LlamaServer(smollm2_path(), ALIAS, context=8192, threads=1, max_tokens=512, log_path=folder / "llama.log")
+    llama.start()
+    env = {
+        "ENGRAM_OPENAI_BASE_URL": llama.base_url,  # the documented way to any OpenAI-compatible server
+        "ENGRAM_LLM_MODEL": ALIAS,
+        "ENGRAM_LLM_TIMEOUT_S": str(SLOW_S),
+        "ENGRAM_GRAPH": "off",  # the graph's call has its own test (tests/integration/test_real_llm.py)
+    }
+    process = StackProcess(folder / "data", f"acme:{KEY}", env).start()
+    try:
+        yield process
+    finally:
+        # The model first: a call still in flight (the streamed exchange's task) then fails at once and
+        # goes back to the queue, so the stack stops without waiting out the call's timeout.
+        llama.stop()
+        process.stop()
 
 
 def test_an_add_through_a_real_model_is_stored_and_stays_retrievable(real_stack: StackProcess) -> None:
