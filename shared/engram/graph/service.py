@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from engram.domain.errors import NotFoundError
+from aws_lambda_powertools import Logger
+
+from engram.domain.errors import LLMOutputError, NotFoundError
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
 from engram.domain.models import Message, Scope, Usage, utcnow
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
@@ -18,6 +20,8 @@ from engram.graph.search import GraphSearcher
 if TYPE_CHECKING:  # the worker's side; the API (search, corrections) never loads the offline rules
     from engram.graph.apply import GraphChanges
     from engram.graph.llm import GraphContext
+
+logger = Logger(child=True)
 
 
 class GraphExtractorPort(Protocol):
@@ -63,7 +67,13 @@ class GraphService:
         if decided is not None:
             triples, deletions = decided
         elif self.extractor is not None:
-            triples, deletions, usage = self.extractor.extract(scope, messages, resolver)
+            try:
+                triples, deletions, usage = self.extractor.extract(scope, messages, resolver)
+            except LLMOutputError as err:
+                # A weak model that never answers usably: the offline rules' relations rather than a
+                # failed add (the memories are already stored; a retry would get the same answer).
+                logger.warning("graph answer unusable; offline relations used", extra={"error": str(err)})
+                triples, usage = offline_triples(messages, facts), err.usage or Usage()
         else:
             triples = offline_triples(messages, facts)
         if not triples and not deletions:

@@ -117,6 +117,9 @@ class Applier:
                 new = next_version(old, attachment_ids=list(d.attachment_ids), valid_from=max(said, old.valid_from))
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note)
                 results.append((d, self._result(new, Event.NONE, None, d.note)))
+            elif d.event is Event.NONE and d.memory_id and d.note:
+                # A decision a check turned down (reconcile/checks.py): the memory stays; the task says why.
+                results.append((d, self._result(memory(d.memory_id), Event.NONE, None, d.note)))
             elif d.event is Event.DELETE and d.memory_id:
                 old = memory(d.memory_id, include_closed=True)
                 if old.is_current and said < old.valid_from:  # a retraction older than what it would retract

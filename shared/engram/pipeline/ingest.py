@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from aws_lambda_powertools import Logger
 
 from engram.domain.bus_events import BusEvent
+from engram.domain.errors import LLMOutputError
 from engram.domain.filters import ListFilters
 from engram.domain.models import (
     AddRequest,
@@ -203,7 +204,12 @@ class IngestPipeline:
         if any(f.attachment_ids for f in shown):  # the separate reconciler places attachments
             return None
         graph = self.graph.context(scope, request.messages) if self.graph is not None else None
-        return self.one_call.ask(request.messages, prompt, shown, graph)
+        try:
+            return self.one_call.ask(request.messages, prompt, shown, graph)
+        except LLMOutputError as err:
+            # A model that cannot answer the combined shape may still answer each step's smaller one.
+            logger.warning("single call unusable; separate calls instead", extra={"error": str(err)})
+            return None
 
     def _nearby(self, scope: Scope, messages: Sequence[Message], reads: RunReads) -> list[Fact]:
         """The current facts most similar to each statement: what reconciliation would compare with."""
@@ -420,6 +426,9 @@ class IngestPipeline:
             return None
         settled = {d.fact_index for d in skipped}  # near-duplicates and episodes are already decided
         decisions = [d for d in decisions if not (d.event is Event.ADD and d.fact_index in settled)]
+        checks = self.one_call.checks if self.one_call is not None else None
+        if checks is not None:
+            decisions = checks(decisions, candidates, planned.shown)
         return cover_missing(decisions, pending, [candidates.index(c) for c in pending])
 
     def _attachment_details(

@@ -23,6 +23,7 @@ from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
 from engram.pipeline.llm_extractor import interpret_facts
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
+from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt, load_prompt, reconcile_schema
@@ -120,6 +121,7 @@ class OneCall:
     llm: LLM
     window_chars: int = DEFAULT_WINDOW_CHARS
     attempts: int = 3
+    checks: PlanChecks | None = None  # validate the plan's decisions (reconcile/checks.py) before they apply
 
     def fits(self, messages: Sequence[Message], prompt: ExtractionPrompt) -> bool:
         """Whether the extractor would read the conversation in one window (longer: separate calls)."""

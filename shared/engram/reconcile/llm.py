@@ -12,11 +12,13 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from engram.domain.errors import LLMOutputError
 from engram.domain.limits import MAX_IMPORTANCE, MIN_IMPORTANCE
 from engram.domain.models import Attachment, Event, Fact, ReconcileStrategy, Usage
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.attachment_codes import AttachmentCodes
+from engram.reconcile.checks import PlanChecks, beside
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import (
     reconcile_schema,
@@ -30,6 +32,7 @@ from engram.text.match import dropped_details, looks_negated, overlap
 
 logger = Logger(child=True)
 
+UNUSABLE = "reconciliation answer unusable, added as a new memory"
 COVERED = 0.5  # share of a fact's content words a decision must hold to account for it
 
 
@@ -166,8 +169,12 @@ class DecisionInterpreter:
 
 
 class LLMReconciler:
-    def __init__(self, llm: LLM) -> None:
+    """`checks` (reconcile/checks.py) validate the model's plan before it is applied; bootstrap
+    always passes them; tests of the prompt plumbing may leave them out."""
+
+    def __init__(self, llm: LLM, checks: PlanChecks | None = None) -> None:
         self._llm = llm
+        self._checks = checks
 
     def reconcile(
         self,
@@ -188,7 +195,17 @@ class LLMReconciler:
         interpret = DecisionInterpreter(existing, facts, relevance, codes)
         base_prompt = self._prompt(strategy, shown, facts, conversation, codes, attachments or {})
         system, schema, name = self._call_shape(strategy, bool(codes))
-        decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
+        try:
+            decisions, usage = ask_json(self._llm, system, base_prompt, schema, name, interpret)
+        except LLMOutputError as err:
+            # Asked again at temperature 0, a weak model answers the same: the facts are kept as they
+            # are, beside the memories, rather than the task failing until it is dead-lettered.
+            logger.warning("reconciliation answer unusable; facts added as they are", extra={"error": str(err)})
+            note = f"{UNUSABLE}: {err}"
+            kept = cover_missing([], facts)
+            for decision in kept:
+                decision.note = note
+            return kept, err.usage or Usage()
 
         lost = lost_details(decisions, by_id)
         if lost:
@@ -200,6 +217,8 @@ class LLMReconciler:
             decisions, more = ask_json(self._llm, system, retry_prompt, schema, name, interpret)
             usage.add(more)
             decisions = self._fall_back_on_loss(decisions, by_id)
+        if self._checks is not None:
+            decisions = self._checks(decisions, facts, existing)
         return cover_missing(decisions, facts), usage
 
     @staticmethod
@@ -243,16 +262,7 @@ class LLMReconciler:
         for d in decisions:
             if d.event is Event.UPDATE and d.memory_id in lost:
                 logger.warning("UPDATE rejected: it would lose details", extra={"memory_id": d.memory_id})
-                kept.append(
-                    Decision(
-                        event=Event.ADD,
-                        text=d.text,
-                        fact_index=d.fact_index,
-                        importance=d.importance,
-                        attachment_ids=d.attachment_ids,
-                        note=d.note,
-                    )
-                )
+                kept.append(beside(d, by_id[d.memory_id].text, lost[d.memory_id]))
             else:
                 kept.append(d)
         return kept

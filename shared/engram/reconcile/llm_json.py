@@ -71,4 +71,4 @@ def ask_json(
                 f"{user}\n\nYour previous answer could not be used ({last_error}). "
                 "Answer again with valid JSON that follows the required format exactly."
             )
-    raise LLMOutputError(f"{schema_name}: no usable answer after {attempts} attempts: {last_error}")
+    raise LLMOutputError(f"{schema_name}: no usable answer after {attempts} attempts: {last_error}", usage)

@@ -5,6 +5,8 @@
 ENGRAM_MOTO_PORT               moto's port (any free one)
 ENGRAM_LOCAL_API_KEYS          "tenant:key,other:key2"; else one key for tenant `local`
 ENGRAM_LOCAL_SAVE_BEFORE_ANSWER  true (default): a write is saved before its answer; false: within 1 s
+ENGRAM_LLM                     offline (default: the rules) or local (Qwen2.5-Coder-1.5B on llama.cpp,
+                               installed on first use; local_model.py)
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ import logging
 import os
 import shlex
 import signal
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 from types import FrameType
 
+from engram_tools.local import local_model
 from engram_tools.local.data_lock import DataFolderInUse
 from engram_tools.local.keys import LocalKey
+from engram_tools.local.local_model import LocalModel
 from engram_tools.local.stack import LocalStack, StackConfig, Started
 
 log = logging.getLogger("engram_tools.local")
@@ -47,7 +52,18 @@ def _parse(argv: list[str] | None) -> StackConfig:
     )
 
 
-def _banner(started: Started, configured: bool) -> str:
+def _llm_line(model: LocalModel | None) -> str:
+    if model is not None:
+        return model.banner_line()
+    base_url = os.environ.get("ENGRAM_OPENAI_BASE_URL")
+    if base_url:
+        return f"{os.environ.get('ENGRAM_LLM_MODEL', 'gpt-4o-mini')} at {base_url} (ENGRAM_OPENAI_BASE_URL)"
+    if os.environ.get("ENGRAM_OPENAI_API_KEY"):
+        return f"{os.environ.get('ENGRAM_LLM_MODEL', 'gpt-4o-mini')} on OpenAI (ENGRAM_OPENAI_API_KEY)"
+    return "none: the offline rules (ENGRAM_LLM=local for a local model, docs/local-model.md)"
+
+
+def _banner(started: Started, configured: bool, model: LocalModel | None = None) -> str:
     key = next((k for k in started.keys if k.tenant_id == "local"), started.keys[0])
 
     def shown(k: LocalKey) -> str:
@@ -78,6 +94,7 @@ Engram is running at {started.url}   (started in {started.seconds:.1f} s; restor
   API key (tenant {key.tenant_id}): {shown(key)}{others}
   moto endpoint: {started.moto_endpoint}
   embeddings: {embeddings}
+  LLM: {_llm_line(model)}
   search reranker: {reranker}
   API docs: {started.url}/docs
   Memory page: {started.url}/ui   (enter the API key above)
@@ -117,20 +134,28 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     stack = LocalStack(config)
+    model: LocalModel | None = None
     try:
+        if local_model.wanted():
+            # Before the stack: its functions read ENGRAM_OPENAI_BASE_URL when they start.
+            model = local_model.start(config.data_dir)
         started = stack.start()
-        print(_banner(started, bool(os.environ.get("ENGRAM_LOCAL_API_KEYS", "").strip())), flush=True)
+        configured = bool(os.environ.get("ENGRAM_LOCAL_API_KEYS", "").strip())
+        print(_banner(started, configured, model), flush=True)
         while not stop.wait(0.5):
             pass
     except DataFolderInUse as err:  # nothing was started (stop() below has nothing to do)
         log.error("cannot start the local stack: %s", err)
         return 1
-    except (OSError, ValueError) as err:  # a taken port, a bad ENGRAM_LOCAL_API_KEYS or template
+    except (OSError, ValueError, RuntimeError, subprocess.CalledProcessError) as err:
+        # a taken port, a bad ENGRAM_LOCAL_API_KEYS or template, a local model that did not install or start
         hint = f" (port {config.port}: choose another with --port or ENGRAM_PORT)" if _port_taken(err) else ""
         log.error("cannot start the local stack: %s%s", err, hint)
         return 1
     finally:
         stack.stop()
+        if model is not None:
+            model.stop()
     log.info("stopped")
     return 0
 

@@ -40,3 +40,27 @@ def test_the_banner_names_the_reranker_option_and_its_cost(monkeypatch: pytest.M
 def test_the_banner_says_when_the_reranker_is_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENGRAM_SEARCH_RERANKER", "maxsim")
     assert "search reranker: MaxSim over MiniLM's token vectors, top 20" in _banner(STARTED, False)
+
+
+def test_the_banner_says_there_is_no_llm_and_how_to_run_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("ENGRAM_OPENAI_BASE_URL", "ENGRAM_OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    assert "LLM: none: the offline rules (ENGRAM_LLM=local for a local model" in _banner(STARTED, False)
+
+
+def test_the_banner_names_the_local_model_and_its_speed() -> None:
+    from engram_tools.local.llm_server import LlamaServer, Speed
+    from engram_tools.local.local_model import QWEN_CODER_1_5B, LocalModel
+
+    server = LlamaServer(Path("/data/models/q.gguf"), QWEN_CODER_1_5B.alias, port=41873, load_seconds=6.2)
+    model = LocalModel(QWEN_CODER_1_5B, server, Speed(0.9, 57.0, 12.1).describe())
+    line = _banner(STARTED, False, model).split("LLM: ")[1].split("\n")[0]
+
+    assert line.startswith("Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama.cpp) at http://127.0.0.1:41873/v1")
+    assert "loaded in 6.2 s" in line and "generation 12.1 tokens/s" in line and "~2 GB memory" in line
+
+
+def test_the_banner_names_another_openai_compatible_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_OPENAI_BASE_URL", "http://localhost:11434/v1")
+    monkeypatch.setenv("ENGRAM_LLM_MODEL", "qwen2.5:7b")
+    assert "LLM: qwen2.5:7b at http://localhost:11434/v1 (ENGRAM_OPENAI_BASE_URL)" in _banner(STARTED, False)

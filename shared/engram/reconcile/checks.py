@@ -1,0 +1,261 @@
+"""Checks on an LLM's reconciliation plan before it is applied.
+
+A weak model's plan (a small local model's above all) is not trusted as it is: each decision that
+would change or close a memory, or add one, is checked against the new facts and the memory it
+names, and downgraded when it fails, with the reason in the decision's note (the task result):
+
+- an UPDATE of a memory that no new fact concerns: the memory stays; the facts are added as they are;
+- an UPDATE whose text drops details of the old memory that no new fact speaks to: the old memory
+  stays and the update's text is added beside it;
+- a DELETE that no new fact contradicts (no negation, no retraction, no replacing detail): the memory
+  stays (NONE);
+- an ADD that a current memory already holds: NONE on that memory.
+
+"Concerns" is the cosine of the local embedder's vectors (or shared content words when there is no
+embedder); "drops" compares light-stemmed content words, clause by clause; "contradicts" is a
+change of polarity, a retraction word, or a replaced name, place or number. All linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import Event, Fact
+from engram.domain.ports import Embedder
+from engram.domain.steps import CandidateFact, Decision
+from engram.text.match import content_tokens, looks_negated, protected_details
+
+logger = Logger(child=True)
+
+NOTE = "plan check"
+# Where one memory's text joins separate statements: each clause is checked on its own.
+_CLAUSE = re.compile(r"[,;:()]|\s(?:and|but|with|who|which|where|while|plus|also)\s", re.IGNORECASE)
+_RETRACT = re.compile(r"\b(forget|delete|remove|erase|cancel|drop|wrong|mistaken|incorrect)\b", re.IGNORECASE)
+_SUFFIXES = ("ing", "ed", "es", "s", "e")
+# Words that say how, not what: dropping them loses nothing.
+_FILLER = frozenset(
+    "currently still really just only actually recently usually always often lot much many some "
+    "enjoys enjoy likes like loves love being been is am are has have had does do did would will can "
+    "i me my we our you your who which what when where there here so then than too".split()
+)
+
+
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(text: str) -> set[str]:
+    return {stem(w) for w in content_tokens(text) if w not in _FILLER}
+
+
+def clauses(text: str) -> list[str]:
+    return [part.strip() for part in _CLAUSE.split(text) if part and part.strip()]
+
+
+def _note(decision: Decision, reason: str) -> Decision:
+    text = f"{NOTE}: {reason}"
+    decision.note = f"{decision.note}; {text}" if decision.note else text
+    return decision
+
+
+@dataclass
+class PlanChecks:
+    """Validates a reconciliation plan; `concern` and `same` are cosines of the embedder's vectors."""
+
+    embedder: Embedder | None = None
+    concern: float = 0.5  # a new fact at least this close to a memory (or a clause of it) is about it
+    same: float = 0.85  # an ADD this close to a current memory (and naming nothing it lacks) repeats it
+
+    def __call__(
+        self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
+    ) -> list[Decision]:
+        by_id = {f.id: f for f in existing}
+        fact_texts = [f.text for f in facts]
+        texts = list(
+            dict.fromkeys([*fact_texts, *(f.text for f in existing), *(c for f in existing for c in clauses(f.text))])
+        )
+        texts += [d.text for d in decisions if d.text and d.text not in texts]
+        sim = _Similarity(self.embedder, texts)
+        changed = {d.memory_id for d in decisions if d.event in (Event.UPDATE, Event.DELETE) and d.memory_id}
+        out: list[Decision] = []
+        for d in decisions:
+            old = by_id.get(d.memory_id or "")
+            if d.event is Event.UPDATE and old is not None:
+                out += self._update(d, old, facts, sim)
+            elif d.event is Event.DELETE and old is not None:
+                out.append(self._delete(d, old, facts, sim))
+            elif d.event is Event.ADD:
+                out.append(self._add(d, [f for f in existing if f.id not in changed], sim))
+            elif d.event is Event.NONE and old is not None and d.note is None and d.attachment_ids is None:
+                out.append(self._kept(d, old, facts, sim))
+            else:
+                out.append(d)
+        return out
+
+    def _kept(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
+        """A NONE stands for a new fact only when the memory holds all of it: one that adds to the
+        memory ("Max is a labrador" beside "has a dog named Max") must not count as covered, so the
+        missing-fact cover adds it."""
+        if any(self._holds(old.text, f.text, sim) for f in facts):
+            return d
+        return d.model_copy(update={"text": ""})
+
+    def _concerning(self, memory: str, facts: Sequence[CandidateFact], sim: _Similarity) -> list[CandidateFact]:
+        parts = [memory, *clauses(memory)]
+        return [f for f in facts if max(sim(f.text, p) for p in parts) >= self.concern]
+
+    def _update(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> list[Decision]:
+        if _same_text(d.text, old.text):  # an UPDATE that changes nothing is a NONE
+            none = Decision(
+                event=Event.NONE, text=d.text, memory_id=old.id, attachment_ids=d.attachment_ids, note=d.note
+            )
+            return [self._kept(none, old, facts, sim)]
+        about = self._concerning(old.text, facts, sim)
+        if not about:
+            logger.warning("UPDATE of a memory the new facts do not concern", extra={"memory_id": old.id})
+            reason = f'UPDATE of "{old.text}" not applied: no new fact concerns it'
+            kept = Decision(event=Event.NONE, text="", memory_id=old.id, note=d.note)  # covers no fact
+            return [_note(kept, reason), *self._facts_of(d, facts, reason)]
+        lost = self.dropped(old.text, d.text, about, sim)
+        if lost:
+            logger.warning("UPDATE would lose details", extra={"memory_id": old.id, "lost": sorted(lost)})
+            return [beside(d, old.text, lost)]
+        return [d]
+
+    def dropped(self, old: str, new: str, about: Sequence[CandidateFact], sim: _Similarity) -> set[str]:
+        """Words of `old` that `new` loses, in clauses that no new fact speaks to."""
+        kept = stems(new)
+        lost: set[str] = set()
+        for clause in clauses(old) or [old]:
+            missing = stems(clause) - kept
+            if not missing:
+                continue
+            if any(sim(f.text, clause) >= self.concern and _replaces(f.text, clause) for f in about):
+                continue  # a new fact restates this part of the memory: its words may change
+            lost |= {w for w in content_tokens(clause) if stem(w) in missing}
+        return lost
+
+    def _facts_of(self, d: Decision, facts: Sequence[CandidateFact], reason: str) -> list[Decision]:
+        """The facts an unapplied UPDATE carried, as new memories (each names the reason)."""
+        mine = [i for i, f in enumerate(facts) if stems(f.text) & stems(d.text)]
+        if d.fact_index is not None and d.fact_index < len(facts) and d.fact_index not in mine:
+            mine.append(d.fact_index)
+        return [
+            _note(Decision(event=Event.ADD, text=facts[i].text, fact_index=i, importance=facts[i].importance), reason)
+            for i in mine
+        ]
+
+    def _delete(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
+        if any(_contradicts(f, old.text) for f in self._concerning(old.text, facts, sim)):
+            return d
+        logger.warning("DELETE without a contradicting statement", extra={"memory_id": old.id})
+        kept = Decision(event=Event.NONE, text="", memory_id=old.id, note=d.note)  # covers no fact
+        return _note(kept, f'DELETE of "{old.text}" not applied: no new fact contradicts it')
+
+    def _holds(self, memory: str, text: str, sim: _Similarity) -> bool:
+        """Whether `memory` already says all of `text`: its words, or a close paraphrase naming nothing else."""
+        if looks_negated(memory) != looks_negated(text):
+            return False
+        words = stems(text)
+        if words and words <= stems(memory):
+            return True
+        return sim.as_said(text, memory) >= self.same and _details(text) <= _details(memory)
+
+    def _add(self, d: Decision, current: Sequence[Fact], sim: _Similarity) -> Decision:
+        for memory in current:
+            if self._holds(memory.text, d.text, sim):
+                logger.warning("ADD repeats a current memory", extra={"memory_id": memory.id})
+                kept = Decision(
+                    event=Event.NONE, text=d.text, memory_id=memory.id, fact_index=d.fact_index, note=d.note
+                )
+                return _note(kept, f'ADD of "{d.text}" not applied: "{memory.text}" already holds it')
+        return d
+
+
+def beside(d: Decision, old: str, lost: set[str]) -> Decision:
+    """A lossy UPDATE as a new memory beside the one it would have rewritten, saying why."""
+    added = Decision(
+        event=Event.ADD,
+        text=d.text,
+        fact_index=d.fact_index,
+        importance=d.importance,
+        attachment_ids=d.attachment_ids,
+        note=d.note,
+    )
+    return _note(
+        added, f'UPDATE of "{old}" would drop {", ".join(sorted(lost))}: kept it, added the new text beside it'
+    )
+
+
+def _replaces(fact: str, clause: str) -> bool:
+    """Whether a fact close to a clause restates it: it shares a word with it, or gives a detail
+    (name, place, number) or negation in its place."""
+    if stems(fact) & stems(clause):
+        return True
+    return bool(protected_details(fact)) or looks_negated(fact) != looks_negated(clause)
+
+
+def _contradicts(fact: CandidateFact, memory: str) -> bool:
+    if fact.negated or looks_negated(fact.text) != looks_negated(memory) or _RETRACT.search(fact.text):
+        return True
+    theirs, mine = protected_details(memory), protected_details(fact.text)
+    return bool(theirs and mine and not theirs & mine)
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()).rstrip(".") == " ".join(b.casefold().split()).rstrip(".")
+
+
+class _Similarity:
+    """The larger of two cosines of the embedder's vectors: of the texts, and of the texts without
+    their names, places and numbers ("started a job at Microsoft" is about "works at Google": 0.37
+    as said, 0.61 without the names). One embed call for every text of a plan. Without an embedder,
+    the share of content words the two texts have in common."""
+
+    def __init__(self, embedder: Embedder | None, texts: Sequence[str]) -> None:
+        self._vectors: dict[str, list[float]] = {}
+        if embedder is not None and texts:
+            plain = {t: _without_details(t) for t in texts}
+            unique = list(dict.fromkeys([*texts, *plain.values()]))
+            vectors = dict(zip(unique, embedder.embed(unique), strict=True))
+            self._vectors = {t: vectors[t] for t in texts}
+            self._plain = {t: vectors[p] for t, p in plain.items()}
+
+    def as_said(self, a: str, b: str) -> float:
+        """The cosine of the texts as they are (names and numbers count)."""
+        if a in self._vectors and b in self._vectors:
+            return _dot(self._vectors[a], self._vectors[b])
+        return self(a, b)
+
+    def __call__(self, a: str, b: str) -> float:
+        if a in self._vectors and b in self._vectors:
+            return max(_dot(self._vectors[a], self._vectors[b]), _dot(self._plain[a], self._plain[b]))
+        sa, sb = stems(a), stems(b)
+        return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
+
+
+_NUMBERS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
+
+
+def _details(text: str) -> set[str]:
+    """Names, places and numbers (as digits or words): what a near-duplicate must not differ in."""
+    return protected_details(text) | {w for w in content_tokens(text) if w in _NUMBERS}
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+
+
+def _without_details(text: str) -> str:
+    details = protected_details(text)
+    if not details:
+        return text
+    kept = [w for w in text.split() if "".join(ch for ch in w if ch.isalnum()).lower() not in details]
+    return " ".join(kept) or text
