@@ -34,7 +34,8 @@ def test_prompts_are_the_published_ones_byte_for_byte(name: str) -> None:
 
 def test_the_locomo_judge_is_mem0s_accuracy_prompt_filled_in() -> None:
     prompt = qa_prompts.locomo_judge("Where did I go?", "Hawaii", "You went to Hawaii last May.")
-    assert prompt.startswith("\nYour task is to label an answer to a question as \u2019CORRECT\u2019 or \u2019WRONG\u2019.")
+    quoted = "\u2019CORRECT\u2019 or \u2019WRONG\u2019"  # the upstream typographic quotes
+    assert prompt.startswith(f"\nYour task is to label an answer to a question as {quoted}.")
     assert "Question: Where did I go?\nGold answer: Hawaii\nGenerated answer: You went to Hawaii last May." in prompt
     assert 'json format with the key as "label"' in prompt
 
