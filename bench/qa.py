@@ -410,6 +410,17 @@ def table(summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    settings = QASettings.from_env()
+    if settings is None:
+        print("qa: skipped (no model configured: set ENGRAM_QA_MODEL, and ENGRAM_QA_BASE_URL / OPENAI_API_KEY)")
+        return 0
+    result = run(settings, args)
+    print(table(result["summary"]))
+    return 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.qa", description=__doc__.split("\n")[0])
     parser.add_argument("--locomo", type=int, default=10, help="LoCoMo questions per category 1-4 (default 10)")
     parser.add_argument("--lme", type=int, default=20, help="LongMemEval questions, stratified by type (default 20)")
@@ -422,14 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rows", type=Path, default=RESULTS / "qa_rows.jsonl")
     parser.add_argument("--resume", action="store_true", help="keep the rows file and skip what it holds")
-    args = parser.parse_args(argv)
-    settings = QASettings.from_env()
-    if settings is None:
-        print("qa: skipped (no model configured: set ENGRAM_QA_MODEL, and ENGRAM_QA_BASE_URL / OPENAI_API_KEY)")
-        return 0
-    result = run(settings, args)
-    print(table(result["summary"]))
-    return 0
+    return parser.parse_args(argv)
 
 
 def interleave(first: Sequence[Item], second: Sequence[Item]) -> list[Item]:

@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk, longmemeval
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, bulk, longmemeval, sessions, qa
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -22,7 +22,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = ("recall", "latency", "ingest", "mem0", "cold", "infer", "facts", "extract", "bulk", "longmemeval", "cost")
+PARTS = (
+    "recall",
+    "latency",
+    "ingest",
+    "mem0",
+    "cold",
+    "infer",
+    "facts",
+    "extract",
+    "bulk",
+    "longmemeval",
+    "sessions",
+    "qa",
+    "cost",
+)
 
 
 def _commit(root: Path) -> str:
@@ -151,6 +165,18 @@ def main(argv: list[str] | None = None) -> int:
         from bench import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
+    if "sessions" in parts:  # the field's session-level recall on the whole sets (bench/session_recall.py)
+        from bench import session_recall
+
+        timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
+    if "qa" in parts:  # LLM-judge J, only with a model configured (bench/qa.py)
+        from bench import qa
+
+        settings = qa.QASettings.from_env()
+        if settings is None:
+            print("[qa] skipped: no model configured (set ENGRAM_QA_MODEL; bench/README.md, answer accuracy)")
+        else:
+            timed("qa", lambda: qa.run(settings, qa.parse_args(["--locomo", "2", "--lme", "6"] if args.quick else [])))
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
         from bench import cost
 
