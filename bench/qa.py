@@ -230,17 +230,21 @@ class Context:
     search_ms: float | None = None
 
 
-Search = Callable[[Item], list[Fact]]
+@dataclass(frozen=True)
+class Found:
+    memories: list[Fact]
+    ms: float  # MemoryService.search alone (not building the lab's index)
+
+
+Search = Callable[[Item], Found]
 
 
 def context(item: Item, kind: str, search: Search, budget_chars: int) -> Context:
     """The memory block the answerer sees, in the chat proxy's format."""
     if kind == "engram":
-        began = time.perf_counter()
         found = search(item)
-        ms = (time.perf_counter() - began) * 1000
-        block = memory_block(found, budget_chars)
-        return Context(block, block.count("\n"), round(ms, 2))
+        block = memory_block(found.memories, budget_chars)
+        return Context(block, block.count("\n"), round(found.ms, 2))
     chosen = [f for f in item.memories if kind == "full" or f.id in item.evidence]
     block = memory_block(chosen, UNLIMITED)
     return Context(block, len(chosen))
@@ -256,7 +260,7 @@ class EngramSearch:
         self._group = ""
         self._service: Any = None
 
-    def __call__(self, item: Item) -> list[Fact]:
+    def __call__(self, item: Item) -> Found:
         from bench.lab_service import lab_service
 
         if item.group != self._group:
@@ -265,7 +269,9 @@ class EngramSearch:
             self._group = item.group
         user_id = item.memories[0].user_id
         query = SearchQuery(user_id=user_id, query=item.question, top_k=self.top_k, now=item.asked_at)
-        return [fact for fact, _ in self._service.search(TENANT, query)]
+        began = time.perf_counter()
+        found = [fact for fact, _ in self._service.search(TENANT, query)]
+        return Found(found, (time.perf_counter() - began) * 1000)
 
 
 # -- asking and judging -----------------------------------------------------------------------------
@@ -433,6 +439,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--rows", type=Path, default=RESULTS / "qa_rows.jsonl")
     parser.add_argument("--resume", action="store_true", help="keep the rows file and skip what it holds")
+    parser.add_argument("--report", action="store_true", help="only summarise the rows file (no model calls)")
     return parser.parse_args(argv)
 
 
@@ -478,10 +485,14 @@ def run(settings: QASettings, args: argparse.Namespace) -> dict[str, Any]:
     )
     args.rows.parent.mkdir(parents=True, exist_ok=True)
     rows = (
-        [json.loads(line) for line in args.rows.read_text().splitlines()] if args.resume and args.rows.is_file() else []
+        [json.loads(line) for line in args.rows.read_text().splitlines()]
+        if (args.resume or args.report) and args.rows.is_file()
+        else []
     )
     done = {(r["qid"], r["context"]) for r in rows}
-    with args.rows.open("a" if args.resume else "w", encoding="utf-8") as out:
+    if args.report:
+        items = [i for i in items if all((i.qid, k) in done for k in kinds)]  # the questions fully answered
+    with args.rows.open("a" if args.resume or args.report else "w", encoding="utf-8") as out:
         for row in run_rows(
             items,
             kinds,
@@ -515,6 +526,7 @@ def run(settings: QASettings, args: argparse.Namespace) -> dict[str, Any]:
             "contexts": kinds,
             "context_format": "engram.services.chat_proxy.memory_block",
         },
+        "stopped_early": bool(args.report),  # --report: the questions answered in every context so far
         "items": {
             "locomo": sum(i.dataset == "locomo" for i in items),
             "longmemeval": sum(i.dataset != "locomo" for i in items),

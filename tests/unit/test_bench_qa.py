@@ -135,18 +135,18 @@ def _item(dataset: str, qid: str, category: str, question: str, answer: str, evi
 
 def test_contexts_are_the_chat_proxys_block_engram_searched_oracle_the_evidence_full_everything() -> None:
     item = _item("locomo", "c#1", "4 single-hop", "What is Ann's cat called?", "Tom", {"m1"})
-    searched = qa.context(item, "engram", lambda _: [MEMORIES[2], MEMORIES[0]], 4000)
+    searched = qa.context(item, "engram", lambda _: qa.Found([MEMORIES[2], MEMORIES[0]], 1.5), 4000)
     assert searched.text.splitlines()[1:] == [
         "- Ann: lovely weather today (said 10 May 2023)",
         "- Ann: I adopted a cat named Tom (said 8 May 2023)",
     ]
-    assert searched.memories == 2 and searched.search_ms is not None
+    assert searched.memories == 2 and searched.search_ms == 1.5
     oracle = qa.context(item, "oracle", lambda _: pytest.fail("the oracle does not search"), 4000)
     assert oracle.text.splitlines()[1:] == ["- Ann: I adopted a cat named Tom (said 8 May 2023)"]
     assert oracle.search_ms is None
     full = qa.context(item, "full", lambda _: [], 4000)
     assert full.memories == 3 and "Oslo" in full.text
-    assert qa.context(item, "engram", lambda _: [], 4000).text == ""  # nothing found: no block
+    assert qa.context(item, "engram", lambda _: qa.Found([], 0.1), 4000).text == ""  # nothing found: no block
 
 
 def test_rows_and_j_per_dataset_context_and_category_with_the_ratio_to_the_oracle() -> None:
@@ -162,7 +162,7 @@ def test_rows_and_j_per_dataset_context_and_category_with_the_ratio_to_the_oracl
         qa.run_rows(
             items,
             ["engram", "oracle"],
-            lambda item: engram_finds[item.qid],
+            lambda item: qa.Found(engram_finds[item.qid], 2.0),
             model,
             model,
             budget_chars=4000,
@@ -190,7 +190,7 @@ def test_rows_and_j_per_dataset_context_and_category_with_the_ratio_to_the_oracl
     assert summary["locomo"]["engram_vs_oracle"] == 0.5
     assert summary["longmemeval"]["engram_vs_oracle"] == 1.0
     assert summary["engram_vs_oracle"] == round((2 / 3) / 1.0, 3)
-    assert summary["locomo"]["engram"]["search_p50_ms"] is not None
+    assert summary["locomo"]["engram"]["search_p50_ms"] == 2.0
     assert summary["locomo"]["oracle"]["search_p50_ms"] is None
     blocks = [round(len(qa.context(i, "oracle", lambda _: [], 4000).text) / 4) for i in items[:2]]
     assert summary["locomo"]["oracle"]["context_tokens_mean"] == sum(blocks) / 2
