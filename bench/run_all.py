@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # any of: recall, latency, ingest, mem0, cold, bulk, longmemeval, sessions, qa, ...
+    python -m bench.run_all --parts recall,cold  # some parts (PARTS below: ..., longmemeval, sessions, qa, cost)
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
