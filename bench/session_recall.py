@@ -1,6 +1,9 @@
 """The field's session-level retrieval figures on the whole sets (`--parts sessions`; no LLM).
 
-    .venv/bin/python -m bench.session_recall [--cached] [--lme-only | --locomo-only] [key=value ...]
+    .venv/bin/python -m bench.session_recall [--cached] [--lme-only | --locomo-only] [--sum] [key=value ...]
+
+--sum: sessions ranked by the summed scores of their retrieved turns instead of their best turn (tried for
+the goals; results in session_recall_sum.json).
 
 - LongMemEval_S, every non-abstention question of the bench's third (184 questions):
   recall_any@5/@10, recall_all@5/@10 and NDCG@5/@10 over distinct sessions, the official shape
@@ -31,7 +34,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bench.stats import distinct, recall_at, session_metrics
+from bench.stats import distinct, recall_at, session_metrics, sessions_by_sum
 
 TURN_K = 20
 SESSION_K = 50
@@ -50,7 +53,7 @@ def _means(rows: Sequence[dict[str, Any]], keys: Iterable[str]) -> dict[str, Any
     return out
 
 
-def longmemeval(argv: Sequence[str], fields: dict[str, Any]) -> dict[str, Any]:
+def longmemeval(argv: Sequence[str], fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
     from bench.engram_env import shared_model_id
     from bench.lab_service import lab_service
     from bench.lme_lab import TENANT, CachedVectors, build_cache, cache_file, memories, questions
@@ -72,12 +75,12 @@ def longmemeval(argv: Sequence[str], fields: dict[str, Any]) -> dict[str, Any]:
         facts = memories(q)
         service = lab_service(facts, cache.embed([f.text for f in facts]), cache, **fields)
 
-        def search(top_k: int, q: Any = q, service: Any = service) -> list[Any]:
+        def search(top_k: int, q: Any = q, service: Any = service) -> list[tuple[Any, float]]:
             query = SearchQuery(user_id=f"lme-{q.question_id}", query=q.question, top_k=top_k, now=q.question_date)
-            return [hit_of(fact) for fact, _ in service.search(TENANT, query)]
+            return [(hit_of(fact), s) for fact, s in service.search(TENANT, query)]
 
-        turns = score(evidence, search(TURN_K))
-        sessions = [h.session for h in search(SESSION_K) if h.session != "?"]
+        turns = score(evidence, [h for h, _ in search(TURN_K)])
+        sessions = _sessions([(h.session, s) for h, s in search(SESSION_K) if h.session != "?"], summed)
         user_evidence = any(t.has_answer and t.role == "user" for s in q.sessions for t in s.turns)
         rows.append(
             {
@@ -105,7 +108,7 @@ def longmemeval(argv: Sequence[str], fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def locomo(fields: dict[str, Any]) -> dict[str, Any]:
+def locomo(fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
     from bench.engram_env import shared_model_id
     from bench.lab_service import lab_service
     from bench.lme_lab import CACHE_DIR, CachedVectors
@@ -125,8 +128,8 @@ def locomo(fields: dict[str, Any]) -> dict[str, Any]:
                 continue
 
             gold = {e.split(":")[0] for e in q.evidence}
-            sessions = [d.split(":")[0] for d in _ranked(service, conv.user_id, q.question, SESSION_K, dia)]
-            top = distinct(sessions)[:10]
+            hits = [(d.split(":")[0], score) for d, score in _ranked(service, conv.user_id, q.question, SESSION_K, dia)]
+            top = _sessions(hits, summed)[:10]
             rows.append(
                 {
                     "conversation": conv.sample_id,
@@ -150,24 +153,30 @@ def locomo(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _ranked(service: Any, user_id: str, question: str, top_k: int, dia: dict[str, str]) -> list[str]:
-    """The dia_ids of MemoryService.search's hits."""
+def _ranked(service: Any, user_id: str, question: str, top_k: int, dia: dict[str, str]) -> list[tuple[str, float]]:
+    """The dia_ids of MemoryService.search's hits, with their scores."""
     from bench.qa import TENANT
     from engram.domain.models import SearchQuery
 
     query = SearchQuery(user_id=user_id, query=question, top_k=top_k)
-    return [dia[f.id] for f, _ in service.search(TENANT, query)]
+    return [(dia[f.id], score) for f, score in service.search(TENANT, query)]
+
+
+def _sessions(hits: Sequence[tuple[str, float]], summed: bool) -> list[str]:
+    """Distinct sessions, best first: at their best-ranked turn (the official shape), or --sum."""
+    return sessions_by_sum(hits) if summed else distinct(s for s, _ in hits)
 
 
 def run(argv: Sequence[str] = ()) -> dict[str, Any]:
     fields = {k: _value(v) for k, _, v in (a.partition("=") for a in argv if not a.startswith("--"))}
     out: dict[str, Any] = {"method": {"turn_top_k": TURN_K, "session_top_k": SESSION_K, "fields": fields}}
+    out["method"]["session_order"] = "summed turn scores (--sum)" if "--sum" in argv else "best-ranked turn (official)"
     out["goals"], out["references"] = GOALS, REFERENCES
     if "--lme-only" not in argv:
-        out["locomo"] = locomo(fields)
+        out["locomo"] = locomo(fields, "--sum" in argv)
         print("locomo", json.dumps(out["locomo"]["overall"]), flush=True)
     if "--locomo-only" not in argv:
-        out["longmemeval"] = longmemeval([a for a in argv if a == "--cached"], fields)
+        out["longmemeval"] = longmemeval([a for a in argv if a == "--cached"], fields, "--sum" in argv)
         print("longmemeval", json.dumps(out["longmemeval"]["overall"]), flush=True)
         print("  official subset", json.dumps(out["longmemeval"]["official_subset"]), flush=True)
     return out
@@ -184,7 +193,7 @@ def main(argv: list[str]) -> int:
     from bench import report
 
     result = run(argv)
-    report.save("session_recall", result)
+    report.save("session_recall_sum" if "--sum" in argv else "session_recall", result)
     return 0
 
 

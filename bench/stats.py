@@ -93,3 +93,13 @@ def session_metrics(ranked: Sequence[str], gold: Iterable[str], ks: Sequence[int
         ideal = dcg([1.0] * len(wanted), k)
         out[f"ndcg@{k}"] = dcg([1.0 if s in wanted else 0.0 for s in order], k) / ideal
     return out
+
+
+def sessions_by_sum(hits: Sequence[tuple[str, float]]) -> list[str]:
+    """Sessions ranked by the summed scores of their retrieved turns (a session several turns point
+    to rises), ties in the order first retrieved; the variant of bench/session_recall.py --sum."""
+    total: dict[str, float] = {}
+    for session, score in hits:
+        total[session] = total.get(session, 0.0) + score
+    first = {s: i for i, s in reversed(list(enumerate(s for s, _ in hits)))}
+    return sorted(total, key=lambda s: (-total[s], first[s]))

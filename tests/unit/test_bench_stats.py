@@ -131,3 +131,9 @@ def test_session_metrics_perfect_missing_and_no_evidence() -> None:
     assert set(missed.values()) == {0.0}
     with pytest.raises(ValueError, match="no evidence"):
         session_metrics(["a"], [])
+
+
+def test_sessions_by_sum_lets_a_session_several_turns_point_to_rise_ties_by_first_retrieved() -> None:
+    hits = [("a", 0.9), ("b", 0.5), ("b", 0.5), ("c", 0.3), ("d", 0.3)]
+    assert sessions_by_sum(hits) == ["b", "a", "c", "d"]
+    assert sessions_by_sum([]) == []
