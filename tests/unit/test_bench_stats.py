@@ -19,6 +19,7 @@ from bench.stats import (
     ratio,
     recall_at,
     session_metrics,
+    sessions_by_sum,
 )
 
 
