@@ -126,7 +126,6 @@ def locomo(fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
         for q in conv.questions:
             if not q.evidence:
                 continue
-
             gold = {e.split(":")[0] for e in q.evidence}
             hits = [(d.split(":")[0], score) for d, score in _ranked(service, conv.user_id, q.question, SESSION_K, dia)]
             top = _sessions(hits, summed)[:10]
@@ -135,7 +134,7 @@ def locomo(fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
                     "conversation": conv.sample_id,
                     "category": q.category,
                     "turn_recall@10": recall_at(
-                        _ranked(service, conv.user_id, q.question, TURN_K, dia), q.evidence, 10
+                        [d for d, _ in _ranked(service, conv.user_id, q.question, TURN_K, dia)], q.evidence, 10
                     ),
                     "session_recall@10": len(gold & set(top)) / len(gold),
                     "session_all@10": 1.0 if gold <= set(top) else 0.0,
