@@ -276,3 +276,38 @@ def test_interleave_keeps_each_sets_order_and_mixes_them_in_proportion() -> None
     b = [_item("longmemeval", f"b{i}", "multi-session", "q", "a", set()) for i in range(2)]
     assert [i.qid for i in qa.interleave(a, b)] == ["a0", "b0", "a1", "a2", "b1", "a3"]
     assert qa.interleave(a, []) == a
+
+
+def test_the_summary_tables_show_j_side_by_side_and_the_session_figures() -> None:
+    from bench.report_field import qa_sections, session_sections
+
+    rows = [
+        {
+            "dataset": "locomo",
+            "qid": "a",
+            "category": "4 single-hop",
+            "context": c,
+            "context_tokens": 10,
+            "search_ms": 1.0 if c == "engram" else None,
+            "correct": ok,
+        }
+        for c, ok in (("engram", True), ("oracle", True))
+    ]
+    method = {"model": "m", "judge_model": "m", "sample": "s", "top_k": 5}
+    ((title, lines),) = qa_sections({"qa": {"summary": qa.summarise(rows), "method": method}})
+    assert title == "Answer accuracy (LLM judge)"
+    assert any("J engram / J oracle" in line and "1.0" in line for line in lines)
+    block = {
+        "questions": 1,
+        "turn_recall@10": 0.5,
+        "session_recall@5": 1.0,
+        "session_recall@10": 1.0,
+        "session_all@10": 1.0,
+    }
+    part = {
+        "references": {"locomo": "ref", "longmemeval": "ref"},
+        "locomo": {"conversations": 10, "overall": block, "by_category": {"1 multi-hop": block}},
+    }
+    ((title, lines),) = session_sections({"session_recall": part})
+    assert title == "LoCoMo distinct-session recall" and "goal 0.96" in lines[-1]
+    assert qa_sections({}) == [] and session_sections({}) == []
