@@ -244,7 +244,7 @@ def context(item: Item, kind: str, search: Search, budget_chars: int) -> Context
     if kind == "engram":
         found = search(item)
         block = memory_block(found.memories, budget_chars)
-        shown = sum(f"- {f.text} (said" in block for f in found)  # those that fit the budget
+        shown = sum(f"- {f.text} (said" in block for f in found.memories)  # those that fit the budget
         return Context(block, shown, round(found.ms, 2))
     chosen = [f for f in item.memories if kind == "full" or f.id in item.evidence]
     block = memory_block(chosen, UNLIMITED)
