@@ -120,8 +120,10 @@ def locomo(fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
     began = time.perf_counter()
     for conv in load():
         facts = locomo_memories(conv)
+        known = len(cache.keyed)
         service = lab_service(facts, cache.embed([f.text for f in facts]), cache, **fields)
-        cache.save()
+        if len(cache.keyed) > known:
+            cache.save()
         dia = {f.id: f.id.split("/", 1)[1] for f in facts}
         for q in conv.questions:
             if not q.evidence:
