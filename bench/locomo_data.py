@@ -60,6 +60,7 @@ class Question:
     evidence: tuple[str, ...]  # normalised, existing dia_ids only
     raw_evidence: tuple[str, ...]
     dropped: tuple[str, ...] = ()  # ids that name no turn of the conversation
+    answer: str = ""  # the answer key (bench/qa.py)
 
 
 @dataclass
@@ -143,7 +144,9 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
             continue  # category 5 (adversarial) has no answer in the conversation by design
         raw = [str(e) for e in qa.get("evidence", [])]
         kept, dropped = normalise_evidence(raw, known)
-        questions.append(Question(str(qa["question"]), category, kept, tuple(raw), dropped))
+        questions.append(
+            Question(str(qa["question"]), category, kept, tuple(raw), dropped, str(qa.get("answer", "")))
+        )
     return Conversation(str(sample["sample_id"]), turns, questions)
 
 

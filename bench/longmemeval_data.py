@@ -70,6 +70,7 @@ class Question:
     question: str
     question_date: datetime
     sessions: tuple[Session, ...]  # in the order said (the file's order is not always by date)
+    answer: str = ""  # the answer key (a rubric for preference questions; bench/qa.py)
 
     @property
     def abstention(self) -> bool:
@@ -106,6 +107,7 @@ def parse_question(item: dict[str, Any]) -> Question:
         question=str(item["question"]),
         question_date=parse_date(str(item["question_date"])),
         sessions=tuple(sessions),
+        answer=str(item.get("answer", "")),
     )
 
 

@@ -359,6 +359,7 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
 
 
 def sections(results: Results) -> list[tuple[str, list[str]]]:
+    from bench.report_field import qa_sections, session_sections
     from bench.report_longmemeval import sections as longmemeval_sections
 
     return [
@@ -370,4 +371,6 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_bulk_section(results),
         *quality_sections(results),
         *longmemeval_sections(results),
+        *session_sections(results),
+        *qa_sections(results),
     ]

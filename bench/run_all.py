@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, mem0, cold, policy, state, ...
+    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, cold, policy, state, qa, ...
 
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -34,8 +34,10 @@ PARTS = (
     "state",
     "bulk",
     "longmemeval",
-    "cost",
+    "sessions",
+    "qa",
     "reconcile",
+    "cost",
 )
 
 
@@ -174,6 +176,18 @@ def main(argv: list[str] | None = None) -> int:
             timed("reconcile_checks", reconcile_checks.run)
         else:
             print(f"[reconcile_checks] skipped: {reconcile_checks.NO_MODEL}", flush=True)
+    if "sessions" in parts:  # the field's session-level recall on the whole sets (bench/session_recall.py)
+        from bench import session_recall
+
+        timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
+    if "qa" in parts:  # LLM-judge J, only with a model configured (bench/qa.py)
+        from bench import qa
+
+        settings = qa.QASettings.from_env()
+        if settings is None:
+            print("[qa] skipped: no model configured (set ENGRAM_QA_MODEL; bench/README.md, answer accuracy)")
+        else:
+            timed("qa", lambda: qa.run(settings, qa.parse_args(["--locomo", "2", "--lme", "6"] if args.quick else [])))
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
         from bench import cost
 

@@ -63,3 +63,43 @@ def timed_ms(fn: Callable[[], T]) -> tuple[T, float]:
     start = time.perf_counter()
     result = fn()
     return result, (time.perf_counter() - start) * 1000.0
+
+
+def distinct(ranked: Iterable[T]) -> list[T]:
+    """The ranking with repeats dropped: an item ranks where it first appears (a session ranks at its
+    best-ranked turn)."""
+    return list(dict.fromkeys(ranked))
+
+
+def dcg(relevances: Sequence[float], k: int) -> float:
+    """LongMemEval's DCG (src/retrieval/eval_utils.py): rel_1 + sum_{i>=2} rel_i / log2(i)."""
+    rel = list(relevances)[:k]
+    return (rel[0] + sum(r / math.log2(i) for i, r in enumerate(rel[1:], start=2))) if rel else 0.0
+
+
+def session_metrics(ranked: Sequence[str], gold: Iterable[str], ks: Sequence[int] = (5, 10)) -> dict[str, float]:
+    """LongMemEval's session-level figures over distinct sessions: recall_any@k (some evidence session
+    in the first k distinct sessions), recall_all@k (all of them), ndcg@k (binary relevance, ideal =
+    every evidence session first). `ranked`: the session of each retrieved item, best first."""
+    wanted = set(gold)
+    if not wanted:
+        raise ValueError("no evidence")
+    order = distinct(ranked)
+    out: dict[str, float] = {}
+    for k in ks:
+        top = set(order[:k])
+        out[f"recall_any@{k}"] = 1.0 if wanted & top else 0.0
+        out[f"recall_all@{k}"] = 1.0 if wanted <= top else 0.0
+        ideal = dcg([1.0] * len(wanted), k)
+        out[f"ndcg@{k}"] = dcg([1.0 if s in wanted else 0.0 for s in order], k) / ideal
+    return out
+
+
+def sessions_by_sum(hits: Sequence[tuple[str, float]]) -> list[str]:
+    """Sessions ranked by the summed scores of their retrieved turns (a session several turns point
+    to rises), ties in the order first retrieved; the variant of bench/session_recall.py --sum."""
+    total: dict[str, float] = {}
+    for session, score in hits:
+        total[session] = total.get(session, 0.0) + score
+    first = {s: i for i, s in reversed(list(enumerate(s for s, _ in hits)))}
+    return sorted(total, key=lambda s: (-total[s], first[s]))

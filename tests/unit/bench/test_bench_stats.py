@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 from bench.report import update_readme
 from bench.report_tables import TARGETS
-from bench.stats import all_at, latency_summary, median_runs, percentile, ratio, recall_at
+from bench.stats import (
+    all_at,
+    dcg,
+    distinct,
+    latency_summary,
+    median_runs,
+    percentile,
+    ratio,
+    recall_at,
+    session_metrics,
+    sessions_by_sum,
+)
 
 
 def test_percentiles_interpolate_between_ranks() -> None:
@@ -83,3 +95,46 @@ def test_a_full_run_replaces_the_readme_results_and_keeps_the_rest(tmp_path: Pat
         "# Benchmarks\n\nHow to run.\n\n## Latest results\n\n"
         "Run x.\n\n### Targets\n\n| a | b |\n\n![recall.png](results/recall.png)\n"
     )
+
+
+def test_distinct_keeps_each_item_where_it_first_ranks() -> None:
+    assert distinct(["s2", "s1", "s2", "s3", "s1"]) == ["s2", "s1", "s3"]
+
+
+def test_dcg_is_longmemevals_rel1_plus_rel_i_over_log2_i() -> None:
+    assert dcg([1, 1, 1], 3) == pytest.approx(1 + 1 / math.log2(2) + 1 / math.log2(3))
+    assert dcg([0, 1], 10) == pytest.approx(1.0)  # rank 2 counts in full, as upstream
+    assert dcg([], 5) == 0.0
+
+
+def test_session_metrics_over_distinct_sessions_a_session_ranking_at_its_best_turn() -> None:
+    # Turns' sessions, best first: s9 twice, then s1, s9 again, s4, s7, s5, s2, s3 ...
+    ranked = ["s9", "s9", "s1", "s9", "s4", "s7", "s5", "s2", "s3"]
+    m = session_metrics(ranked, {"s1", "s2"}, ks=(5, 10))
+    # distinct: s9 s1 s4 s7 s5 | s2 s3 -> s1 in the first 5, s2 only in the first 10
+    assert (m["recall_any@5"], m["recall_all@5"]) == (1.0, 0.0)
+    assert (m["recall_any@10"], m["recall_all@10"]) == (1.0, 1.0)
+    ideal = 1 + 1 / math.log2(2)
+    assert m["ndcg@5"] == pytest.approx((1 / math.log2(2)) / ideal)
+    assert m["ndcg@10"] == pytest.approx((1 / math.log2(2) + 1 / math.log2(6)) / ideal)
+
+
+def test_session_metrics_perfect_missing_and_no_evidence() -> None:
+    assert session_metrics(["a", "a", "b"], {"a"}) == {
+        "recall_any@5": 1.0,
+        "recall_all@5": 1.0,
+        "ndcg@5": 1.0,
+        "recall_any@10": 1.0,
+        "recall_all@10": 1.0,
+        "ndcg@10": 1.0,
+    }
+    missed = session_metrics(["b", "c"], {"a"})
+    assert set(missed.values()) == {0.0}
+    with pytest.raises(ValueError, match="no evidence"):
+        session_metrics(["a"], [])
+
+
+def test_sessions_by_sum_lets_a_session_several_turns_point_to_rise_ties_by_first_retrieved() -> None:
+    hits = [("a", 0.9), ("b", 0.5), ("b", 0.5), ("c", 0.3), ("d", 0.3)]
+    assert sessions_by_sum(hits) == ["b", "a", "c", "d"]
+    assert sessions_by_sum([]) == []
