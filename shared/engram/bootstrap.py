@@ -240,6 +240,7 @@ class Container:
         from engram.pipeline.aspects import AspectReader
         from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.one_call import OneCall
+        from engram.rules.extractor import OfflineExtractor
 
         return IngestPipeline(
             self.facts,
@@ -264,7 +265,8 @@ class Container:
             meaning=self.policy_meaning,
             announce=self.lifecycle.announce,
             aspects=AspectReader(self.embedder),
-            read_wider=self.llm is None,  # an LLM reads ordinary speech itself
+            # only where the rules alone extract: an LLM (however it is given) reads ordinary speech itself
+            read_wider=isinstance(self.extractor, OfflineExtractor),
         )
 
     @cached_property

@@ -331,6 +331,7 @@ def test_a_kept_message_a_later_statement_replaced_is_marked_outdated(page: Any,
         assert acme.wait(acme.request("POST", "/v1/memories", body).json()["task_id"])["status"] == "completed"
     enter_key(page, ACME_KEY)
     pick_user(page, user)
+    page.get_by_label("Show", exact=True).select_option("all")  # "current" (the default) hides what is outdated
     card(page, "Leeds").locator(".badge.outdated").wait_for()
     assert card(page, "Manchester").locator(".badge.outdated").count() == 0
     shot(page, "memory-outdated")
