@@ -242,7 +242,11 @@ def test_an_outdated_kept_message_is_marked_and_filtered(page: Any, acme: Api) -
     kept = card(page, "Hamburg with my husband")
     kept.locator(".badge.outdated").wait_for()
     page.get_by_label("Show", exact=True).select_option("outdated")
-    page.wait_for_function("[...document.querySelectorAll('li.mem')].every(r => r.querySelector('.badge.outdated'))")
+    card(page, "Hamburg with my husband").wait_for()  # the filtered list drawn (an empty list would pass below)
+    page.wait_for_function(
+        "() => { const rows = [...document.querySelectorAll('li.mem')];"
+        " return rows.length > 0 && rows.every(r => r.querySelector('.badge.outdated')); }"
+    )
     assert card(page, "Hamburg with my husband").count() == 1
     page.get_by_label("Show", exact=True).select_option("current")
     card(page, "Munich").first.wait_for()
