@@ -10,10 +10,6 @@ from bench.report_format import table
 Results = dict[str, Any]
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    return table(header, rows)
-
-
 def session_sections(results: Results) -> list[tuple[str, list[str]]]:
     part = results.get("session_recall")
     if not part:
@@ -27,14 +23,14 @@ def session_sections(results: Results) -> list[tuple[str, list[str]]]:
         ]
         rows += [[kind, s["questions"], *(s[k] for k in keys)] for kind, s in lme["by_type"].items() if s["questions"]]
         note = f"{lme['measured']}; goal recall_all@5 >= 0.95; reference: {part['references']['longmemeval']}."
-        out.append(("LongMemEval_S session-level retrieval", [*_table(["questions", "n", *keys], rows), "", note]))
+        out.append(("LongMemEval_S session-level retrieval", [*table(["questions", "n", *keys], rows), "", note]))
     locomo = part.get("locomo")
     if locomo:
         keys = ["turn_recall@10", "session_recall@5", "session_recall@10", "session_all@10"]
         rows = [["overall", locomo["overall"]["questions"], *(locomo["overall"][k] for k in keys)]]
         rows += [[c, s["questions"], *(s[k] for k in keys)] for c, s in locomo["by_category"].items()]
         note = f"{locomo['conversations']} conversations; goal 0.96; reference: {part['references']['locomo']}."
-        out.append(("LoCoMo distinct-session recall", [*_table(["category", "n", *keys], rows), "", note]))
+        out.append(("LoCoMo distinct-session recall", [*table(["category", "n", *keys], rows), "", note]))
     return out
 
 
@@ -53,4 +49,4 @@ def qa_sections(results: Results) -> list[tuple[str, list[str]]]:
     m = part["method"]
     note = f"Answer and judge: {m['model']} / {m['judge_model']}; sample: {m['sample']}; top_k {m['top_k']}."
     header = ["set", "context", "questions", "J", "context tokens", "search p50 ms"]
-    return [("Answer accuracy (LLM judge)", [*_table(header, rows), "", note])]
+    return [("Answer accuracy (LLM judge)", [*table(header, rows), "", note])]
