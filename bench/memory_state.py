@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.adapters.embedded.index import EmbeddedIndex
+from engram.adapters.onnx.maxsim_reranker import from_settings
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import Embedder
@@ -42,6 +43,7 @@ from engram.domain.steps import LLMReply
 from engram.pipeline.aspects import BY_NAME, AspectReader, key_aspect
 from engram.pipeline.ingest import IngestPipeline
 from engram.search.hybrid import hybrid_searcher
+from engram.search.pipeline import SearchPipeline, stages_from_settings
 from engram.services.memory import MemoryService
 from engram.settings import Settings
 from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
@@ -180,9 +182,7 @@ def run_history(history: dict[str, Any], mode: str, embedder: Embedder) -> Score
         embedder=embedder,
         tasks=MemoryTaskStore(),
         queue=MemoryQueue(),
-        searcher=hybrid_searcher(index, embedder, s),
-        diversity=s.search_diversity,
-        diversity_gap_s=s.search_diversity_gap_s,
+        search_pipeline=SearchPipeline(hybrid_searcher(index, embedder, s), stages_from_settings(s, from_settings(s))),
     )
     scope = Scope(tenant_id="bench", user_id=history["id"])
     policy = MemoryPolicy(exclude=history["exclude"]) if history["exclude"] else None

@@ -283,7 +283,7 @@ class AspectReader:
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
             # Only windows that give some aspect a value are embedded: no value, no reading.
-            windows = {t: [w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])] for t in unread}
+            windows = {t: _with_heads([w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])]) for t in unread}
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
             vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
             for text in unread:
@@ -354,6 +354,34 @@ def _windows(text: str) -> list[tuple[int, str, str]]:
         if len(clauses) > 1 and len(whole.split()) <= WHOLE_WORDS:
             out.append((number, whole, whole))
     return out
+
+
+def _with_heads(windows: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The windows and, for each, the heads of it that end at a value it gives ("my girlfriend Maya"
+    of "my girlfriend Maya thinks I drink too much coffee", "I'm with Roche" of "I'm with Roche in
+    Basel now"): a value said in passing is stated by the words that lead to it, and the rest of a
+    clause (what the partner thinks, how the lab is) would only blur its meaning."""
+    out = list(windows)
+    seen = {w for _, _, w in windows}
+    for sentence, whole, window in windows:
+        for head in _heads(window):
+            if head not in seen:
+                seen.add(head)
+                out.append((sentence, whole, head))
+    return out
+
+
+def _heads(window: str) -> list[str]:
+    heads: list[str] = []
+    for aspect in ASPECTS:
+        value = aspect.lift(window)
+        at = window.find(value) if value else -1
+        if value is None or at < 0:
+            continue
+        head = window[: at + len(value)].strip()
+        if head != window.strip() and len(head.split()) >= 2:
+            heads.append(head)
+    return heads
 
 
 def _speaks_of_self(aspect: Aspect, clause: str) -> bool:
