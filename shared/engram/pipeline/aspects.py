@@ -26,7 +26,7 @@ from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact
 from engram.rules import values
 from engram.rules.keys import family_of
-from engram.rules.vocab import SINGLE_RELATIONS
+from engram.rules.vocab import ANIMALS, SINGLE_RELATIONS
 from engram.text.clauses import is_hypothetical, is_question, is_small_talk, split_clauses, split_sentences
 
 
@@ -196,13 +196,14 @@ _OTHERS = re.compile(
     r"cousin|aunt|uncle|grandma|grandpa|neighbou?r|roommate|flatmate|he|she|they|his|her|their)\b",
     re.I,
 )
-# Past, hedged or denied: "used to live in", "might move to", "not at Google anymore" say no current value.
+# Past, hedged, sought or denied: "used to live in", "might move to", "interviewed at Google", "not at Google
+# anymore" say no current value.
 _NOT_NOW = re.compile(
     r"\b(?:used\s+to|grew\s+up|born|was\s+living|lived|previously|formerly|former|ex|before\s+that|back\s+when|"
     r"might|maybe|perhaps|thinking\s+(?:about|of)|considering|would|could|should|hope|hoping|wish|someday|"
     r"if|unless|not|n't|never|no\s+longer|anymore|quit|left|leaving|fired|laid\s+off|broke\s+up|dumped|split|"
     r"originally|hometown|i'?m\s+from|come\s+from|comes\s+from|"
-    r"passed\s+away|died)\b",
+    r"passed\s+away|died|interview\w*|applied|applying)\b",
     re.I,
 )
 _PARTNER_WORDS = re.compile(
@@ -211,6 +212,18 @@ _PARTNER_WORDS = re.compile(
     + r"|hubby|missus|bf|gf|dating|seeing\s+someone|fianc[eé]e?)\b",
     re.I,
 )
+
+# Someone else's partner or pet ("my sister's boyfriend Tom", "her dog Rex"): the relation word is owned by another.
+_OWNED_BY_OTHER = re.compile(
+    r"(?:['\u2019]s|\b(?:his|her|their))\s+(?:new\s+|old\s+|little\s+)?(?:"
+    + "|".join(sorted(SINGLE_RELATIONS - {"mother", "father"}))
+    + r"|hubby|missus|bf|gf|fianc[eé]e?|"
+    + "|".join(sorted(ANIMALS, key=len, reverse=True))
+    + r")s?\b",
+    re.I,
+)
+# The person is one of a clause's subjects ("my partner Alex and I live in ...", "me and my sister moved to ...").
+_WITH_ME = re.compile(r"\b(?:and\s+i|and\s+me|me\s+and|and\s+myself)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -283,7 +296,9 @@ class AspectReader:
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
             # Only windows that give some aspect a value are embedded: no value, no reading.
-            windows = {t: _with_heads([w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])]) for t in unread}
+            windows = {
+                t: _with_heads([w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])]) for t in unread
+            }
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
             vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
             for text in unread:
@@ -334,7 +349,10 @@ def _some_value(text: str) -> bool:
     return any(aspect.lift(text) for aspect in ASPECTS)
 
 
-_SEGMENT = re.compile(r"\s*[,:]\s*|\s+(?:but|and|so|because|though|while|plus)\s+", re.I)
+# "and" joining the person to another ("me and my boyfriend Tom", "Omar and I") joins subjects: no segment there.
+_SEGMENT = re.compile(
+    r"\s*[,:]\s*|(?<!\bme)\s+and\s+(?!(?:i|me|myself)\b)|\s+(?:but|so|because|though|while|plus)\s+", re.I
+)
 
 
 def _windows(text: str) -> list[tuple[int, str, str]]:
@@ -351,7 +369,9 @@ def _windows(text: str) -> list[tuple[int, str, str]]:
             segments = [s.strip() for s in _SEGMENT.split(clause)]
             if len(segments) > 1:
                 out += [(number, whole, s) for s in segments if len(s.split()) >= 2]
-        if len(clauses) > 1 and len(whole.split()) <= WHOLE_WORDS:
+        # Several clauses, or the person joined to another subject that clause splitting cut off ("me and ...").
+        several = len(clauses) > 1 or (bool(_WITH_ME.search(whole)) and whole not in clauses)
+        if several and len(whole.split()) <= WHOLE_WORDS:
             out.append((number, whole, whole))
     return out
 
@@ -392,11 +412,14 @@ def _speaks_of_self(aspect: Aspect, clause: str) -> bool:
         return bool(_FIRST.search(clause)) and not re.search(r"\b(?:no\s+longer|anymore|outgrew)\b", clause, re.I)
     if _NOT_NOW.search(clause):
         return False
+    if aspect.name in ("partner", "pets") and _OWNED_BY_OTHER.search(clause):
+        return False
     if aspect.name == "partner":
         return bool(_PARTNER_WORDS.search(clause))
     if aspect.name == "pets":
         return True  # a pet is named after its animal ("our dog Max"): the name cue needs the animal word
-    return not _OTHERS.search(clause)
+    # "my husband Raj works at Infosys" speaks of the husband; "my husband Raj and I live in Pune" of both.
+    return not (_OTHERS.search(clause) or _PARTNER_WORDS.search(clause)) or bool(_WITH_ME.search(clause))
 
 
 def aspect_of_fact(fact: Fact | CandidateFact, readings: tuple[Reading, ...]) -> list[tuple[str, str]]:

@@ -152,7 +152,8 @@ def name(clause: str) -> str | None:
     for found in _NAME_CUE.finditer(clause):
         value = _proper(found.group("v") or found.group("w"))
         if value:
-            return value.split()[0]
+            first = value.split()[0]
+            return first[:-2] if first[-2:] in ("'s", "\u2019s") and len(first) > 2 else first  # "Sofia's sister"
     return None
 
 

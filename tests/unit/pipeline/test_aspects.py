@@ -36,6 +36,13 @@ def read(reader: AspectReader, text: str) -> set[tuple[str, str]]:
         ("peanuts make me swell up like a balloon so never suggest satay", {("allergy", "peanuts")}),
         ("we're finally doing the Japan thing in April", {("plans", "Japan")}),
         ("I'm seeing someone new, his name is Daniel", {("partner", "Daniel")}),
+        # Said in passing: the words that lead to the value state it, whatever the clause goes on about.
+        ("my girlfriend Maya thinks I drink too much coffee", {("partner", "Maya")}),
+        # Two subjects, the person one of them: both the partner and the shared home.
+        ("me and my boyfriend Tom moved to Leeds", {("home", "Leeds"), ("partner", "Tom")}),
+        # The partner is the subject of the job: the partner is read, not an employer of the person.
+        ("my husband Raj works at Infosys", {("partner", "Raj")}),
+        ("my wife Sofia's sister lives in Madrid", {("partner", "Sofia")}),
     ],
 )
 def test_ordinary_speech_is_read_for_its_aspect_and_value(reader: AspectReader, text: str, expected: set) -> None:
@@ -53,6 +60,11 @@ def test_ordinary_speech_is_read_for_its_aspect_and_value(reader: AspectReader, 
         "the weather in London is awful today",
         "where do you live?",  # a question
         "my boyfriend hates it",  # an aspect without a value
+        "my sister's boyfriend Tom is visiting next week",  # someone else's partner
+        "Sarah's girlfriend Emma is lovely",
+        "my friend's dog Rex bit me",  # someone else's pet
+        "her husband Mark works at Google",
+        "I interviewed at Google yesterday",  # sought, not held
     ],
 )
 def test_no_reading_without_a_clear_present_value_of_the_person(reader: AspectReader, text: str) -> None:
@@ -106,6 +118,14 @@ def test_a_kept_message_is_outdated_by_a_newer_statement_of_its_aspect(reader: A
     assert not world.live("Porto")
     old = [f for f in world.current() if "Porto" in f.text]
     assert all(f.outdated_by for f in old if f.kind == "episode")
+
+
+def test_a_partner_named_in_passing_is_outdated_by_a_new_one(reader: AspectReader) -> None:
+    world = World(reader)
+    world.say("my girlfriend Maya thinks I drink too much coffee. she is right", "2025-02-25")
+    world.say("Maya and I split up in june. I'm seeing someone new, his name is Daniel", "2025-08-25")
+    assert world.live("Daniel")
+    assert not [f for f in world.live("Maya") if "coffee" in f.text]
 
 
 def test_an_older_statement_told_later_is_the_outdated_one(reader: AspectReader) -> None:
