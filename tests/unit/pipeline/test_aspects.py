@@ -71,6 +71,20 @@ def test_no_reading_without_a_clear_present_value_of_the_person(reader: AspectRe
     assert read(reader, text) == set()
 
 
+def test_the_person_tests_take_linear_time_on_hostile_text() -> None:
+    import time
+
+    from engram.pipeline.aspects import BY_NAME, _speaks_of_self, _windows
+
+    hostile = ["my sister's " * 5_000 + "boyfriend Tom", "me and " * 5_000 + "I", "and " * 10_000 + "me"]
+    began = time.process_time()
+    for text in hostile:
+        _windows(text)
+        for aspect in ("partner", "pets", "home"):
+            _speaks_of_self(BY_NAME[aspect], text)
+    assert time.process_time() - began < 2.0  # quadratic would take minutes on these lengths
+
+
 def test_fact_keys_map_to_aspects() -> None:
     assert key_aspect("location") == "home"
     assert key_aspect("family:girlfriend") == "partner"

@@ -50,6 +50,7 @@ def test_organisation(clause: str, expected: str | None) -> None:
         ("my boyfriend Tom hates it", "Tom"),
         ("his name is Daniel", "Daniel"),
         ("my boyfriend hates it", None),
+        ("my wife Sofia's sister lives in Madrid", "Sofia"),  # the name, not its possessive
     ],
 )
 def test_name(clause: str, expected: str | None) -> None:
