@@ -1,0 +1,172 @@
+"""The plan check that finishes a move or a job change the model left half done.
+
+A weak model often adds the new home or employer and keeps the old one ("UPDATE" of the old memory
+with its own text, a repeated ADD of it, or nothing at all): the user would have two current homes.
+Engram knows single-valued aspects by meaning (pipeline/aspects.py), and offline it closes the
+older statement of another value (pipeline/supersede.py); this check does the same to the plan.
+When an ADD states a single-valued aspect (home, employer, job, partner, diet) and a memory the plan
+leaves as it is states the same aspect with another value (and never the same one), that memory's
+clause of the old value is superseded: a memory that says nothing else is closed (DELETE), one that
+says more keeps the rest (UPDATE without the stale clause; the old value replaced in place when its
+clause holds other names or places). The reason goes in the decision's note.
+
+Memories are written in the third person ("User lives in Hamburg"); the aspect reader was made for
+what people say, so each text is read in the first person ("I live in Hamburg").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_lambda_powertools import Logger
+
+from engram.domain.models import Event, Fact
+from engram.domain.steps import Decision
+from engram.pipeline.aspects import BY_NAME, AspectReader
+from engram.pipeline.supersede import values_match
+from engram.text.match import protected_details
+
+logger = Logger(child=True)
+
+_SUBJECT = re.compile(r"(?:the\s+)?user\b(?!')\s*", re.IGNORECASE)
+_OWNER = re.compile(r"(?:the\s+)?user's\s+", re.IGNORECASE)
+_ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", re.IGNORECASE)
+_VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
+# Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
+_BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
+_IRREGULAR = {"is": "'m", "has": " have", "does": " do", "was": " was"}  # "I'm a nurse", as people say it
+# A later verb of the same subject: "... and now works as a nurse" -> "... and I now work as a nurse".
+_LATER = re.compile(
+    r"\b(and|but)\s+((?:now|currently|still|also)\s+)?(" + "|".join(sorted(_BARE_VERBS)) + r")\b", re.IGNORECASE
+)
+# Where one memory joins statements: the joiner stays with the clause after it.
+_JOIN = re.compile(r"\s*[,;]\s*(?:and\s+|but\s+)?|\s+(?:and|but|while|plus|also)\s+", re.IGNORECASE)
+
+
+def first_person(text: str) -> str:
+    """'User lives in Hamburg' -> 'I live in Hamburg'; "User's wife is Anna" -> 'My wife is Anna'."""
+    stripped = text.strip()
+    owner = _OWNER.match(stripped)
+    if owner:
+        return "My " + stripped[owner.end() :]
+    subject = _SUBJECT.match(stripped)
+    rest = stripped[subject.end() :] if subject else stripped
+    adverb = _ADVERB.match(rest)
+    lead = rest[: adverb.end()] if adverb else ""
+    verb = _VERB.match(rest, len(lead))
+    if verb is None:
+        return stripped
+    word = verb.group(1).lower()
+    if subject is None and word not in _BARE_VERBS:
+        return stripped
+    tail = _LATER.sub(lambda m: f"{m.group(1)} I {(m.group(2) or '').lower()}{_plain(m.group(3))}", rest[verb.end() :])
+    plain = _plain(word)
+    return f"I{plain}{tail}" if word in _IRREGULAR and not lead else f"I {lead.lower()}{plain.strip()}{tail}"
+
+
+def _plain(verb: str) -> str:
+    """The first-person form of a third-person verb ('lives' -> 'live')."""
+    word = verb.lower()
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def pieces(text: str) -> list[tuple[str, str]]:
+    """(joiner before it, clause) for each statement a memory joins; the first has no joiner."""
+    out: list[tuple[str, str]] = []
+    start, joiner = 0, ""
+    for found in _JOIN.finditer(text):
+        out.append((joiner, text[start : found.start()]))
+        start, joiner = found.end(), found.group(0)
+    out.append((joiner, text[start:]))
+    return [(j, c) for j, c in out if c.strip()]
+
+
+def joined(parts: Sequence[tuple[str, str]], original: str) -> str:
+    """The clauses put back together; a memory that lost its first clause keeps its subject."""
+    if not parts:
+        return ""
+    text = parts[0][1] + "".join(j + c for j, c in parts[1:])
+    text = text.strip().rstrip(",;")
+    subject = _SUBJECT.match(original.strip())
+    if parts[0][0] and subject and not _SUBJECT.match(text):
+        return original.strip()[: subject.end()] + text
+    return text[:1].upper() + text[1:]
+
+
+def _has_word(text: str, value: str) -> re.Match[str] | None:
+    return re.search(rf"(?<![^\W_]){re.escape(value)}(?![^\W_])", text, re.IGNORECASE)
+
+
+@dataclass
+class Supersede:
+    reader: AspectReader
+
+    def single_values(self, texts: Sequence[str]) -> list[list[tuple[str, str]]]:
+        readings = self.reader.read([first_person(t) for t in texts])
+        return [[(r.aspect.name, r.value) for r in rs if r.aspect.single] for rs in readings]
+
+    def __call__(self, decisions: list[Decision], existing: Sequence[Fact]) -> list[Decision]:
+        first: dict[str, int] = {}
+        for i, d in enumerate(decisions):
+            if d.memory_id is not None:
+                first.setdefault(d.memory_id, i)
+        stays = [m for m in existing if m.id not in first or decisions[first[m.id]].event is Event.NONE]
+        adds = [d for d in decisions if d.event is Event.ADD and d.text]
+        if not stays or not adds:
+            return decisions
+        said = self.single_values([d.text for d in adds])
+        if not any(said):
+            return decisions
+        held = dict(zip((m.id for m in stays), self.single_values([m.text for m in stays]), strict=True))
+        out = list(decisions)
+        done: set[str] = set()
+        for d, pairs in zip(adds, said, strict=True):
+            for memory in stays:
+                if memory.id in done:
+                    continue
+                for aspect, value in pairs:
+                    stale = [v for a, v in held[memory.id] if a == aspect]
+                    if not stale or any(values_match(v, value) for v in stale):
+                        continue
+                    repair = self._supersede(memory, stale, value, aspect, d.text)
+                    if repair is None:
+                        continue
+                    logger.warning("superseded a memory the plan kept", extra={"memory_id": memory.id})
+                    done.add(memory.id)
+                    if memory.id in first:
+                        earlier = out[first[memory.id]].note
+                        repair.note = f"{earlier}; {repair.note}" if earlier else repair.note
+                        out[first[memory.id]] = repair
+                    else:
+                        out.append(repair)
+                    break
+        return out
+
+    def _supersede(self, memory: Fact, stale: list[str], value: str, aspect: str, by: str) -> Decision | None:
+        """The memory without its clauses of the stale value: closed when nothing else is left."""
+        parts = pieces(memory.text)
+        kept: list[tuple[str, str]] = []
+        replaced = False
+        for joiner, clause in parts:
+            found = next((m for v in stale if (m := _has_word(clause, v))), None)
+            if found is None:
+                kept.append((joiner, clause))
+                continue
+            others = protected_details(clause) - {w.lower() for w in found.group(0).split()}
+            if others:  # "a teacher in Leeds" -> "a headteacher in Leeds": Leeds is not stale
+                kept.append((joiner, clause[: found.start()] + value + clause[found.end() :]))
+                replaced = True
+        if len(kept) == len(parts) and not replaced:
+            return None  # the stale value is not in the text as read: leave the memory as it is
+        note = f'plan check: "{memory.text}" superseded by "{by}" ({BY_NAME[aspect].name} is now {value})'
+        if not kept:
+            return Decision(event=Event.DELETE, text=memory.text, memory_id=memory.id, note=note)
+        return Decision(event=Event.UPDATE, text=joined(kept, memory.text), memory_id=memory.id, note=note)
