@@ -234,7 +234,7 @@ class Container:
         """What an LLM's reconciliation plan must pass before it is applied (reconcile/checks.py)."""
         from engram.reconcile.checks import PlanChecks
 
-        return PlanChecks(self.embedder, reader=self.aspect_reader)
+        return PlanChecks(self.embedder, aspects=self.aspect_reader.single_values)
 
     @cached_property
     def aspect_reader(self) -> AspectReader:

@@ -32,10 +32,8 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Event, Fact
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact, Decision
-from engram.pipeline.aspects import AspectReader
-from engram.pipeline.supersede import values_match
-from engram.reconcile.supersede_check import Supersede, joined, pieces
-from engram.text.match import content_tokens, looks_negated, protected_details
+from engram.reconcile.supersede_check import SingleValues, Supersede, joined, pieces
+from engram.text.match import content_tokens, looks_negated, protected_details, values_match
 
 logger = Logger(child=True)
 
@@ -83,16 +81,13 @@ def _note(decision: Decision, reason: str) -> Decision:
 @dataclass
 class PlanChecks:
     """Validates a reconciliation plan; `concern` and `same` are cosines of the embedder's vectors.
-    `reader` reads aspects for supersession (the pipeline's own, or one on the same embedder)."""
+    `aspects` reads single-valued aspects (AspectReader.single_values) for supersession; without it
+    a plan's half-done move is left as the model gave it."""
 
     embedder: Embedder | None = None
     concern: float = 0.5  # a new fact at least this close to a memory (or a clause of it) is about it
     same: float = 0.85  # an ADD this close to a current memory (and naming nothing it lacks) repeats it
-    reader: AspectReader | None = None
-
-    def __post_init__(self) -> None:
-        if self.reader is None and self.embedder is not None:
-            self.reader = AspectReader(self.embedder)
+    aspects: SingleValues | None = None
 
     def __call__(
         self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
@@ -118,7 +113,7 @@ class PlanChecks:
                 out.append(self._kept(d, old, facts, sim))
             else:
                 out.append(d)
-        return Supersede(self.reader)(out, existing) if self.reader is not None else out
+        return Supersede(self.aspects)(out, existing) if self.aspects is not None else out
 
     def _kept(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
         """A NONE stands for a new fact only when the memory holds all of it: one that adds to the
@@ -204,8 +199,8 @@ class PlanChecks:
         theirs, mine = protected_details(clause), protected_details(fact.text)
         if theirs and mine and not theirs & mine and sim(fact.text, clause) >= self.concern:
             return True
-        if self.reader is not None:  # another value of the same single-valued aspect ("nurse" for "teacher")
-            was, now = Supersede(self.reader).single_values([clause, fact.text])
+        if self.aspects is not None:  # another value of the same single-valued aspect ("nurse" for "teacher")
+            was, now = self.aspects([clause, fact.text])
             if any(a == b and not values_match(v, w) for a, v in was for b, w in now):
                 return True
         named = [stem(w) for w in _WORDS.findall(clause.lower()) if w in content_tokens(w) and w not in _FILLER]

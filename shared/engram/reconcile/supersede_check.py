@@ -10,72 +10,30 @@ clause of the old value is superseded: a memory that says nothing else is closed
 says more keeps the rest (UPDATE without the stale clause; the old value replaced in place when its
 clause holds other names or places). The reason goes in the decision's note.
 
-Memories are written in the third person ("User lives in Hamburg"); the aspect reader was made for
-what people say, so each text is read in the first person ("I live in Hamburg").
+The reading is passed in (`SingleValues`: AspectReader.single_values, which reads each memory in
+the first person); bootstrap gives the pipeline's own reader, so both share one cache.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import Event, Fact
 from engram.domain.steps import Decision
-from engram.pipeline.aspects import BY_NAME, AspectReader
-from engram.pipeline.supersede import values_match
-from engram.text.match import protected_details
+from engram.text.match import protected_details, values_match
 
 logger = Logger(child=True)
 
+# The single-valued aspects, with values, that each of some memories' texts states.
+SingleValues = Callable[[Sequence[str]], list[list[tuple[str, str]]]]
+
 _SUBJECT = re.compile(r"(?:the\s+)?user\b(?!')\s*", re.IGNORECASE)
-_OWNER = re.compile(r"(?:the\s+)?user's\s+", re.IGNORECASE)
-_ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", re.IGNORECASE)
-_VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
-# Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
-_BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
-_IRREGULAR = {"is": "'m", "has": " have", "does": " do", "was": " was"}  # "I'm a nurse", as people say it
-# A later verb of the same subject: "... and now works as a nurse" -> "... and I now work as a nurse".
-_LATER = re.compile(
-    r"\b(and|but)\s+((?:now|currently|still|also)\s+)?(" + "|".join(sorted(_BARE_VERBS)) + r")\b", re.IGNORECASE
-)
 # Where one memory joins statements: the joiner stays with the clause after it.
 _JOIN = re.compile(r"\s*[,;]\s*(?:and\s+|but\s+)?|\s+(?:and|but|while|plus|also)\s+", re.IGNORECASE)
-
-
-def first_person(text: str) -> str:
-    """'User lives in Hamburg' -> 'I live in Hamburg'; "User's wife is Anna" -> 'My wife is Anna'."""
-    stripped = text.strip()
-    owner = _OWNER.match(stripped)
-    if owner:
-        return "My " + stripped[owner.end() :]
-    subject = _SUBJECT.match(stripped)
-    rest = stripped[subject.end() :] if subject else stripped
-    adverb = _ADVERB.match(rest)
-    lead = rest[: adverb.end()] if adverb else ""
-    verb = _VERB.match(rest, len(lead))
-    if verb is None:
-        return stripped
-    word = verb.group(1).lower()
-    if subject is None and word not in _BARE_VERBS:
-        return stripped
-    tail = _LATER.sub(lambda m: f"{m.group(1)} I {(m.group(2) or '').lower()}{_plain(m.group(3))}", rest[verb.end() :])
-    plain = _plain(word)
-    return f"I{plain}{tail}" if word in _IRREGULAR and not lead else f"I {lead.lower()}{plain.strip()}{tail}"
-
-
-def _plain(verb: str) -> str:
-    """The first-person form of a third-person verb ('lives' -> 'live')."""
-    word = verb.lower()
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 def pieces(text: str) -> list[tuple[str, str]]:
@@ -107,11 +65,7 @@ def _has_word(text: str, value: str) -> re.Match[str] | None:
 
 @dataclass
 class Supersede:
-    reader: AspectReader
-
-    def single_values(self, texts: Sequence[str]) -> list[list[tuple[str, str]]]:
-        readings = self.reader.read([first_person(t) for t in texts])
-        return [[(r.aspect.name, r.value) for r in rs if r.aspect.single] for rs in readings]
+    single_values: SingleValues
 
     def __call__(self, decisions: list[Decision], existing: Sequence[Fact]) -> list[Decision]:
         first: dict[str, int] = {}
@@ -166,7 +120,7 @@ class Supersede:
                 replaced = True
         if len(kept) == len(parts) and not replaced:
             return None  # the stale value is not in the text as read: leave the memory as it is
-        note = f'plan check: "{memory.text}" superseded by "{by}" ({BY_NAME[aspect].name} is now {value})'
+        note = f'plan check: "{memory.text}" superseded by "{by}" ({aspect} is now {value})'
         if not kept:
             return Decision(event=Event.DELETE, text=memory.text, memory_id=memory.id, note=note)
         return Decision(event=Event.UPDATE, text=joined(kept, memory.text), memory_id=memory.id, note=note)
