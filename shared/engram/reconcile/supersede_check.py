@@ -120,7 +120,7 @@ class Supersede:
                 replaced = True
         if len(kept) == len(parts) and not replaced:
             return None  # the stale value is not in the text as read: leave the memory as it is
-        note = f'plan check: "{memory.text}" superseded by "{by}" ({aspect} is now {value})'
+        note = f'plan check: superseded: "{memory.text}" gives way to "{by}" ({aspect} is now {value})'
         if not kept:
             return Decision(event=Event.DELETE, text=memory.text, memory_id=memory.id, note=note)
         return Decision(event=Event.UPDATE, text=joined(kept, memory.text), memory_id=memory.id, note=note)
