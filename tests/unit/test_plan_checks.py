@@ -304,6 +304,8 @@ def test_a_partial_delete_that_cannot_be_cut_cleanly_is_not_applied(checks: Plan
         ("User lives in Hamburg", "I live in Hamburg"),
         ("User now works at Apple", "I now work at Apple"),
         ("User is a nurse", "I'm a nurse"),
+        ("User quit teaching and now is a nurse", "I quit teaching and I now am a nurse"),
+        ("User has a dog and is vegan", "I have a dog and I'm vegan"),
         ("User's wife is Anna", "My wife is Anna"),
         ("Lives in Dallas and works at Google", "I live in Dallas and I work at Google"),
         ("Tennis on Sundays", "Tennis on Sundays"),

@@ -221,7 +221,7 @@ _ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", r
 _VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
 # Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
 _BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
-_IRREGULAR = {"is": "'m", "has": " have", "does": " do", "was": " was"}  # "I'm a nurse", as people say it
+_IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was"}
 # A later verb of the same subject: "... and now works as a nurse" -> "... and I now work as a nurse".
 _LATER = re.compile(
     r"\b(and|but)\s+((?:now|currently|still|also)\s+)?(" + "|".join(sorted(_BARE_VERBS)) + r")\b", re.IGNORECASE
@@ -366,9 +366,14 @@ def first_person(text: str) -> str:
     word = verb.group(1).lower()
     if subject is None and word not in _BARE_VERBS:
         return stripped
-    tail = _LATER.sub(lambda m: f"{m.group(1)} I {(m.group(2) or '').lower()}{_plain(m.group(3))}", rest[verb.end() :])
-    plain = _plain(word)
-    return f"I{plain}{tail}" if word in _IRREGULAR and not lead else f"I {lead.lower()}{plain.strip()}{tail}"
+    tail = _LATER.sub(lambda m: f"{m.group(1)} {_said(m.group(2) or '', m.group(3))}", rest[verb.end() :])
+    return _said(lead, word) + tail
+
+
+def _said(lead: str, verb: str) -> str:
+    """'I live', 'I now work'; 'I'm' as people say it ('I'm a nurse')."""
+    phrase = f"I {lead.lower()}{_plain(verb)}"
+    return "I'm" if phrase == "I am" else phrase
 
 
 def _plain(verb: str) -> str:
