@@ -238,12 +238,15 @@ def report(cases: Sequence[dict[str, Any]], stored: dict[str, Any], checks: Plan
 
 def run(replay: bool = False, parallel: int = 1) -> dict[str, Any]:
     from engram.adapters.onnx.embedder import OnnxEmbedder
+    from engram.pipeline.aspects import AspectReader
 
     cases = load_cases()
     stored: dict[str, Any] = json.loads(ANSWERS.read_text(encoding="utf-8")) if ANSWERS.exists() else {}
     if not replay:
         stored = ask(cases, stored, parallel)
-    return report(cases, stored, PlanChecks(OnnxEmbedder()))
+    embedder = OnnxEmbedder()
+    # as bootstrap.plan_checks builds them
+    return report(cases, stored, PlanChecks(embedder, aspects=AspectReader(embedder).single_values))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
-"""The goals of issues 25 (time), 26 (retrieval that carries over) and 33 (memory state), checked against a
-run's results.
+"""The goals of issues 25 (time), 26 (retrieval that carries over), 33 (memory state) and 34 (a real model),
+checked against a run's results.
 
 Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
 """
@@ -82,6 +82,46 @@ def _at_most(path: tuple[str, ...], limit: float) -> Check:
     return check
 
 
+def _reconcile(key: str, limit: float, at_most: bool) -> Check:
+    """A real model's reconciliation after the plan checks, every case and the held-aside third."""
+
+    def check(results: Results) -> tuple[str, str]:
+        splits = _get(results, "reconcile_checks", "splits")
+        if not splits:
+            return "not run (no model configured)", "n/a"
+        rows = {name: splits[name] for name in ("all", "held") if name in splits}
+        text = ", ".join(f"{r[key]} ({name})" for name, r in rows.items())
+        ok = all((r[key] <= limit) if at_most else (r[key] >= limit) for r in rows.values())
+        return text, _met(ok)
+
+    return check
+
+
+def _qa_ratio(results: Results) -> tuple[str, str]:
+    summary = _get(results, "qa", "summary")
+    if not summary or summary.get("engram_vs_oracle") is None:
+        return "not run (no model configured)", "n/a"
+    tokens = ", ".join(
+        f"{name} {block['engram']['context_tokens_mean']:.0f}"
+        for name, block in summary.items()
+        if isinstance(block, dict) and "engram" in block
+    )
+    ratio = summary["engram_vs_oracle"]
+    return f"{ratio:.3f} (context tokens a question: {tokens})", _met(ratio >= 0.9)
+
+
+def _sessions(dataset: str, path: tuple[str, ...], limit: float) -> Check:
+    def check(results: Results) -> tuple[str, str]:
+        part = _get(results, "session_recall", dataset)
+        value = _get(results, "session_recall", dataset, *path)
+        if value is None:
+            return "not run", "n/a"
+        measured = part.get("measured") or f"{part.get('conversations')} conversations"
+        return f"{value:.3f} ({measured})", _met(value >= limit)
+
+    return check
+
+
 GOALS: list[tuple[str, Check]] = [
     (
         "issue 25: LoCoMo temporal recall@10 >= 0.82 (no date in the text)",
@@ -100,4 +140,15 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),
     ("issue 33: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
     ("issue 33: memory state (held-aside, offline): precision >= 0.95", _at_least((*_STATE, "fact_precision"), 0.95)),
+    ("issue 34: reconciliation, information lost after the checks = 0", _reconcile("lost_checked", 0, True)),
+    ("issue 34: reconciliation, right after the checks >= 0.85", _reconcile("right_checked", 0.85, False)),
+    ("issue 34: QA, J(Engram's context) >= 0.9 x J(evidence turns alone)", _qa_ratio),
+    (
+        "issue 34: LongMemEval official-shape recall_all@5 >= 0.95",
+        _sessions("longmemeval", ("overall", "recall_all@5"), 0.95),
+    ),
+    (
+        "issue 34: LoCoMo distinct-session recall@10 >= 0.96",
+        _sessions("locomo", ("overall", "session_recall@10"), 0.96),
+    ),
 ]

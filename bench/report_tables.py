@@ -361,6 +361,7 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
 def sections(results: Results) -> list[tuple[str, list[str]]]:
     from bench.report_field import qa_sections, session_sections
     from bench.report_longmemeval import sections as longmemeval_sections
+    from bench.report_memory import sections as memory_sections
 
     return [
         *_recall_section(results),
@@ -373,4 +374,5 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *longmemeval_sections(results),
         *session_sections(results),
         *qa_sections(results),
+        *memory_sections(results),
     ]

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # each part's classes are imported when it is first built (a 
     from engram.operations.health import HealthCheck
     from engram.operations.usage import UsageService
     from engram.operations.usage_buffer import BufferedUsageCounters
+    from engram.pipeline.aspects import AspectReader
     from engram.pipeline.ingest import IngestPipeline
     from engram.pipeline.topic_meaning import TopicMeaning
     from engram.reconcile.checks import PlanChecks
@@ -233,11 +234,17 @@ class Container:
         """What an LLM's reconciliation plan must pass before it is applied (reconcile/checks.py)."""
         from engram.reconcile.checks import PlanChecks
 
-        return PlanChecks(self.embedder)
+        return PlanChecks(self.embedder, aspects=self.aspect_reader.single_values)
+
+    @cached_property
+    def aspect_reader(self) -> AspectReader:
+        """Reads home, employer, job, ... by meaning: for supersession and the plan checks (one cache)."""
+        from engram.pipeline.aspects import AspectReader
+
+        return AspectReader(self.embedder)
 
     @cached_property
     def pipeline(self) -> IngestPipeline:
-        from engram.pipeline.aspects import AspectReader
         from engram.pipeline.ingest import IngestPipeline
         from engram.pipeline.one_call import OneCall
         from engram.rules.extractor import OfflineExtractor
@@ -264,7 +271,7 @@ class Container:
             recheck_similarity=self.settings.single_call_recheck_similarity,
             meaning=self.policy_meaning,
             announce=self.lifecycle.announce,
-            aspects=AspectReader(self.embedder),
+            aspects=self.aspect_reader,
             # only where the rules alone extract: an LLM (however it is given) reads ordinary speech itself
             read_wider=isinstance(self.extractor, OfflineExtractor),
         )

@@ -226,6 +226,21 @@ _OWNED_BY_OTHER = re.compile(
 _WITH_ME = re.compile(r"\b(?:and\s+i|and\s+me|me\s+and|and\s+myself)\b", re.I)
 
 
+# Memories are written in the third person ('User lives in Hamburg'); the examples above are what
+# people say, so a memory is read in the first person ('I live in Hamburg').
+_SUBJECT = re.compile(r"(?:the\s+)?user\b(?!')\s*", re.IGNORECASE)
+_OWNER = re.compile(r"(?:the\s+)?user's\s+", re.IGNORECASE)
+_ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", re.IGNORECASE)
+_VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
+# Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
+_BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
+_IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was"}
+# A later verb of the same subject: "... and now works as a nurse" -> "... and I now work as a nurse".
+_LATER = re.compile(
+    r"\b(and|but)\s+((?:now|currently|still|also)\s+)?(" + "|".join(sorted(_BARE_VERBS)) + r")\b", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     aspect: Aspect
@@ -313,6 +328,11 @@ class AspectReader:
                 self._remember(text, tuple(best.values()))
         return [self._cache[t] if t in self._cache else () for t in texts]
 
+    def single_values(self, memories: Sequence[str]) -> list[list[tuple[str, str]]]:
+        """The single-valued aspects (with values) each memory's text states, read in the first person."""
+        readings = self.read([first_person(t) for t in memories])
+        return [[(r.aspect.name, r.value) for r in rs if r.aspect.single] for rs in readings]
+
     def _remember(self, text: str, readings: tuple[Reading, ...]) -> None:
         self._cache[text] = readings
         while len(self._cache) > CACHE:
@@ -343,6 +363,44 @@ class AspectReader:
             if value:
                 return Reading(aspect, value, clause, score)
         return None
+
+
+def first_person(text: str) -> str:
+    """'User lives in Hamburg' -> 'I live in Hamburg'; "User's wife is Anna" -> 'My wife is Anna'."""
+    stripped = text.strip()
+    owner = _OWNER.match(stripped)
+    if owner:
+        return "My " + stripped[owner.end() :]
+    subject = _SUBJECT.match(stripped)
+    rest = stripped[subject.end() :] if subject else stripped
+    adverb = _ADVERB.match(rest)
+    lead = rest[: adverb.end()] if adverb else ""
+    verb = _VERB.match(rest, len(lead))
+    if verb is None:
+        return stripped
+    word = verb.group(1).lower()
+    if subject is None and word not in _BARE_VERBS:
+        return stripped
+    tail = _LATER.sub(lambda m: f"{m.group(1)} {_said(m.group(2) or '', m.group(3))}", rest[verb.end() :])
+    return _said(lead, word) + tail
+
+
+def _said(lead: str, verb: str) -> str:
+    """'I live', 'I now work'; 'I'm' as people say it ('I'm a nurse')."""
+    phrase = f"I {lead.lower()}{_plain(verb)}"
+    return "I'm" if phrase == "I am" else phrase
+
+
+def _plain(verb: str) -> str:
+    """The first-person form of a third-person verb ('lives' -> 'live')."""
+    word = verb.lower()
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def _some_value(text: str) -> bool:

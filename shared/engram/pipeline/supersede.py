@@ -21,6 +21,7 @@ from engram.domain.errors import ConflictError
 from engram.domain.models import Fact, Scope, SearchFilters, utcnow
 from engram.domain.ports import FactStore, VectorIndex
 from engram.pipeline.aspects import BY_NAME, AspectReader, aspect_of_fact, key_aspect
+from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
 
 NEIGHBOURS = 20  # memories read near each new statement, and near its aspect's question
@@ -30,12 +31,6 @@ ACTOR = "extraction"
 def _speaker(fact: Fact) -> str | None:
     named = fact.source.name if fact.source is not None else None
     return named or (str(fact.metadata["speaker"]) if fact.metadata.get("speaker") else None)
-
-
-def values_match(a: str, b: str) -> bool:
-    """'Manchester' and 'manchester, UK' state the same value; 'Leeds' and 'Manchester' do not."""
-    x, y = " ".join(a.lower().replace(",", " ").split()), " ".join(b.lower().replace(",", " ").split())
-    return bool(x and y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
 
 
 @dataclass

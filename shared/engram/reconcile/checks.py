@@ -9,7 +9,12 @@ names, and downgraded when it fails, with the reason in the decision's note (the
   stays and the update's text is added beside it;
 - a DELETE that no new fact contradicts (no negation, no retraction, no replacing detail): the memory
   stays (NONE);
-- an ADD that a current memory already holds: NONE on that memory.
+- a DELETE of a memory the new facts contradict only in part ("likes tea and coffee" beside "doesn't
+  drink coffee anymore"): the memory keeps the clauses no new fact ends (UPDATE "likes tea"), or
+  stays when they cannot be cut apart cleanly;
+- an ADD that a current memory already holds: NONE on that memory;
+- an ADD of a new home, employer, job, partner or diet beside a memory the plan keeps that states
+  another one: the older is superseded (reconcile/supersede_check.py).
 
 "Concerns" is the cosine of the local embedder's vectors (or shared content words when there is no
 embedder); "drops" compares light-stemmed content words, clause by clause; "contradicts" is a
@@ -27,7 +32,8 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Event, Fact
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact, Decision
-from engram.text.match import content_tokens, looks_negated, protected_details
+from engram.reconcile.supersede_check import SingleValues, Supersede, joined, pieces
+from engram.text.match import content_tokens, looks_negated, protected_details, values_match
 
 logger = Logger(child=True)
 
@@ -35,6 +41,13 @@ NOTE = "plan check"
 # Where one memory's text joins separate statements: each clause is checked on its own.
 _CLAUSE = re.compile(r"[,;:()]|\s(?:and|but|with|who|which|where|while|plus|also)\s", re.IGNORECASE)
 _RETRACT = re.compile(r"\b(forget|delete|remove|erase|cancel|drop|wrong|mistaken|incorrect)\b", re.IGNORECASE)
+# Words that end what a memory says of a thing the fact names ("left Google", "moved out of Leeds").
+_ENDED = re.compile(
+    r"\b(left|leaving|quit|stopped|resigned|retired|sold|gave\s+up|moved\s+(?:out|away)|broke\s+up|former|ex|"
+    r"no\s+longer|anymore|used\s+to)\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 # Words that say how, not what: dropping them loses nothing.
 _FILLER = frozenset(
@@ -67,11 +80,14 @@ def _note(decision: Decision, reason: str) -> Decision:
 
 @dataclass
 class PlanChecks:
-    """Validates a reconciliation plan; `concern` and `same` are cosines of the embedder's vectors."""
+    """Validates a reconciliation plan; `concern` and `same` are cosines of the embedder's vectors.
+    `aspects` reads single-valued aspects (AspectReader.single_values) for supersession; without it
+    a plan's half-done move is left as the model gave it."""
 
     embedder: Embedder | None = None
     concern: float = 0.5  # a new fact at least this close to a memory (or a clause of it) is about it
     same: float = 0.85  # an ADD this close to a current memory (and naming nothing it lacks) repeats it
+    aspects: SingleValues | None = None
 
     def __call__(
         self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
@@ -97,7 +113,7 @@ class PlanChecks:
                 out.append(self._kept(d, old, facts, sim))
             else:
                 out.append(d)
-        return out
+        return Supersede(self.aspects)(out, existing) if self.aspects is not None else out
 
     def _kept(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
         """A NONE stands for a new fact only when the memory holds all of it: one that adds to the
@@ -153,11 +169,45 @@ class PlanChecks:
         ]
 
     def _delete(self, d: Decision, old: Fact, facts: Sequence[CandidateFact], sim: _Similarity) -> Decision:
-        if any(_contradicts(f, old.text) for f in self._concerning(old.text, facts, sim)):
-            return d
-        logger.warning("DELETE without a contradicting statement", extra={"memory_id": old.id})
+        about = self._concerning(old.text, facts, sim)
         kept = Decision(event=Event.NONE, text="", memory_id=old.id, note=d.note)  # covers no fact
-        return _note(kept, f'DELETE of "{old.text}" not applied: no new fact contradicts it')
+        if not any(_contradicts(f, old.text) for f in about):
+            logger.warning("DELETE without a contradicting statement", extra={"memory_id": old.id})
+            return _note(kept, f'DELETE of "{old.text}" not applied: no new fact contradicts it')
+        parts = pieces(old.text)
+        left = [(j, c) for j, c in parts if not any(self._ends(f, c, sim) for f in facts)]
+        if not left:
+            return d
+        lost = sorted({w for _, c in left for w in content_tokens(c) if stem(w) in stems(c)})
+        logger.warning("DELETE would lose details", extra={"memory_id": old.id, "lost": lost})
+        if len(left) < len(parts) and not left[0][0]:  # the first clause stays: the rest can be cut off
+            text = joined(left, old.text)
+            cut = Decision(
+                event=Event.UPDATE, text=text, memory_id=old.id, attachment_ids=d.attachment_ids, note=d.note
+            )
+            return _note(cut, f'DELETE of "{old.text}" would drop {", ".join(lost)}: kept "{text}"')
+        return _note(kept, f'DELETE of "{old.text}" not applied: it would drop {", ".join(lost)}')
+
+    def _ends(self, fact: CandidateFact, clause: str, sim: _Similarity) -> bool:
+        """Whether a new fact ends or replaces what a clause of a memory says: it holds all of the
+        clause's words, gives other names or places in its stead ("moved to Berlin" for "lives in
+        Hamburg"), or negates, retracts or ends the thing the clause names last ("stopped playing
+        basketball" ends "basketball", not "plays football")."""
+        words = stems(clause)
+        if words <= stems(fact.text):
+            return True
+        theirs, mine = protected_details(clause), protected_details(fact.text)
+        if theirs and mine and not theirs & mine and sim(fact.text, clause) >= self.concern:
+            return True
+        if self.aspects is not None:  # another value of the same single-valued aspect ("nurse" for "teacher")
+            was, now = self.aspects([clause, fact.text])
+            if any(a == b and not values_match(v, w) for a, v in was for b, w in now):
+                return True
+        named = [stem(w) for w in _WORDS.findall(clause.lower()) if w in content_tokens(w) and w not in _FILLER]
+        ending = (
+            fact.negated or looks_negated(fact.text) or bool(_RETRACT.search(fact.text) or _ENDED.search(fact.text))
+        )
+        return ending and bool(named) and any(_akin(named[-1], w) for w in stems(fact.text))
 
     def _holds(self, memory: str, text: str, sim: _Similarity) -> bool:
         """Whether `memory` already says all of `text`: its words, or a close paraphrase naming nothing else."""
@@ -202,10 +252,17 @@ def _replaces(fact: str, clause: str) -> bool:
     return bool(protected_details(fact)) or looks_negated(fact) != looks_negated(clause)
 
 
+def _akin(a: str, b: str) -> bool:
+    """The same word or one grown from the other ("teach", "teacher")."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
 def _contradicts(fact: CandidateFact, memory: str) -> bool:
     if fact.negated or looks_negated(fact.text) != looks_negated(memory) or _RETRACT.search(fact.text):
         return True
     theirs, mine = protected_details(memory), protected_details(fact.text)
+    if _ENDED.search(fact.text) and theirs & mine:  # "left Google last month for Microsoft"
+        return True
     return bool(theirs and mine and not theirs & mine)
 
 

@@ -45,3 +45,9 @@ def dropped_details(old: str, new: str) -> set[str]:
     dropped = protected_details(old) - new_words
     introduced = protected_details(new) - old_words
     return dropped if len(dropped) > len(introduced) else set()
+
+
+def values_match(a: str, b: str) -> bool:
+    """'Manchester' and 'manchester, UK' state the same value; 'Leeds' and 'Manchester' do not."""
+    x, y = " ".join(a.lower().replace(",", " ").split()), " ".join(b.lower().replace(",", " ").split())
+    return bool(x and y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")

@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     stack = LocalStack(config)
     model: LocalModel | None = None
     try:
+        # The folder before the model: a second `make run` on it is refused at once, not after a
+        # model install and load, and never touches the model files under it.
+        stack.claim()
         if local_model.wanted():
             # Before the stack: its functions read ENGRAM_OPENAI_BASE_URL when they start.
             model = local_model.start(config.data_dir)

@@ -96,10 +96,15 @@ class LocalStack:
         self.env_file: Path | None = None  # the `sam local invoke --env-vars` file (sam_env.py)
         self._lock = DataFolderLock(config.data_dir)
 
+    def claim(self) -> None:
+        """Takes the data folder (DataFolderInUse if another stack holds it); start() claims it too."""
+        if not self._lock.held:
+            self._lock.acquire()
+
     def start(self) -> Started:
         started = time.monotonic()
         config = self.config
-        self._lock.acquire()  # first: a second stack on this folder is refused before it touches anything
+        self.claim()  # first: a second stack on this folder is refused before it touches anything
         os.environ.update(_FAKE_AWS)
         os.environ.pop("AWS_PROFILE", None)
         # Bound first, so that a taken port fails in a second rather than after the model loads.

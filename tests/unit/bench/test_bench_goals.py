@@ -1,4 +1,4 @@
-"""The summary checks issues 25 and 26's goals against a run's results, in both LongMemEval modes."""
+"""The summary checks the issues' goals against a run's results (LongMemEval in both modes, the model parts)."""
 
 from typing import Any
 
@@ -34,3 +34,25 @@ def test_goals_met_and_missed_are_told_apart() -> None:
 
 def test_a_part_not_run_is_not_counted_as_missed() -> None:
     assert all(met == "n/a" for _, met in _checked({}).values())
+
+
+def test_issue_34_goals_read_the_model_parts_and_the_whole_sets() -> None:
+    def results(lost: int, right: float, ratio: float, all_at_5: float) -> dict[str, Any]:
+        split = {"lost_checked": lost, "right_checked": right}
+        engram = {"engram": {"context_tokens_mean": 300.0}}
+        return {
+            "reconcile_checks": {"splits": {"all": split, "held": split}},
+            "qa": {"summary": {"locomo": engram, "engram_vs_oracle": ratio}},
+            "session_recall": {"longmemeval": {"measured": "184 questions", "overall": {"recall_all@5": all_at_5}}},
+        }
+
+    good = _checked(results(0, 0.9, 0.95, 0.96))
+    bad = _checked(results(1, 0.8, 0.85, 0.94))
+    lost = "issue 34: reconciliation, information lost after the checks = 0"
+    assert good[lost] == ("0 (all), 0 (held)", "yes") and bad[lost][1] == "**no**"
+    right = "issue 34: reconciliation, right after the checks >= 0.85"
+    assert good[right][1] == "yes" and bad[right][1] == "**no**"
+    qa = "issue 34: QA, J(Engram's context) >= 0.9 x J(evidence turns alone)"
+    assert good[qa] == ("0.950 (context tokens a question: locomo 300)", "yes") and bad[qa][1] == "**no**"
+    sessions = "issue 34: LongMemEval official-shape recall_all@5 >= 0.95"
+    assert good[sessions] == ("0.960 (184 questions)", "yes") and bad[sessions][1] == "**no**"
