@@ -38,6 +38,7 @@ from typing import Any
 
 from engram.domain.models import AddRequest, MemoryBank, Message
 from engram.domain.policy import MemoryPolicy
+from engram.pipeline.clauses import clauses as split
 from engram.pipeline.policy_screen import PolicyScreen
 from engram.pipeline.topic_meaning import THRESHOLDS, BankRule, Scores, Thresholds, TopicMeaning
 
@@ -67,12 +68,29 @@ def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Claus
     return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 
-def decides(scores: Scores, entry: str, t: Thresholds) -> bool:
+Scored = tuple[Clause, tuple[Scores, ...]]  # a labelled clause and the scores of the pieces the screen cuts it in
+
+
+def decides(parts: Sequence[Scores], entry: str, t: Thresholds) -> bool:
+    """Whether the rule cuts a clause: any of its pieces (the screen decides each piece on its own)."""
     bank = BANKS.get(entry)
-    return scores.excluded_by(bank, t) if bank is not None else scores.about_topic(entry, t)
+    return any(s.excluded_by(bank, t) if bank is not None else s.about_topic(entry, t) for s in parts)
 
 
-def rates(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
+def score_pieces(meaning: TopicMeaning, clauses: Sequence[Clause], examples: dict[str, list[str]]) -> list[Scored]:
+    """Each clause scored as the screen scores it: piece by piece, as pipeline/clauses.py cuts it. Tuning
+    on whole clauses fitted rules to texts the screen never scores ("my wife works nights so I do the
+    school run" is read as two pieces, one about work)."""
+    pieces = [split(c.text) or [c.text] for c in clauses]
+    flat = meaning.score([p for ps in pieces for p in ps], examples)
+    out, at = [], 0
+    for clause, ps in zip(clauses, pieces, strict=True):
+        out.append((clause, tuple(flat[at : at + len(ps)])))
+        at += len(ps)
+    return out
+
+
+def rates(pairs: Sequence[Scored], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
     """Leak and false-exclusion rates of the decision rule alone, overall and per entry."""
     per: dict[str, dict[str, int]] = {}
     for entry in entries:
@@ -119,7 +137,7 @@ def _grid() -> list[BankRule]:
 
 
 def choose(
-    pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str], slack: float = 0.0
+    pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0
 ) -> tuple[Thresholds, dict[str, Any]]:
     """Each bank's rule, then the topic floor, on the tuning pairs: fewest leaks, then fewest false
     exclusions, then the rule furthest from a leak (lowest floor, widest margin); then each widened by
@@ -151,7 +169,7 @@ def widened(t: Thresholds, slack: float) -> Thresholds:
     return dataclasses.replace(t, banks=banks, topic_floor=round(t.topic_floor - slack, 3))
 
 
-def choose_slack(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str]) -> tuple[float, dict[str, Any]]:
+def choose_slack(pairs: Sequence[Scored], entries: Sequence[str]) -> tuple[float, dict[str, Any]]:
     """How far to widen the fitted rules, by two-fold cross-validation inside the tuning pairs alone
     (fit on one half, count on the other, and the other way round): the slack with the fewest leaks
     weighed LEAK_WEIGHT times a false exclusion (privacy first), on pairs the rules were not fitted on."""
@@ -337,7 +355,7 @@ def run(cost_runs: int = 5, tuning_only: bool = False) -> dict[str, Any]:
 
     entries, examples, clauses = load()
     meaning = TopicMeaning(RecentEmbeddings(OnnxEmbedder(), size=4_096))
-    scored = list(zip(clauses, meaning.score([c.text for c in clauses], examples), strict=True))
+    scored = score_pieces(meaning, clauses, examples)
     tune = [p for p in scored if not p[0].held]
     held = [p for p in scored if p[0].held]
     slack, slack_tried = choose_slack(tune, entries)

@@ -105,6 +105,10 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "my stepdad and I are close",
         "my nephew is staying with us",
         "my baby niece was born",
+        "my husband works long hours so I pick up the kids",
+        "my wife is a doctor",
+        "me and Sam",
+        "Chris and I are together",
     ),
     MemoryBank.PERSONAL: (
         "who the person is: name, age, home, where they live, origin, nationality, languages",
