@@ -136,9 +136,7 @@ def _grid() -> list[BankRule]:
     return [BankRule(f, m, s) for f, m, s in itertools.product(floors, margins, sures)]
 
 
-def choose(
-    pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0
-) -> tuple[Thresholds, dict[str, Any]]:
+def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) -> tuple[Thresholds, dict[str, Any]]:
     """Each bank's rule, then the topic floor, on the tuning pairs: fewest leaks, then fewest false
     exclusions, then the rule furthest from a leak (lowest floor, widest margin); then each widened by
     `slack` toward exclusion (floor lower, margin wider, topic floor lower): the fitted rule sits right at
@@ -411,7 +409,8 @@ def main() -> None:
     if not args.tuning_only:
         report.save("policy_screen", data)
     screen = data["screen"]
-    print(json.dumps({k: data[k] for k in ("chosen", "in_use_is_chosen", "slack", "slack_cross_validated") if k in data}))
+    shown = ("chosen", "in_use_is_chosen", "slack", "slack_cross_validated")
+    print(json.dumps({k: data[k] for k in shown if k in data}))
     for part in screen:
         for how in ("alone", "mixed"):
             r = screen[part][how]

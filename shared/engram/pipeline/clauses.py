@@ -37,7 +37,7 @@ def _pieces(body: str) -> list[tuple[str, str]]:
     for i, (sep, clause) in enumerate(pieces):
         words = len(clause.split())
         ahead = i + 1 < len(pieces) and pieces[i + 1][0].strip().lower() in _PAIRING
-        if joined and joined[-1][2] < MIN_WORDS or joined and words < MIN_WORDS and not ahead:
+        if joined and (joined[-1][2] < MIN_WORDS or (words < MIN_WORDS and not ahead)):
             joined[-1][1].extend((sep, clause))
             joined[-1] = (joined[-1][0], joined[-1][1], joined[-1][2] + words)
         else:  # a short piece paired with the next ("born and raised in Cork") starts a clause with it
