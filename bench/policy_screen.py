@@ -145,10 +145,10 @@ def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) 
     for entry in (e for e in entries if e in BANKS):
         bank = BANKS[entry]
 
-        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float]:
+        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float, float]:
             t = Thresholds({**THRESHOLDS.banks, bank: rule}, THRESHOLDS.topic_floor)
             r = rates(pairs, [entry], t)
-            return (r["leaked"], r["falsely_cut"], rule.floor - rule.margin)
+            return (r["leaked"], r["falsely_cut"], -rule.margin, rule.floor)
 
         chosen[bank] = min(_grid(), key=key)
     topics = [e for e in entries if e not in BANKS]

@@ -50,16 +50,16 @@ class Thresholds:
 # leak and then fewest false exclusions: see docs/policy.md for the rates these give.
 THRESHOLDS = Thresholds(
     banks={
-        MemoryBank.PERSONAL: BankRule(floor=0.26, margin=0.08, sure=0.45),
+        MemoryBank.PERSONAL: BankRule(floor=0.28, margin=0.04, sure=0.45),
         MemoryBank.WORK: BankRule(floor=0.28, margin=0.14, sure=0.4),
-        MemoryBank.RELATIONSHIPS: BankRule(floor=0.1, margin=0.0, sure=0.45),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=0.24, margin=0.11, sure=0.4),
         MemoryBank.HEALTH: BankRule(floor=0.28, margin=0.03, sure=0.45),
-        MemoryBank.INTERESTS: BankRule(floor=0.3, margin=0.25, sure=0.4),
-        MemoryBank.EVENTS: BankRule(floor=0.3, margin=0.25, sure=0.5),
-        MemoryBank.GENERAL: BankRule(floor=0.28, margin=0.25, sure=0.4),
+        MemoryBank.INTERESTS: BankRule(floor=0.28, margin=0.2, sure=0.4),
+        MemoryBank.EVENTS: BankRule(floor=0.28, margin=0.18, sure=0.5),
+        MemoryBank.GENERAL: BankRule(floor=0.28, margin=0.11, sure=0.4),
     },
     topic_floor=0.3,
-    vague=0.35,
+    vague=0.4,
 )
 
 # The model the constants were chosen for; another embedder's scores are on another scale.
