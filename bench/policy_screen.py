@@ -38,6 +38,7 @@ from typing import Any
 
 from engram.domain.models import AddRequest, MemoryBank, Message
 from engram.domain.policy import MemoryPolicy
+from engram.pipeline.clauses import clauses as split
 from engram.pipeline.policy_screen import PolicyScreen
 from engram.pipeline.topic_meaning import THRESHOLDS, BankRule, Scores, Thresholds, TopicMeaning
 
@@ -45,6 +46,8 @@ DATA = Path(__file__).resolve().parent / "data" / "policy_clauses.json"
 BANKS = {b.value: b for b in MemoryBank}
 CONNECTIVES = (", and ", ". ", " but ", " - ", ", ")
 _WORD = re.compile(r"[a-z0-9']{3,}")
+SLACKS = (0.0, 0.01, 0.02, 0.03, 0.05)
+LEAK_WEIGHT = 5  # a leak stored counts as much as five clauses cut that should have been kept
 
 
 @dataclass(frozen=True)
@@ -65,12 +68,29 @@ def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Claus
     return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 
-def decides(scores: Scores, entry: str, t: Thresholds) -> bool:
+Scored = tuple[Clause, tuple[Scores, ...]]  # a labelled clause and the scores of the pieces the screen cuts it in
+
+
+def decides(parts: Sequence[Scores], entry: str, t: Thresholds) -> bool:
+    """Whether the rule cuts a clause: any of its pieces (the screen decides each piece on its own)."""
     bank = BANKS.get(entry)
-    return scores.excluded_by(bank, t) if bank is not None else scores.about_topic(entry, t)
+    return any(s.excluded_by(bank, t) if bank is not None else s.about_topic(entry, t) for s in parts)
 
 
-def rates(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
+def score_pieces(meaning: TopicMeaning, clauses: Sequence[Clause], examples: dict[str, list[str]]) -> list[Scored]:
+    """Each clause scored as the screen scores it: piece by piece, as pipeline/clauses.py cuts it. Tuning
+    on whole clauses fitted rules to texts the screen never scores ("my wife works nights so I do the
+    school run" is read as two pieces, one about work)."""
+    pieces = [split(c.text) or [c.text] for c in clauses]
+    flat = meaning.score([p for ps in pieces for p in ps], examples)
+    out, at = [], 0
+    for clause, ps in zip(clauses, pieces, strict=True):
+        out.append((clause, tuple(flat[at : at + len(ps)])))
+        at += len(ps)
+    return out
+
+
+def rates(pairs: Sequence[Scored], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
     """Leak and false-exclusion rates of the decision rule alone, overall and per entry."""
     per: dict[str, dict[str, int]] = {}
     for entry in entries:
@@ -116,17 +136,19 @@ def _grid() -> list[BankRule]:
     return [BankRule(f, m, s) for f, m, s in itertools.product(floors, margins, sures)]
 
 
-def choose(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str]) -> tuple[Thresholds, dict[str, Any]]:
+def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) -> tuple[Thresholds, dict[str, Any]]:
     """Each bank's rule, then the topic floor, on the tuning pairs: fewest leaks, then fewest false
-    exclusions, then the rule furthest from a leak (lowest floor, widest margin)."""
+    exclusions, then the rule furthest from a leak (lowest floor, widest margin); then each widened by
+    `slack` toward exclusion (floor lower, margin wider, topic floor lower): the fitted rule sits right at
+    the edge of the clauses it was fitted on, and a clause never seen falls a little either side of it."""
     chosen: dict[MemoryBank, BankRule] = {}
     for entry in (e for e in entries if e in BANKS):
         bank = BANKS[entry]
 
-        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float]:
+        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float, float]:
             t = Thresholds({**THRESHOLDS.banks, bank: rule}, THRESHOLDS.topic_floor)
             r = rates(pairs, [entry], t)
-            return (r["leaked"], r["falsely_cut"], rule.floor - rule.margin)
+            return (r["leaked"], r["falsely_cut"], -rule.margin, rule.floor)
 
         chosen[bank] = min(_grid(), key=key)
     topics = [e for e in entries if e not in BANKS]
@@ -136,8 +158,29 @@ def choose(pairs: Sequence[tuple[Clause, Scores]], entries: Sequence[str]) -> tu
         return (r["leaked"], r["falsely_cut"], -floor)
 
     floor = min((round(0.20 + 0.025 * i, 3) for i in range(17)), key=topic_key)
-    best = Thresholds(chosen, floor)
+    best = widened(Thresholds(chosen, floor), slack)
     return best, rates(pairs, entries, best)
+
+
+def widened(t: Thresholds, slack: float) -> Thresholds:
+    banks = {b: BankRule(round(r.floor - slack, 3), round(r.margin + slack, 3), r.sure) for b, r in t.banks.items()}
+    return dataclasses.replace(t, banks=banks, topic_floor=round(t.topic_floor - slack, 3))
+
+
+def choose_slack(pairs: Sequence[Scored], entries: Sequence[str]) -> tuple[float, dict[str, Any]]:
+    """How far to widen the fitted rules, by two-fold cross-validation inside the tuning pairs alone
+    (fit on one half, count on the other, and the other way round): the slack with the fewest leaks
+    weighed LEAK_WEIGHT times a false exclusion (privacy first), on pairs the rules were not fitted on."""
+    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 == 1])
+    tried: dict[str, Any] = {}
+    for slack in SLACKS:
+        leaked = cut = 0
+        for fit, test in (halves, halves[::-1]):
+            r = rates(test, entries, choose(fit, entries, slack)[0])
+            leaked, cut = leaked + r["leaked"], cut + r["falsely_cut"]
+        tried[str(slack)] = {"leaked": leaked, "falsely_cut": cut}
+    best = min(SLACKS, key=lambda s: tried[str(s)]["leaked"] * LEAK_WEIGHT + tried[str(s)]["falsely_cut"])
+    return best, tried
 
 
 def choose_vague(
@@ -304,19 +347,28 @@ def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
     return out
 
 
-def run(cost_runs: int = 5) -> dict[str, Any]:
+def run(cost_runs: int = 5, tuning_only: bool = False) -> dict[str, Any]:
     from engram.adapters.onnx.embedder import OnnxEmbedder
     from engram.adapters.recent_embeddings import RecentEmbeddings
 
     entries, examples, clauses = load()
     meaning = TopicMeaning(RecentEmbeddings(OnnxEmbedder(), size=4_096))
-    scored = list(zip(clauses, meaning.score([c.text for c in clauses], examples), strict=True))
+    scored = score_pieces(meaning, clauses, examples)
     tune = [p for p in scored if not p[0].held]
     held = [p for p in scored if p[0].held]
-    chosen, on_tune = choose(tune, entries)
+    slack, slack_tried = choose_slack(tune, entries)
+    chosen, on_tune = choose(tune, entries, slack)
     tune_clauses = [c for c in clauses if not c.held]
     held_clauses = [c for c in clauses if c.held]
     chosen = choose_vague(tune_clauses, entries, examples, meaning, chosen)
+    if tuning_only:
+        return {
+            "chosen": _plain(chosen),
+            "slack": slack,
+            "slack_cross_validated": slack_tried,
+            "decision_rule": {"tuning_chosen": on_tune},
+            "screen": {"tuning": as_run(tune_clauses, entries, examples, meaning)},
+        }
     return {
         "clauses": len(clauses),
         "tuning": len(tune),
@@ -325,6 +377,8 @@ def run(cost_runs: int = 5) -> dict[str, Any]:
         "chosen": _plain(chosen),
         "in_use": _plain(THRESHOLDS),
         "in_use_is_chosen": chosen == THRESHOLDS,
+        "slack": slack,
+        "slack_cross_validated": slack_tried,
         "decision_rule": {
             "tuning_chosen": on_tune,
             "held_aside_chosen": rates(held, entries, chosen),
@@ -339,13 +393,25 @@ def run(cost_runs: int = 5) -> dict[str, Any]:
 
 
 def main() -> None:
+    import argparse
+
     from bench import report
 
-    data = run()
-    report.save("policy_screen", data)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--tuning-only",
+        action="store_true",
+        help="while tuning: choose and measure on the tuning two thirds only (the held-aside third is not "
+        "scored, no cost runs, nothing saved)",
+    )
+    args = parser.parse_args()
+    data = run(tuning_only=args.tuning_only)
+    if not args.tuning_only:
+        report.save("policy_screen", data)
     screen = data["screen"]
-    print(json.dumps({"chosen": data["chosen"], "in_use_is_chosen": data["in_use_is_chosen"]}))
-    for part in ("tuning", "held_aside"):
+    shown = ("chosen", "in_use_is_chosen", "slack", "slack_cross_validated")
+    print(json.dumps({k: data[k] for k in shown if k in data}))
+    for part in screen:
         for how in ("alone", "mixed"):
             r = screen[part][how]
             print(
@@ -354,7 +420,11 @@ def main() -> None:
             )
             for entry, row in r["per_entry"].items():
                 print(f"    {entry:14s} leak {row['leaked']}/{row['about']}  false {row['cut']}/{row['other']}")
-    print(json.dumps(data["cost"]))
+    if "cost" in data:
+        print(json.dumps(data["cost"]))
+    else:  # tuning: the leaks themselves, to read
+        for leak in screen["tuning"]["leaks"]:
+            print("LEAK", json.dumps(leak))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Clauses as the policy screen cuts them: each sentence at its commas, colons, dashes and coordinating
 conjunctions, whatever word follows ("work's insane but the meds help" is two clauses), a piece of
-fewer than MIN_WORDS words staying with its neighbour ("salt and pepper" is not cut in two). A
+fewer than MIN_WORDS words staying with its neighbour ("salt and pepper" is not cut in two): with the
+one after it when "and"/"or" pairs them ("..., and born and raised in Cork": "born" belongs to Cork), else
+with the one before. A
 subordinate clause ("since the winter started", "because of my back") stays with the clause it says
 something about: cut apart, it would be kept as saying nothing while it tells what the other said. Each
 clause keeps the separator before it, so a message can be put back together without the clauses the
@@ -20,6 +22,7 @@ _BREAK = re.compile(
     re.I,
 )
 MIN_WORDS = 3
+_PAIRING = {"and", "or"}  # bare, no comma ("born and raised", "two or three"): a short piece pairs forward
 
 
 def _pieces(body: str) -> list[tuple[str, str]]:
@@ -31,12 +34,13 @@ def _pieces(body: str) -> list[tuple[str, str]]:
         start, sep = brk.end(), brk.group()
     pieces.append((sep, body[start:]))
     joined: list[tuple[str, list[str], int]] = []  # separator, the clause's parts (joined once: linear), words
-    for sep, clause in pieces:
+    for i, (sep, clause) in enumerate(pieces):
         words = len(clause.split())
-        if joined and (words < MIN_WORDS or joined[-1][2] < MIN_WORDS):
+        ahead = i + 1 < len(pieces) and pieces[i + 1][0].strip().lower() in _PAIRING
+        if joined and (joined[-1][2] < MIN_WORDS or (words < MIN_WORDS and not ahead)):
             joined[-1][1].extend((sep, clause))
             joined[-1] = (joined[-1][0], joined[-1][1], joined[-1][2] + words)
-        else:
+        else:  # a short piece paired with the next ("born and raised in Cork") starts a clause with it
             joined.append((sep, [clause], words))
     return [(sep, "".join(parts)) for sep, parts, _ in joined]
 

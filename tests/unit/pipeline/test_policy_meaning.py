@@ -176,6 +176,19 @@ def test_clauses_are_cut_at_commas_dashes_and_conjunctions_and_put_back_together
     assert rebuilt == said
 
 
+def test_a_short_piece_paired_by_a_bare_and_goes_with_the_clause_after_it() -> None:
+    # cut as "..., and born" + "raised in Cork", the place of birth was a clause about nothing and leaked
+    assert clauses("my sister just had a baby girl, and born and raised in Cork") == [
+        "my sister just had a baby girl",
+        "born and raised in Cork",
+    ]
+    # after a comma "and" starts a new clause: the short piece stays with the one before
+    assert clauses("turns out I'm lactose intolerant, who knew, and I'm a nurse on nights") == [
+        "turns out I'm lactose intolerant, who knew",
+        "I'm a nurse on nights",
+    ]
+
+
 # --- through the pipeline: kept messages, infer=false, the LLM path --------------------------------------
 def episode(text: str) -> Any:
     from engram.domain.steps import CandidateFact
