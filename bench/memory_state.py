@@ -2,6 +2,7 @@
 
     python -m bench.memory_state                  # both modes, tuning and held-aside thirds
     python -m bench.memory_state --mode offline --split tune --show   # each miss, for tuning
+    ENGRAM_QA_MODEL=... ENGRAM_QA_BASE_URL=... python -m bench.memory_state --mode model --split held_aside
 
 The corpus (bench/data/memory_state.json) holds histories written for this purpose, each with the
 expected end state: the current value per aspect, the values later statements replaced, the text an
@@ -19,7 +20,9 @@ searched through MemoryService in process (as `make run` wires them, without HTT
   history gave that aspect, or whose text names something true of the history.
 Offline mode: the offline extractor and reconciler. LLM mode: the stub LLM (bench/stub_llm.py)
 extracts each long enough sentence as said and reconciles by text, so supersession by meaning
-is what keeps its state current.
+is what keeps its state current. Model mode: the same wiring as LLM mode with a real model in place of
+the stub (the bench's model, bench/bench_model.py: Engram's OpenAI adapter and the openai client); an
+add the model makes fail (an error after the adapter's retries) is counted and its session skipped.
 """
 
 from __future__ import annotations
@@ -28,17 +31,20 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.bench_model import NO_MODEL, BenchModel
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import from_settings
+from engram.domain.errors import EngramError
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
-from engram.domain.ports import Embedder
+from engram.domain.ports import LLM, Embedder
 from engram.domain.steps import LLMReply
 from engram.pipeline.aspects import BY_NAME, AspectReader, key_aspect
 from engram.pipeline.ingest import IngestPipeline
@@ -51,6 +57,7 @@ from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 DATA = Path(__file__).parent / "data" / "memory_state.json"
 HELD_ASIDE_EVERY = 3  # h03, h06, ...: scored only at the end
 MULTI_TOP = 5
+MODES = ("offline", "llm", "model")
 
 
 def held_aside(history_id: str) -> bool:
@@ -73,7 +80,9 @@ class StubLLM:
         return LLMReply(content=respond(request))
 
 
-def _pipeline(mode: str, facts: MemoryFactStore, index: EmbeddedIndex, embedder: Embedder) -> IngestPipeline:
+def _pipeline(
+    mode: str, facts: MemoryFactStore, index: EmbeddedIndex, embedder: Embedder, llm: LLM | None
+) -> IngestPipeline:
     reader = AspectReader(embedder)
     if mode == "offline":
         from engram.reconcile.offline import KeyReconciler
@@ -85,7 +94,10 @@ def _pipeline(mode: str, facts: MemoryFactStore, index: EmbeddedIndex, embedder:
         from engram.pipeline.llm_extractor import LLMFactExtractor
         from engram.reconcile.llm import LLMReconciler
 
-        extractor, reconciler = LLMFactExtractor(StubLLM()), LLMReconciler(StubLLM())
+        llm = StubLLM() if mode == "llm" else llm
+        if llm is None:
+            raise ValueError(f"mode {mode!r} needs a model: {NO_MODEL}")
+        extractor, reconciler = LLMFactExtractor(llm), LLMReconciler(llm)
     s = Settings()
     return IngestPipeline(
         facts,
@@ -112,10 +124,12 @@ class Score:
     leaked: int = 0
     facts: int = 0
     true_facts: int = 0
+    failed_adds: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        for name in ("aspects", "correct", "outdated", "stale", "excluded", "leaked", "facts", "true_facts"):
+        names = ("aspects", "correct", "outdated", "stale", "excluded", "leaked", "facts", "true_facts", "failed_adds")
+        for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
 
@@ -132,6 +146,7 @@ class Score:
             "outdated": self.outdated,
             "excluded": self.excluded,
             "facts": self.facts,
+            "failed_adds": self.failed_adds,
         }
 
 
@@ -171,10 +186,11 @@ def _current(facts: MemoryFactStore, scope: Scope) -> list[Fact]:
             return out
 
 
-def run_history(history: dict[str, Any], mode: str, embedder: Embedder) -> Score:
+def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM | None = None) -> Score:
+    """`llm`: the real model of mode "model"."""
     facts = MemoryFactStore()
     index = EmbeddedIndex(None, embedder.dimensions)
-    pipeline = _pipeline(mode, facts, index, embedder)
+    pipeline = _pipeline(mode, facts, index, embedder, llm)
     s = Settings()
     service = MemoryService(
         facts=facts,
@@ -186,14 +202,21 @@ def run_history(history: dict[str, Any], mode: str, embedder: Embedder) -> Score
     )
     scope = Scope(tenant_id="bench", user_id=history["id"])
     policy = MemoryPolicy(exclude=history["exclude"]) if history["exclude"] else None
+    failed: list[str] = []
     for number, session in enumerate(history["sessions"]):
         messages = [
             Message(role="user", content=text, created_at=_said_at(session["at"], i))
             for i, text in enumerate(session["messages"])
         ]
         request = AddRequest(user_id=scope.user_id, messages=messages)
-        pipeline.run(scope, request, f"{history['id']}-{number}", policy=policy)
-    return _score(history, service, facts, scope)
+        try:
+            pipeline.run(scope, request, f"{history['id']}-{number}", policy=policy)
+        except EngramError as err:  # production retries, then dead-letters the add; here it is counted
+            failed.append(f"{history['id']} session {number}: add failed: {err}")
+    score = _score(history, service, facts, scope)
+    score.failed_adds = len(failed)
+    score.misses += failed
+    return score
 
 
 def _score(history: dict[str, Any], service: MemoryService, facts: MemoryFactStore, scope: Scope) -> Score:
@@ -255,35 +278,56 @@ def _score(history: dict[str, Any], service: MemoryService, facts: MemoryFactSto
     return score
 
 
-def run(modes: Sequence[str] = ("offline", "llm"), splits: Sequence[str] = ("tune", "held_aside")) -> dict[str, Any]:
+def run(
+    modes: Sequence[str] = ("offline", "llm"),
+    splits: Sequence[str] = ("tune", "held_aside"),
+    model: BenchModel | None = None,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """`model`: the real model of mode "model"; `limit`: the first histories of each split only."""
     from engram.adapters.onnx.embedder import OnnxEmbedder
 
     histories = json.loads(DATA.read_text())
     embedder = OnnxEmbedder()
     out: dict[str, Any] = {"histories": len(histories), "held_aside": sum(held_aside(h["id"]) for h in histories)}
+    llm = None
+    if "model" in modes:
+        if model is None:
+            raise ValueError(f"mode 'model' needs a model: {NO_MODEL}")
+        out["model"] = model.describe()
+        llm = model.llm()
     for mode in modes:
         for split in splits:
-            chosen = [h for h in histories if held_aside(h["id"]) == (split == "held_aside")]
+            chosen = [h for h in histories if held_aside(h["id"]) == (split == "held_aside")][:limit]
             total = Score()
+            began = time.perf_counter()
             for history in chosen:
-                total.add(run_history(history, mode, embedder))
-            out[f"{mode}/{split}"] = total.figures() | {"misses": total.misses}
+                total.add(run_history(history, mode, embedder, llm))
+            seconds = round(time.perf_counter() - began, 1)
+            figures = total.figures() | {"histories": len(chosen), "seconds": seconds}
+            out[f"{mode}/{split}"] = figures | {"misses": total.misses}
     return out
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.memory_state")
-    parser.add_argument("--mode", choices=("offline", "llm", "both"), default="both")
+    parser.add_argument(
+        "--mode", choices=(*MODES, "both"), default="both", help="both = offline and llm (the stub); model = real"
+    )
     parser.add_argument("--split", choices=("tune", "held_aside", "both"), default="both")
+    parser.add_argument("--limit", type=int, help="the first N histories of each split only")
     parser.add_argument("--show", action="store_true", help="print each miss")
     args = parser.parse_args(argv)
     modes = ("offline", "llm") if args.mode == "both" else (args.mode,)
     splits = ("tune", "held_aside") if args.split == "both" else (args.split,)
-    result = run(modes, splits)
+    model = BenchModel.from_env()
+    if "model" in modes and model is None:
+        parser.error(f"--mode model: {NO_MODEL}")
+    result = run(modes, splits, model, args.limit)
     for name, figures in result.items():
         if not isinstance(figures, dict):
             continue
-        misses = figures.pop("misses")
+        misses = figures.pop("misses", [])
         print(name, json.dumps(figures))
         if args.show:
             print("  " + "\n  ".join(misses))

@@ -14,7 +14,8 @@ Mem0's LoCoMo judge and answer prompts, LongMemEval's own judge per question typ
 - full (--full): every turn of the conversation / haystack, same format (needs a long-context model).
 
 The same model answers and judges for every context (ENGRAM_QA_JUDGE_MODEL picks another judge).
-Settings: ENGRAM_QA_MODEL (without it `make bench` skips this part), ENGRAM_QA_BASE_URL (default
+Settings (the bench's model, bench/bench_model.py, which the other model parts use too): ENGRAM_QA_MODEL
+(without it `make bench` skips this part), ENGRAM_QA_BASE_URL (default
 OpenAI), ENGRAM_QA_API_KEY or OPENAI_API_KEY, ENGRAM_QA_MAX_TOKENS (answer cap, default 512),
 ENGRAM_QA_TIMEOUT (s, default 600). Rows go to bench/results/qa_rows.jsonl as they come (--resume skips
 the ones there), the summary to bench/results/qa.json.
@@ -39,17 +40,21 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bench import qa_prompts
+from bench.bench_model import NO_MODEL, BenchModel
 from bench.locomo_data import CATEGORIES, Conversation
 from bench.longmemeval_data import Question as LmeQuestion
 from engram.domain.models import Fact, SearchQuery
 from engram.services.chat_proxy import CHARS_PER_TOKEN, MEMORY_TOKENS, TOP_K, memory_block
+
+if TYPE_CHECKING:
+    from openai import OpenAI
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "lab"
@@ -75,18 +80,11 @@ class OpenAIModel:
     """Any OpenAI-compatible chat completions endpoint, through the official client."""
 
     name: str
-    base_url: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 600.0
-
-    def __post_init__(self) -> None:
-        from openai import OpenAI
-
-        self._client = OpenAI(base_url=self.base_url, api_key=self.api_key or "unused", timeout=self.timeout_s)
+    client: OpenAI
 
     def complete(self, prompt: str, *, role: str, max_tokens: int, json_object: bool = False) -> Reply:
         extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_object else {}
-        done = self._client.chat.completions.create(
+        done = self.client.chat.completions.create(
             model=self.name,
             messages=[{"role": role, "content": prompt}],  # type: ignore[misc,list-item]
             temperature=0.0,
@@ -99,27 +97,33 @@ class OpenAIModel:
 
 @dataclass(frozen=True)
 class QASettings:
-    model: str
+    endpoint: BenchModel  # the bench's model (bench/bench_model.py): it answers, and judges unless told otherwise
     judge_model: str
-    base_url: str | None
-    api_key: str | None
     max_tokens: int = 512
-    timeout_s: float = 600.0
+
+    @property
+    def model(self) -> str:
+        return self.endpoint.name
+
+    @property
+    def base_url(self) -> str | None:
+        return self.endpoint.base_url
+
+    @property
+    def api_key(self) -> str | None:
+        return self.endpoint.api_key
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> QASettings | None:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> QASettings | None:
         """None when no model is configured (ENGRAM_QA_MODEL unset)."""
-        env = dict(os.environ) if env is None else env
-        model = env.get("ENGRAM_QA_MODEL", "").strip()
-        if not model:
+        env = os.environ if env is None else env
+        endpoint = BenchModel.from_env(env)
+        if endpoint is None:
             return None
         return cls(
-            model=model,
-            judge_model=env.get("ENGRAM_QA_JUDGE_MODEL", "").strip() or model,
-            base_url=env.get("ENGRAM_QA_BASE_URL") or None,
-            api_key=env.get("ENGRAM_QA_API_KEY") or env.get("OPENAI_API_KEY") or None,
+            endpoint=endpoint,
+            judge_model=env.get("ENGRAM_QA_JUDGE_MODEL", "").strip() or endpoint.name,
             max_tokens=int(env.get("ENGRAM_QA_MAX_TOKENS", "512")),
-            timeout_s=float(env.get("ENGRAM_QA_TIMEOUT", "600")),
         )
 
 
@@ -420,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = QASettings.from_env()
     if settings is None:
-        print("qa: skipped (no model configured: set ENGRAM_QA_MODEL, and ENGRAM_QA_BASE_URL / OPENAI_API_KEY)")
+        print(f"qa: skipped: {NO_MODEL}")
         return 0
     result = run(settings, args)
     print(table(result["summary"]))
@@ -478,12 +482,9 @@ def run(settings: QASettings, args: argparse.Namespace) -> dict[str, Any]:
         "locomo": EngramSearch(locomo_cache, args.top_k),
         "longmemeval": EngramSearch(lme_cache, args.top_k),
     }
-    answerer = OpenAIModel(settings.model, settings.base_url, settings.api_key, settings.timeout_s)
-    judge_model = (
-        answerer
-        if settings.judge_model == settings.model
-        else OpenAIModel(settings.judge_model, settings.base_url, settings.api_key, settings.timeout_s)
-    )
+    client = settings.endpoint.client(max_retries=2)
+    answerer = OpenAIModel(settings.model, client)
+    judge_model = answerer if settings.judge_model == settings.model else OpenAIModel(settings.judge_model, client)
     args.rows.parent.mkdir(parents=True, exist_ok=True)
     rows = (
         [json.loads(line) for line in args.rows.read_text().splitlines()]
@@ -514,9 +515,8 @@ def run(settings: QASettings, args: argparse.Namespace) -> dict[str, Any]:
     result = {
         "started": began.isoformat(timespec="seconds"),
         "method": {
-            "model": settings.model,
+            **settings.endpoint.describe(),
             "judge_model": settings.judge_model,
-            "base_url": settings.base_url or "https://api.openai.com/v1",
             "answer_max_tokens": settings.max_tokens,
             "sample": "all"
             if args.all

@@ -1,6 +1,7 @@
 """Reconciliation by a real model, before and after Engram's plan checks (reconcile/checks.py).
 
-    python -m bench.reconcile_checks                 # the model at ENGRAM_OPENAI_BASE_URL (or ENGRAM_LLM=local)
+    python -m bench.reconcile_checks                 # the bench's model (ENGRAM_QA_MODEL, bench/bench_model.py)
+    ENGRAM_OPENAI_BASE_URL=... python -m bench.reconcile_checks   # or the product's settings (or ENGRAM_LLM=local)
     python -m bench.reconcile_checks --replay        # re-score the stored answers (tuning the checks)
 
 Each labelled case of bench/data/reconcile_cases.jsonl (current memories, new facts, the events each
@@ -30,11 +31,13 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench.bench_model import NO_MODEL as BENCH_NO_MODEL
+from bench.bench_model import BenchModel
 from engram.domain.models import Event, Fact, ReconcileStrategy
 from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.checks import PlanChecks
@@ -114,14 +117,23 @@ def decide(case: dict[str, Any], content: str | None, checks: PlanChecks) -> tup
     return raw, checked
 
 
-NO_MODEL = "no model configured (ENGRAM_OPENAI_BASE_URL for any OpenAI-compatible server, or ENGRAM_LLM=local)"
+NO_MODEL = f"{BENCH_NO_MODEL}, or run alone with ENGRAM_OPENAI_BASE_URL or ENGRAM_LLM=local"
 
 
-def model_configured() -> bool:
-    return bool(os.environ.get("ENGRAM_OPENAI_BASE_URL")) or os.environ.get("ENGRAM_LLM", "").lower() == "local"
+def model_configured(env: Mapping[str, str] | None = None) -> bool:
+    """The bench's model (ENGRAM_QA_*, as `make bench` runs it) or, run alone, the product's own settings."""
+    env = os.environ if env is None else env
+    return (
+        BenchModel.from_env(env) is not None
+        or bool(env.get("ENGRAM_OPENAI_BASE_URL"))
+        or env.get("ENGRAM_LLM", "").lower() == "local"
+    )
 
 
 def _llm() -> tuple[Any, str]:
+    bench_model = BenchModel.from_env()
+    if bench_model is not None:
+        return bench_model.llm(), bench_model.name
     import openai
 
     from engram.adapters.openai.llm import OpenAILLM
@@ -131,9 +143,9 @@ def _llm() -> tuple[Any, str]:
         from engram_tools.local import local_model
 
         # Installs and assembles on first use (under .engram, as `make run` does); stopped at exit.
-        model = local_model.start(Path(os.environ.get("ENGRAM_DATA_DIR", ".engram")).resolve())
-        atexit.register(model.stop)
-        base_url = model.server.base_url
+        local = local_model.start(Path(os.environ.get("ENGRAM_DATA_DIR", ".engram")).resolve())
+        atexit.register(local.stop)
+        base_url = local.server.base_url
     if not base_url:
         raise SystemExit(f"reconcile checks: skipped: {NO_MODEL}")
     client = openai.OpenAI(

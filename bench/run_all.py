@@ -4,6 +4,8 @@
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
     python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, cold, policy, state, qa, ...
 
+The parts that need a real model (qa, reconcile, state's "model" mode on the held-aside third) use
+the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/bench_model.py) and are skipped without it.
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
 embedded once (by the recall part's real ingestion) and their vectors reused by the speed parts.
@@ -34,9 +36,9 @@ PARTS = (
     "state",
     "bulk",
     "longmemeval",
-    "sessions",
-    "qa",
     "reconcile",
+    "qa",
+    "sessions",
     "cost",
 )
 
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MEM0_TELEMETRY", "False")
 
     from bench import cold_start, ingest, locomo_recall, mem0_compare, report, search_latency
+    from bench.bench_model import NO_MODEL, BenchModel
     from bench.corpus import Corpus
     from bench.engram_env import VectorCache
     from bench.locomo_data import load
@@ -79,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         convs = convs[:2]
     cache = VectorCache()
+    model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/bench_model.py), if any
+    if model is not None:
+        run["model"] = model.describe()
 
     def timed(name: str, fn: Any) -> Any:
         print(f"[{name}]", flush=True)
@@ -151,10 +157,21 @@ def main(argv: list[str] | None = None) -> int:
         from bench import policy_screen
 
         timed("policy_screen", lambda: policy_screen.run(3 if args.quick else 5))
-    if "state" in parts:  # memory state after short histories (bench/memory_state.py), both thirds, both modes
+    if "state" in parts:  # memory state after short histories (bench/memory_state.py)
         from bench import memory_state
 
-        timed("memory_state", memory_state.run)
+        def state_part() -> dict[str, Any]:
+            out = memory_state.run()  # offline and the stub LLM, both thirds
+            if model is None:
+                print(f"  model mode skipped: {NO_MODEL}", flush=True)
+            else:  # the real model on the held-aside third only: what a 1.5B on 2 cores does in ~15 min
+                print(f"  model mode ({model.name}): held-aside third only", flush=True)
+                real = memory_state.run(("model",), ("held_aside",), model, limit=3 if args.quick else None)
+                out["model"] = real["model"] | {"splits": "held_aside only (the tuning third is not run with a model)"}
+                out["model/held_aside"] = real["model/held_aside"]
+            return out
+
+        timed("memory_state", state_part)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:
@@ -176,18 +193,20 @@ def main(argv: list[str] | None = None) -> int:
             timed("reconcile_checks", reconcile_checks.run)
         else:
             print(f"[reconcile_checks] skipped: {reconcile_checks.NO_MODEL}", flush=True)
-    if "sessions" in parts:  # the field's session-level recall on the whole sets (bench/session_recall.py)
-        from bench import session_recall
-
-        timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
     if "qa" in parts:  # LLM-judge J, only with a model configured (bench/qa.py)
         from bench import qa
 
         settings = qa.QASettings.from_env()
         if settings is None:
-            print("[qa] skipped: no model configured (set ENGRAM_QA_MODEL; bench/README.md, answer accuracy)")
+            print(f"[qa] skipped: {NO_MODEL}", flush=True)
         else:
             timed("qa", lambda: qa.run(settings, qa.parse_args(["--locomo", "2", "--lme", "6"] if args.quick else [])))
+    # The field's session-level recall on the whole sets (bench/session_recall.py): after qa, whose
+    # searches fill the embedding cache it reads.
+    if "sessions" in parts:
+        from bench import session_recall
+
+        timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
         from bench import cost
 
