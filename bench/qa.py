@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = QASettings.from_env()
     if settings is None:
-        print(f"qa: skipped: {NO_MODEL}")
+        print(f"qa: skipped ({NO_MODEL})")
         return 0
     result = run(settings, args)
     print(table(result["summary"]))
