@@ -20,8 +20,9 @@ searched through MemoryService in process (as `make run` wires them, without HTT
   history gave that aspect, or whose text names something true of the history.
 Offline mode: the offline extractor and reconciler. LLM mode: the stub LLM (bench/stub_llm.py)
 extracts each long enough sentence as said and reconciles by text, so supersession by meaning
-is what keeps its state current. Model mode: the same wiring as LLM mode with a real model in place of
-the stub (the bench's model, bench/bench_model.py: Engram's OpenAI adapter and the openai client); an
+is what keeps its state current. Model mode: a real model wired as the product wires one (one call an
+add, its plan through the plan checks; the bench's model, bench/bench_model.py: Engram's OpenAI adapter
+and the openai client); an
 add the model makes fail (an error after the adapter's retries) is counted and its session skipped.
 """
 
@@ -99,6 +100,14 @@ def _pipeline(
             raise ValueError(f"mode {mode!r} needs a model: {NO_MODEL}")
         extractor, reconciler = LLMFactExtractor(llm), LLMReconciler(llm)
     s = Settings()
+    one_call = None
+    if mode == "model":  # a real model gets the product's wiring: one call an add, its plan checked
+        from engram.pipeline.one_call import OneCall
+        from engram.reconcile.checks import PlanChecks
+
+        checks = PlanChecks(embedder, aspects=reader.single_values)
+        reconciler = LLMReconciler(llm, checks)
+        one_call = OneCall(llm, s.extraction_window_chars, checks=checks) if s.llm_single_call else None
     return IngestPipeline(
         facts,
         index,
@@ -111,6 +120,8 @@ def _pipeline(
         keep_assistant_turns=s.keep_assistant_turns,
         aspects=reader,
         read_wider=mode == "offline",
+        one_call=one_call,
+        recheck_similarity=s.single_call_recheck_similarity,
     )
 
 

@@ -43,6 +43,11 @@ PARTS = (
 )
 
 
+# The stated samples of the answer-accuracy part: a 1.5B answerer and judge on 2 cores take ~35 s a
+# question (two contexts, an answer and a verdict each); `python -m bench.qa --all` runs every question.
+QA_SAMPLE = ["--locomo", "4", "--lme", "12"]  # 4 a LoCoMo category (1-4), 2 of each LongMemEval type
+QA_SAMPLE_QUICK = ["--locomo", "2", "--lme", "6"]
+
 
 def _machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -200,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         if settings is None:
             print(f"[qa] skipped: {NO_MODEL}", flush=True)
         else:
-            timed("qa", lambda: qa.run(settings, qa.parse_args(["--locomo", "2", "--lme", "6"] if args.quick else [])))
+            timed("qa", lambda: qa.run(settings, qa.parse_args(QA_SAMPLE_QUICK if args.quick else QA_SAMPLE)))
     # The field's session-level recall on the whole sets (bench/session_recall.py): after qa, whose
     # searches fill the embedding cache it reads.
     if "sessions" in parts:
