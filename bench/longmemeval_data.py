@@ -130,6 +130,8 @@ def stratified(questions: Sequence[Question], n: int) -> list[Question]:
     by_type: dict[str, list[Question]] = defaultdict(list)
     for q in sorted(questions, key=lambda q: _rank(q.question_id)):
         by_type[q.question_type].append(q)
+    if n < len(by_type):
+        raise ValueError(f"a stratified sample of {n} cannot hold each of the {len(by_type)} question types")
     quota = {t: n * len(qs) / len(questions) for t, qs in by_type.items()}
     share = {t: max(1, math.floor(quota[t])) for t in by_type}
     while sum(share.values()) < n:  # largest remainders first

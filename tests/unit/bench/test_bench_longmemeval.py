@@ -7,6 +7,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from bench.longmemeval_data import TYPES, parse_date, parse_question, stratified
 from bench.longmemeval_score import UNKNOWN, Hit, hit_of, newest_first, score, summarise
 from engram.domain.models import Fact, MemorySource
@@ -149,6 +151,8 @@ def test_the_subset_is_stratified_and_fixed_by_question_id() -> None:
     again = stratified(list(reversed(questions)), 10)
     assert {q.question_id for q in again} == {q.question_id for q in chosen}
     assert stratified(questions, 50) == questions
+    with pytest.raises(ValueError, match="cannot hold each of the 3 question types"):
+        stratified(questions, 2)  # was an empty min() deep inside
 
 
 def test_the_summary_table_shows_each_mode_and_only_types_with_questions() -> None:
