@@ -49,6 +49,7 @@ from engram.domain.ports import LLM, Embedder
 from engram.domain.steps import LLMReply
 from engram.pipeline.aspects import BY_NAME, AspectReader, key_aspect
 from engram.pipeline.ingest import IngestPipeline
+from engram.pipeline.topic_meaning import TopicMeaning
 from engram.search.hybrid import hybrid_searcher
 from engram.search.pipeline import SearchPipeline, stages_from_settings
 from engram.services.memory import MemoryService
@@ -119,6 +120,7 @@ def _pipeline(
         keep_episodes=s.keep_episodes,
         keep_assistant_turns=s.keep_assistant_turns,
         aspects=reader,
+        meaning=TopicMeaning(embedder),  # include/exclude by meaning, as bootstrap wires it on MiniLM
         read_wider=mode == "offline",
         one_call=one_call,
         recheck_similarity=s.single_call_recheck_similarity,

@@ -80,3 +80,21 @@ def test_an_add_the_model_fails_is_counted_not_fatal() -> None:
     assert score.failed_adds == len(history["sessions"])
     assert sum("add failed" in m and "cannot reach" in m for m in score.misses) == len(history["sessions"])
     assert score.aspects == len(history["expect"])
+
+
+def test_the_memory_state_screens_by_meaning_as_the_product_does() -> None:
+    """An excluded bank said in passing beside a fact is kept out (the bench wires the screen by
+    meaning as bootstrap does; without it, every passing mention of health leaked)."""
+    from engram.adapters.onnx.embedder import OnnxEmbedder
+
+    history = {
+        "id": "t01",
+        "sessions": [{"at": "2025-01-10", "messages": ["I work at Novartis, and I take insulin every morning"]}],
+        "expect": {},
+        "outdated": {},
+        "true": ["Novartis"],
+        "exclude": ["Health"],
+        "excluded": ["insulin"],
+    }
+    score = memory_state.run_history(history, "offline", OnnxEmbedder())
+    assert (score.excluded, score.leaked) == (1, 0), score.misses
