@@ -79,12 +79,18 @@ class EngramEnv:
         return self.container.settings
 
 
+def clear_product_settings() -> None:
+    """Drops the ENGRAM_* settings of the environment, so a fresh Engram is the default one. Not
+    ENGRAM_QA_*: they name the bench's own model (bench/bench_model.py), which later parts still need."""
+    for name in [k for k in os.environ if k.startswith("ENGRAM_") and not k.startswith("ENGRAM_QA_")]:
+        os.environ.pop(name, None)
+
+
 def engram_env(moto_endpoint: str, llm_base_url: str | None = None, **overrides: Any) -> EngramEnv:
     """A fresh Engram (its own tables, queue and bucket) on the moto server at `moto_endpoint`.
     With `llm_base_url` the LLM path is configured (the stub), else the offline extractor."""
     os.environ.update(FAKE_AWS)  # never a developer's real credentials
-    for name in [k for k in os.environ if k.startswith("ENGRAM_")]:
-        os.environ.pop(name, None)
+    clear_product_settings()
     n = f"{os.getpid()}-{next(_names)}"  # unique across processes sharing one moto server
     llm: dict[str, Any] = {"openai_base_url": llm_base_url, "openai_api_key": "stub"} if llm_base_url else {}
     settings = Settings(

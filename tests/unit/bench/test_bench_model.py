@@ -4,6 +4,7 @@ product's ENGRAM_OPENAI_BASE_URL, which the offline parts' own settings read."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -98,3 +99,16 @@ def test_the_memory_state_screens_by_meaning_as_the_product_does() -> None:
     }
     score = memory_state.run_history(history, "offline", OnnxEmbedder())
     assert (score.excluded, score.leaked) == (1, 0), score.misses
+
+
+def test_a_fresh_engram_keeps_the_bench_model_for_later_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """make bench's LongMemEval part builds fresh Engrams (clearing ENGRAM_* settings); the reconcile and
+    qa parts after it must still find the bench's model (they were skipped when it went too)."""
+    from bench.engram_env import clear_product_settings
+
+    monkeypatch.setenv("ENGRAM_QA_MODEL", "m")
+    monkeypatch.setenv("ENGRAM_QA_BASE_URL", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("ENGRAM_SEARCH_RERANKER", "maxsim")
+    clear_product_settings()
+    assert BenchModel.from_env() == BenchModel(name="m", base_url="http://127.0.0.1:1/v1")
+    assert "ENGRAM_SEARCH_RERANKER" not in os.environ  # the product's own settings are still cleared
