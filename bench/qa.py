@@ -50,7 +50,7 @@ from bench import qa_prompts
 from bench.bench_model import NO_MODEL, BenchModel
 from bench.locomo_data import CATEGORIES, Conversation
 from bench.longmemeval_data import Question as LmeQuestion
-from engram.domain.models import Fact, SearchQuery
+from engram.domain.models import Fact, MemorySource, SearchQuery
 from engram.services.chat_proxy import CHARS_PER_TOKEN, MEMORY_TOKENS, TOP_K, memory_block
 
 if TYPE_CHECKING:
@@ -157,6 +157,8 @@ def locomo_memories(conv: Conversation) -> list[Fact]:
                 user_id=conv.user_id,
                 text=turn.memory_text(dated=False),
                 metadata=turn.metadata(),
+                # who said it, as an add's message `name` gives it (the search's speaker step reads it)
+                source=MemorySource(task_id=f"{conv.sample_id}/{turn.dia_id}", name=turn.speaker),
                 valid_from=said,
                 created_at=recorded,
                 updated_at=recorded,

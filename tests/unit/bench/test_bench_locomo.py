@@ -107,3 +107,7 @@ def test_parse_conversation_keeps_categories_one_to_four() -> None:
     assert [(q.category, q.evidence) for q in conv.questions] == [(4, ("D1:1",)), (1, ("D2:1", "D1:1")), (2, ())]
     assert conv.questions[2].dropped == ("D7:1",)
     assert conv.user_id == "locomo-conv-x"
+    # the QA and session-recall labs store each turn as its speaker said it (the search's speaker step)
+    from bench.qa import locomo_memories
+
+    assert [m.speaker for m in locomo_memories(conv)] == ["Ann", "Bo", "Ann"]
