@@ -33,7 +33,7 @@ from engram.domain.models import Event, Fact
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.supersede_check import SingleValues, Supersede, joined, pieces
-from engram.text.match import content_tokens, looks_negated, protected_details, values_match
+from engram.text.match import content_tokens, content_words, looks_negated, protected_details, values_match
 
 logger = Logger(child=True)
 
@@ -47,7 +47,6 @@ _ENDED = re.compile(
     r"no\s+longer|anymore|used\s+to)\b",
     re.IGNORECASE,
 )
-_WORDS = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 # Words that say how, not what: dropping them loses nothing.
 _FILLER = frozenset(
@@ -203,7 +202,7 @@ class PlanChecks:
             was, now = self.aspects([clause, fact.text])
             if any(a == b and not values_match(v, w) for a, v in was for b, w in now):
                 return True
-        named = [stem(w) for w in _WORDS.findall(clause.lower()) if w in content_tokens(w) and w not in _FILLER]
+        named = [stem(w) for w in content_words(clause) if w not in _FILLER]
         ending = (
             fact.negated or looks_negated(fact.text) or bool(_RETRACT.search(fact.text) or _ENDED.search(fact.text))
         )

@@ -14,8 +14,13 @@ _NEGATION = re.compile(
 )
 
 
+def content_words(text: str) -> list[str]:
+    """The text's content words, lower-cased, in the order said (the last one is what a clause names last)."""
+    return [w for w in (t.lower() for t in _WORD.findall(text)) if w not in _STOP]
+
+
 def content_tokens(text: str) -> set[str]:
-    return {w for w in (t.lower() for t in _WORD.findall(text)) if w not in _STOP}
+    return set(content_words(text))
 
 
 def overlap(fact: str, other: str) -> float:
