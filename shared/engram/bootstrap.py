@@ -324,6 +324,7 @@ class Container:
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
+            configs=self.configs,
         )
 
     @cached_property

@@ -10,6 +10,7 @@ the `examples` the config gives for it (a few sentences a person would say about
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
@@ -69,6 +70,18 @@ class Prompts(Model):
         return any(v is not None for v in (self.extraction, self.reconcile, self.graph))
 
 
+class RedactKind(StrEnum):
+    """What `redact` in a tenant's configuration can name. Credentials are redacted whatever it says."""
+
+    EMAIL = "email"
+    PHONE = "phone"
+    CARD = "card"
+    IBAN = "iban"
+    NATIONAL_ID = "national_id"
+    ADDRESS = "address"
+    CREDENTIAL = "credential"
+
+
 class TenantConfig(Model):
     """A tenant's stored configuration (PUT replaces it whole)."""
 
@@ -79,6 +92,8 @@ class TenantConfig(Model):
     exclude: Entries = Field(default_factory=list)
     examples: Examples = Field(default_factory=dict)  # a free topic's example sentences, by the topic
     prompts: Prompts = Field(default_factory=Prompts)
+    # Kinds of personal data replaced by a placeholder before anything is stored; credentials always are.
+    redact: list[RedactKind] = Field(default_factory=list, max_length=len(RedactKind))
     # Memory events on the event bus carry the memory's text only when the tenant says so (docs/events.md).
     events_include_text: bool = False
 

@@ -30,6 +30,7 @@ from engram.domain.ports import BlobStore, FinishedRuns, TaskStore, UserDirector
 from engram.operations.circuit_breaker import CircuitBreaker
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.nothing_new import why_nothing_changed
+from engram.privacy.messages import REDACTED
 from engram.services.forget import UserForgetter
 from engram.services.importer import MemoryImporter
 from engram.services.task_events import NoEvents, TaskEvents
@@ -177,7 +178,8 @@ class ExtractionWorker:
             first += len(asked.messages)
             task.status = TaskStatus.COMPLETED
             task.results = share.results
-            task.counts = share.counts
+            # what was redacted at the API stays counted beside what the run made
+            task.counts = {k: v for k, v in task.counts.items() if k == REDACTED} | share.counts
             task.skipped = share.skipped
             task.relations = share.relations
             notes = [why_nothing_changed(asked, share.counts, share.results), outcome.unread]
