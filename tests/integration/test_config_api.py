@@ -17,6 +17,7 @@ CONFIG = {
     "exclude": ["Health"],
     "examples": {},
     "prompts": {"extraction": None, "reconcile": None, "graph": None},
+    "redact": [],
     "events_include_text": False,
 }
 

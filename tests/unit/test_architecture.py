@@ -24,6 +24,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "text": {"domain"},  # clauses and sentences, index terms, lexical overlap, transcripts
     "settings": {"domain"},
     "ui": {"domain"},
+    "privacy": {"domain"},  # personal data and secrets found and replaced before storage
     "writes": {"domain"},  # the unit of work every memory change goes through
     "operations": {"domain"},  # health, metrics, usage, the circuit breaker, the busy log
     "rules": {"domain", "text"},  # reading without a model: used by the offline extractor and the LLM path alike
@@ -33,10 +34,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "maintenance": {"domain", "text", "reconcile", "writes"},
     "search": {"domain", "text", "settings"},  # the stages of a relevance query and their ranking
     # use cases
-    "services": {"domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph"},
+    "services": {
+        *("domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph", "privacy"),
+    },
     "adapters": {"domain", "text", "settings"},
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
+        "privacy",
         *("search", "services", "adapters"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
