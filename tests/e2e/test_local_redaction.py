@@ -56,7 +56,8 @@ def test_credentials_are_redacted_without_any_setting_and_a_correction_is_redact
     memory = tenant.memories(user)[0]
     assert "Tr0ub4dor3" not in memory["memory"] and "[credential]" in memory["memory"]
 
-    patched = tenant.request("PATCH", f"/v1/memories/{memory['id']}", {"text": "my api key: sk-abcdefghijklmnopqrstuvwx12"})
+    correction = {"text": "my api key: sk-abcdefghijklmnopqrstuvwx12"}
+    patched = tenant.request("PATCH", f"/v1/memories/{memory['id']}", correction)
     assert patched.status_code == 200 and patched.json()["memory"] == "my api key: [credential]"
     assert "sk-abcdef" not in everything_stored(tenant, user)
 
