@@ -343,7 +343,12 @@ class Container:
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
         importer = MemoryImporter(self.facts, self.lifecycle, self.tasks, self.blobs, self.users)
         wiring = (self.tasks, self.pipeline, self.blobs, self.task_events, breaker, self.forgetter, repair, self.users)
-        return ExtractionWorker(*wiring, importer=importer, configs=self.configs, finished=self.finished_runs)
+        from engram.services.user_requests import UserRequests
+
+        requests = UserRequests(self.configs, self.facts, self.lifecycle, self.policy_meaning)
+        return ExtractionWorker(
+            *wiring, importer=importer, configs=self.configs, requests=requests, finished=self.finished_runs
+        )
 
     @cached_property
     def finished_runs(self) -> FinishedRuns | None:

@@ -18,6 +18,8 @@ CONFIG = {
     "examples": {},
     "prompts": {"extraction": None, "reconcile": None, "graph": None},
     "redact": [],
+    "stored_instructions": "flag",
+    "inject_instructions": False,
     "events_include_text": False,
 }
 

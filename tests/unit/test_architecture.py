@@ -24,23 +24,23 @@ MAY_IMPORT: dict[str, set[str]] = {
     "text": {"domain"},  # clauses and sentences, index terms, lexical overlap, transcripts
     "settings": {"domain"},
     "ui": {"domain"},
-    "privacy": {"domain"},  # personal data and secrets found and replaced before storage
+    "safety": {"domain"},  # personal data, secrets and text addressed to the assistant, found at ingest
     "writes": {"domain"},  # the unit of work every memory change goes through
     "operations": {"domain"},  # health, metrics, usage, the circuit breaker, the busy log
     "rules": {"domain", "text"},  # reading without a model: used by the offline extractor and the LLM path alike
     "reconcile": {"domain", "text", "rules"},
     "graph": {"domain", "text", "rules", "reconcile"},
-    "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph"},
+    "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph", "safety"},
     "maintenance": {"domain", "text", "reconcile", "writes"},
     "search": {"domain", "text", "settings"},  # the stages of a relevance query and their ranking
     # use cases
     "services": {
-        *("domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph", "privacy"),
+        *("domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph", "safety"),
     },
     "adapters": {"domain", "text", "settings"},
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
-        "privacy",
+        "safety",
         *("search", "services", "adapters"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},

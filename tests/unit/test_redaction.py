@@ -1,11 +1,11 @@
-"""PII and secrets found in user text, and the look-alikes that must be left alone (engram/privacy)."""
+"""PII and secrets found in user text, and the look-alikes that must be left alone (engram/safety)."""
 
 from __future__ import annotations
 
 import pytest
 
 from engram.domain.policy import RedactKind, TenantConfig
-from engram.privacy.redaction import find, redact
+from engram.safety.redaction import find, redact
 
 ALL = list(RedactKind)
 

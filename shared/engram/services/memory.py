@@ -37,8 +37,8 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.pipeline.reads import kept_or_stored
-from engram.privacy.messages import REDACTED, redact_messages
-from engram.privacy.redaction import redact
+from engram.safety.messages import REDACTED, redact_messages
+from engram.safety.redaction import redact
 from engram.search.hybrid import HybridSearcher
 from engram.search.pipeline import SearchPipeline
 from engram.services.attachments import AttachmentService

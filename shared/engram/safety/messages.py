@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from engram.domain.models import Message
 from engram.domain.policy import RedactKind
-from engram.privacy.redaction import redact
+from engram.safety.redaction import redact
 
 REDACTED = "redacted"  # the task's count of spans replaced by a placeholder
 
