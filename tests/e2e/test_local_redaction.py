@@ -65,3 +65,17 @@ def test_credentials_are_redacted_without_any_setting_and_a_correction_is_redact
 def test_an_unknown_kind_is_refused_naming_the_field(tenant: Api) -> None:
     put = tenant.request("PUT", "/v1/config", {"redact": ["dna"]})
     assert put.status_code == 422 and "redact" in put.text
+
+
+def test_include_keeps_what_it_leaves_out_from_the_graph_too(tenant: Api) -> None:
+    # issue 44: a daughter's name skipped from memories as "not included" was in GET /v1/graph
+    assert tenant.request("PUT", "/v1/config", {"include": ["Work"]}).status_code == 200
+    user = f"pii-{uuid.uuid4().hex[:8]}"
+    task = tenant.wait(tenant.add(user, "My daughter Ines started school today. I work at Siemens as an engineer."))
+    assert task["status"] == "completed"
+    kept = json.dumps(tenant.memories(user))
+    assert "Siemens" in kept and "Ines" not in kept
+    relations = tenant.request("GET", "/v1/graph", params={"user_id": user}).json()
+    assert "Ines" not in json.dumps(relations), relations
+    hits = tenant.request("POST", "/v1/memories/search", {"user_id": user, "query": "who is Ines?"}).json()
+    assert "Ines" not in json.dumps(hits.get("relations", [])), hits

@@ -515,9 +515,17 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
     decided = run.planned.graph if run.planned is not None else None
     protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
     stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
-    changes, used = graph.ingest(
-        run.scope, run.request.messages, outcome.candidates, run.task_id, decided, protected, stored
-    )
+    messages = run.request.messages
+    if run.policy is not None and run.policy.include:
+        # With include, what was not included is stored nowhere, the graph included: it reads the facts kept,
+        # not the messages, whose other clauses still say what was left out.
+        said = messages[-1].created_at if messages else None
+        kept = [c.text for c in outcome.candidates if c.kind == "fact"]
+        messages = [Message(role="user", content=text, created_at=said) for text in kept]
+        decided = None
+        if not messages:
+            return
+    changes, used = graph.ingest(run.scope, messages, outcome.candidates, run.task_id, decided, protected, stored)
     outcome.usage.add(used)
     outcome.counts.update(changes.counts())
     outcome.relations = changes.relations()
