@@ -96,7 +96,7 @@ soak: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench.run_all
 
-# docs/configuration.md from the settings model's field descriptions (tests/unit/test_configuration_doc.py).
+# docs/configuration.md from the settings model's field descriptions (tests/unit/tools/test_configuration_doc.py).
 docs: $(STAMP)
 	$(PY) -m engram_tools.settings_doc
 
