@@ -165,7 +165,9 @@ def test_every_repository_path_named_in_prose_or_comments_exists() -> None:
 
 
 def test_the_path_check_reads_paths_as_a_reader_does() -> None:
-    comment = '"""Reads offline/values.py."""\n# wired in engram/http/errors.py; text/xml, /v1/memories, https://x.io/a.py\n'
+    comment = (
+        '"""Reads offline/values.py."""\n# wired in engram/http/errors.py; text/xml, /v1/memories, https://x.io/a.py\n'
+    )
     assert sorted(named_in_python(comment)) == ["engram/http/errors.py", "offline/values.py"]
     assert list(named_in_markdown("see `bench/labs/`, run `make run`, `docs/api.md#limits`\n```\n`a/b.py`\n```")) == [
         "bench/labs/"

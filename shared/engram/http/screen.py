@@ -76,7 +76,9 @@ def screen(event: dict[str, Any]) -> dict[str, Any] | None:
         try:
             raw = base64.b64decode(body, validate=True)
         except (binascii.Error, ValueError):
-            return refusal("InvalidJSONError", "the body is not valid JSON: it is marked base64 but is not valid base64")
+            return refusal(
+                "InvalidJSONError", "the body is not valid JSON: it is marked base64 but is not valid base64"
+            )
     else:
         raw = str(body).encode("utf-8", "surrogatepass")
     if len(raw) > MAX_BODY_BYTES:
@@ -90,7 +92,9 @@ def screen(event: dict[str, Any]) -> dict[str, Any] | None:
     except UnicodeDecodeError:
         return refusal("InvalidJSONError", "the body is not valid JSON: it is not UTF-8")
     if json_depth(text) > MAX_JSON_DEPTH:
-        return refusal("RequestValidationError", f"JSON nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)", "too_deep")
+        return refusal(
+            "RequestValidationError", f"JSON nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)", "too_deep"
+        )
     if event.get("isBase64Encoded"):
         event["body"], event["isBase64Encoded"] = text, False
     return _as_json(event)

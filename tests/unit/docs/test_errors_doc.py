@@ -61,7 +61,9 @@ def test_every_code_the_api_function_answers_has_the_status_the_doc_gives_it() -
 
 def test_every_answer_of_api_gateway_itself_is_in_the_doc_with_its_status() -> None:
     doc = documented()
-    wrong = {code: (status, doc.get(code)) for code, status in gateway_answers().items() if status not in doc.get(code, ())}
+    wrong = {
+        code: (status, doc.get(code)) for code, status in gateway_answers().items() if status not in doc.get(code, ())
+    }
     assert not wrong, f"code: (status API Gateway answers, statuses docs/errors.md gives): {wrong}"
 
 

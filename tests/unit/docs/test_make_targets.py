@@ -71,5 +71,7 @@ def test_the_parsers_read_rules_and_commands_as_make_and_a_reader_do() -> None:
     makefile = ".PHONY: a b c d\na: x\nb:\n\techo b\nc:\nd := 1\n$(STAMP): pyproject.toml\n\ttouch $@\n"
     assert rules(makefile) == {"a": True, "b": True, "c": False, "$(STAMP)": True}
     assert phony(makefile) == {"a", "b", "c", "d"}
-    text = "Run `ENGRAM_LLM=local make run`, then make sure.\n```bash\nmake deploy SAM_ENV=prod  # or make sam-check\n```"
+    text = (
+        "Run `ENGRAM_LLM=local make run`, then make sure.\n```bash\nmake deploy SAM_ENV=prod  # or make sam-check\n```"
+    )
     assert commands(text) == {"run", "deploy", "sam-check"}
