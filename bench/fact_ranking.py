@@ -1,9 +1,10 @@
 """Part `facts`: fact-level ranking over the fact-retrieval set (bench/fact_set.py).
 
 Every statement of every user is one add through the offline pipeline (rule-based extractor, key
-reconciler, episodes on) into the embedded index with the MiniLM embedder, facts kept in memory (the
-ranking is what is measured, not DynamoDB). Each question is then searched as that user; it is
-answered when a memory made from its statement is first (top-1) or among the first three (R@3).
+reconciler, episodes on) into the embedded index with the MiniLM embedder, as the container wires it
+with its stores in memory (bench/in_memory.py: the ranking is what is measured, not DynamoDB). Each
+question is then searched as that user; it is answered when a memory made from its statement is first
+(top-1) or among the first three (R@3).
 Also reported: the same searches without the intent re-ranking (HybridSearcher alone).
 """
 
@@ -15,22 +16,17 @@ from typing import Any
 
 from bench.engram_env import shared_embedder
 from bench.fact_set import users
-from engram.adapters.embedded.index import EmbeddedIndex
+from bench.in_memory import in_memory_product
 from engram.domain.models import AddRequest, Event, Message, Scope, SearchQuery
-from engram.pipeline.ingest import IngestPipeline
-from engram.reconcile.offline import KeyReconciler
-from engram.rules.extractor import OfflineExtractor
-from engram.services.memory import MemoryService
-from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
+from engram.settings import Settings
 
 TENANT = "bench"
 
 
 def run(count: int = 42) -> dict[str, Any]:
     embedder = shared_embedder()
-    facts, index = MemoryFactStore(), EmbeddedIndex(None, embedder.dimensions)
-    pipeline = IngestPipeline(facts, index, embedder, OfflineExtractor(), KeyReconciler(), keep_episodes=True)
-    service = MemoryService(facts, index, embedder, MemoryTaskStore(), MemoryQueue())
+    engram = in_memory_product(embedder, None, Settings(keep_episodes=True))
+    facts, pipeline, service = engram.facts, engram.pipeline, engram.memories
     assert service.search_pipeline is not None
     people = users(count)
     began = time.perf_counter()

@@ -10,7 +10,8 @@ exclude policy must keep out, and other things that are true of the person. Ever
 (by id: h03, h06, ...) is held aside: tune on the rest, read the held-aside figures at the end.
 
 Each session is one add (its messages dated), run through the product's ingest pipeline and
-searched through MemoryService in process (as `make run` wires them, without HTTP). Scores:
+searched through MemoryService in process, both as the container wires them (engram.bootstrap, its
+stores in memory: bench/in_memory.py), without HTTP. Scores:
 - state accuracy: for each expected aspect, its question ("where do I live?") is searched; the top
   current memory (not marked outdated) holds the single value, or the top 5 hold each of a
   multi-valued aspect's values;
@@ -20,10 +21,10 @@ searched through MemoryService in process (as `make run` wires them, without HTT
   history gave that aspect, or whose text names something true of the history.
 Offline mode: the offline extractor and reconciler. LLM mode: the stub LLM (bench/stub_llm.py)
 extracts each long enough sentence as said and reconciles by text, so supersession by meaning
-is what keeps its state current. Model mode: a real model wired as the product wires one (one call an
-add, its plan through the plan checks; the bench's model, bench/bench_model.py: Engram's OpenAI adapter
-and the openai client); an
-add the model makes fail (an error after the adapter's retries) is counted and its session skipped.
+is what keeps its state current. Model mode: a real model (the bench's model, bench/bench_model.py:
+Engram's OpenAI adapter and the openai client). With either LLM the product's LLM wiring applies as
+the settings say (the rules first, one call an add, its plan through the plan checks); an add the
+model makes fail (an error after the adapter's retries) is counted and its session skipped.
 """
 
 from __future__ import annotations
@@ -40,21 +41,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_model import NO_MODEL, BenchModel
-from engram.adapters.embedded.index import EmbeddedIndex
-from engram.adapters.onnx.maxsim_reranker import from_settings
+from bench.in_memory import in_memory_product
+from engram.bootstrap import Container
 from engram.domain.errors import EngramError
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
-from engram.domain.ports import LLM, Embedder
+from engram.domain.ports import LLM, Embedder, FactStore
 from engram.domain.steps import LLMReply
-from engram.pipeline.aspects import BY_NAME, AspectReader, key_aspect
-from engram.pipeline.ingest import IngestPipeline
-from engram.pipeline.topic_meaning import TopicMeaning
-from engram.search.hybrid import hybrid_searcher
-from engram.search.pipeline import SearchPipeline, stages_from_settings
+from engram.pipeline.aspects import BY_NAME, key_aspect
 from engram.services.memory import MemoryService
-from engram.settings import Settings
-from tests.fakes import MemoryFactStore, MemoryQueue, MemoryTaskStore
 
 DATA = Path(__file__).parent / "data" / "memory_state.json"
 HELD_ASIDE_EVERY = 3  # h03, h06, ...: scored only at the end
@@ -82,49 +77,16 @@ class StubLLM:
         return LLMReply(content=respond(request))
 
 
-def _pipeline(
-    mode: str, facts: MemoryFactStore, index: EmbeddedIndex, embedder: Embedder, llm: LLM | None
-) -> IngestPipeline:
-    reader = AspectReader(embedder)
+def product(mode: str, embedder: Embedder, llm: LLM | None = None) -> Container:
+    """Engram as the container wires it, its stores in memory: offline (no LLM), the stub LLM, or
+    `llm`, the real model of mode "model"."""
     if mode == "offline":
-        from engram.reconcile.offline import KeyReconciler
-        from engram.rules.extractor import OfflineExtractor
-
-        extractor: Any = OfflineExtractor()
-        reconciler: Any = KeyReconciler()
-    else:
-        from engram.pipeline.llm_extractor import LLMFactExtractor
-        from engram.reconcile.llm import LLMReconciler
-
-        llm = StubLLM() if mode == "llm" else llm
-        if llm is None:
-            raise ValueError(f"mode {mode!r} needs a model: {NO_MODEL}")
-        extractor, reconciler = LLMFactExtractor(llm), LLMReconciler(llm)
-    s = Settings()
-    one_call = None
-    if mode == "model":  # a real model gets the product's wiring: one call an add, its plan checked
-        from engram.pipeline.one_call import OneCall
-        from engram.reconcile.checks import PlanChecks
-
-        checks = PlanChecks(embedder, aspects=reader.single_values)
-        reconciler = LLMReconciler(llm, checks)
-        one_call = OneCall(llm, s.extraction_window_chars, checks=checks) if s.llm_single_call else None
-    return IngestPipeline(
-        facts,
-        index,
-        embedder,
-        extractor,
-        reconciler,
-        duplicate_threshold=s.duplicate_threshold,
-        similar_per_fact=s.similar_per_fact,
-        keep_episodes=s.keep_episodes,
-        keep_assistant_turns=s.keep_assistant_turns,
-        aspects=reader,
-        meaning=TopicMeaning(embedder),  # include/exclude by meaning, as bootstrap wires it on MiniLM
-        read_wider=mode == "offline",
-        one_call=one_call,
-        recheck_similarity=s.single_call_recheck_similarity,
-    )
+        llm = None
+    elif mode == "llm":
+        llm = StubLLM()
+    elif llm is None:
+        raise ValueError(f"mode {mode!r} needs a model: {NO_MODEL}")
+    return in_memory_product(embedder, llm)
 
 
 @dataclass
@@ -189,7 +151,7 @@ def _masked(text: str, phrases: Sequence[str]) -> str:
     return text
 
 
-def _current(facts: MemoryFactStore, scope: Scope) -> list[Fact]:
+def _current(facts: FactStore, scope: Scope) -> list[Fact]:
     out: list[Fact] = []
     cursor: str | None = None
     while True:
@@ -201,18 +163,7 @@ def _current(facts: MemoryFactStore, scope: Scope) -> list[Fact]:
 
 def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM | None = None) -> Score:
     """`llm`: the real model of mode "model"."""
-    facts = MemoryFactStore()
-    index = EmbeddedIndex(None, embedder.dimensions)
-    pipeline = _pipeline(mode, facts, index, embedder, llm)
-    s = Settings()
-    service = MemoryService(
-        facts=facts,
-        index=index,
-        embedder=embedder,
-        tasks=MemoryTaskStore(),
-        queue=MemoryQueue(),
-        search_pipeline=SearchPipeline(hybrid_searcher(index, embedder, s), stages_from_settings(s, from_settings(s))),
-    )
+    engram = product(mode, embedder, llm)
     scope = Scope(tenant_id="bench", user_id=history["id"])
     policy = MemoryPolicy(exclude=history["exclude"]) if history["exclude"] else None
     failed: list[str] = []
@@ -223,16 +174,16 @@ def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM
         ]
         request = AddRequest(user_id=scope.user_id, messages=messages)
         try:
-            pipeline.run(scope, request, f"{history['id']}-{number}", policy=policy)
+            engram.pipeline.run(scope, request, f"{history['id']}-{number}", policy=policy)
         except EngramError as err:  # production retries, then dead-letters the add; here it is counted
             failed.append(f"{history['id']} session {number}: add failed: {err}")
-    score = _score(history, service, facts, scope)
+    score = _score(history, engram.memories, engram.facts, scope)
     score.failed_adds = len(failed)
     score.misses += failed
     return score
 
 
-def _score(history: dict[str, Any], service: MemoryService, facts: MemoryFactStore, scope: Scope) -> Score:
+def _score(history: dict[str, Any], service: MemoryService, facts: FactStore, scope: Scope) -> Score:
     score = Score()
     hid = history["id"]
     for aspect, expected in history["expect"].items():

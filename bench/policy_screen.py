@@ -286,12 +286,11 @@ def _median_ms(fn: Callable[[], object], runs: int) -> float:
 
 def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
     """Milliseconds per message: the screen alone (fresh embedder cache each run: every clause embedded),
-    and an offline add's pipeline over in-memory stores with and without `exclude: ["Health"]`."""
+    and an offline add's pipeline (as the container wires it, over in-memory stores) with and without
+    `exclude: ["Health"]`, and with the screen by meaning or the rules alone."""
     from engram.adapters.onnx.embedder import OnnxEmbedder
     from engram.adapters.recent_embeddings import RecentEmbeddings
-    from engram.pipeline.ingest import IngestPipeline
-    from engram.reconcile.offline import KeyReconciler
-    from engram.rules.extractor import OfflineExtractor
+    from engram.settings import Settings
 
     model = OnnxEmbedder()
     model.warm_up()
@@ -311,7 +310,8 @@ def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
         screen_all()
     out: dict[str, Any] = {"messages": len(messages), "screen_ms_per_message": round(statistics.median(timings), 2)}
     try:
-        from tests.fakes import MemoryFactStore, MemoryIndex  # in-memory stores: the pipeline's own CPU
+        from bench.in_memory import in_memory_product  # the product over in-memory stores: its own CPU
+        from tests.fakes import MemoryIndex
     except ImportError:
         return out
     from engram.domain.models import Scope
@@ -329,15 +329,9 @@ def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
             meaning = TopicMeaning(embedder) if by_meaning else None
             if meaning is not None:
                 meaning.score(["warm"])
-            pipeline = IngestPipeline(
-                MemoryFactStore(),
-                MemoryIndex(),
-                embedder,
-                OfflineExtractor(),
-                KeyReconciler(),
-                keep_episodes=True,
-                meaning=meaning,
-            )
+            settings = Settings(keep_episodes=True)
+            product = in_memory_product(embedder, None, settings, index=MemoryIndex(), policy_meaning=meaning)
+            pipeline = product.pipeline
             start = time.perf_counter()
             for i, text in enumerate(messages):
                 request = AddRequest(messages=[Message(role="user", content=text)], user_id="u")
