@@ -1,4 +1,4 @@
-"""The bench measures the product as the container wires it (engram.bootstrap, via bench/in_memory.py):
+"""The bench measures the product as the container wires it (engram.bootstrap, via bench/doubles/in_memory.py):
 no bench module assembles the product's pipeline or services by hand. A hand-built copy once lacked the
 screen by meaning and gave a false leak figure."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from bench.in_memory import in_memory_product
+from bench.doubles.in_memory import in_memory_product
 from engram.domain.models import AddRequest, Message, Scope
 from engram.domain.policy import MemoryPolicy
 from engram.settings import Settings
