@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.labs.lme_lab [--quick | --all] [--cached] [--per-question] [key=value ...]
 
-key=value: HybridSearcher fields (bench/labs/lab_service.py).
+key=value: HybridSearcher fields (bench/rig/lab_service.py).
 
 The same fixed stratified subset as bench/parts/longmemeval.py (48 questions; --quick 12, --all 184).
 Every turn is stored as the raw-turns mode stores it (one memory per message, or parts of a message
@@ -10,7 +10,7 @@ over 2,000 characters cut by the product's splitter, pipeline/episodes.as_given;
 index in `source`, metadata {session_id, session}, valid_from = created_at = the session's date + 1 s
 per turn). The texts are embedded once with the product's embedder and cached in bench/.cache/
 (a file per model; the first build of the 48 questions is ~15 minutes of CPU). Each question then gets
-a fresh MemoryService (bench/labs/lab_service.py) and is searched with now = the question's date, top_k 20,
+a fresh MemoryService (bench/rig/lab_service.py) and is searched with now = the question's date, top_k 20,
 and scored by bench/parts/longmemeval_score.py. Search settings come from the environment
 (ENGRAM_SEARCH_DIVERSITY=0.1 ...).
 
@@ -22,112 +22,21 @@ said, turns in order; only the 30-minute context window then links turns of diff
 
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from bench.data.longmemeval_data import TYPES, Question, load, stratified
+from bench.data.longmemeval_data import TYPES, Question
+from bench.data.longmemeval_turns import TENANT, CachedVectors, build_cache, cache_file, memories, questions
 from bench.parts.longmemeval_score import Hit, hit_of, score, summarise
-from bench.rig.engram_env import MINILM_ID, VectorCache, shared_model_id
-from engram.domain.models import Fact, MemorySource, Message, SearchQuery
-from engram.pipeline.episodes import as_given
+from bench.rig.engram_env import shared_model_id
+from engram.domain.models import Fact, SearchQuery
 from engram.services.memory import MemoryService
 
-CACHE_DIR = Path(__file__).resolve().parents[1] / ".cache"
-TENANT = "lab"
 TOP_K = 20
-FULL, QUICK = 48, 12
-
-
-def cache_file(model_id: str) -> Path:
-    name = "lme_vectors" if model_id == MINILM_ID else f"lme_vectors-{model_id}"
-    return CACHE_DIR / f"{name}.npz"
-
-
-def _key(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-
-class CachedVectors(VectorCache):
-    """VectorCache keyed by a hash of the text, saved as one float32 array (the 48 questions hold ~30k
-    texts: too many for a JSON file of floats)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
-        self.keyed: dict[str, list[float]] = {}
-        if path.is_file():
-            data = np.load(path)
-            self.keyed = dict(zip(data["keys"].tolist(), data["vectors"].tolist(), strict=True))
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        missing = [t for t in dict.fromkeys(texts) if _key(t) not in self.keyed]
-        if missing:
-            self.keyed.update(zip(map(_key, missing), VectorCache().embed(missing), strict=True))
-        return [self.keyed[_key(t)] for t in texts]
-
-    def save(self) -> None:
-        self.path.parent.mkdir(exist_ok=True)
-        keys = list(self.keyed)
-        vectors = np.asarray([self.keyed[k] for k in keys], dtype=np.float32)
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.asarray(keys), vectors=vectors)
-        tmp.replace(self.path)
-
-
-def memories(q: Question) -> list[Fact]:
-    """The question's haystack as the raw-turns mode stores it."""
-    user_id = f"lme-{q.question_id}"
-    out: list[Fact] = []
-    for position, session in enumerate(q.sessions):
-        for i, turn in enumerate(session.turns):
-            if not turn.content.strip() or turn.role == "system":
-                continue
-            said = session.turn_said_at(i)
-            message = Message(role=turn.role, content=turn.content, created_at=said)
-            for part in as_given(message, i):
-                source = MemorySource(task_id=f"t{position}", message_index=i, role=turn.role, span=part.span)
-                out.append(
-                    Fact(
-                        tenant_id=TENANT,
-                        user_id=user_id,
-                        text=part.text,
-                        metadata={"session_id": session.session_id, "session": position},
-                        valid_from=said,
-                        created_at=said,
-                        updated_at=said,
-                        source=source,
-                    )
-                )
-    return out
-
-
-def questions(argv: Sequence[str], cache: CachedVectors | None = None) -> list[Question]:
-    """The subset asked for; with --cached (and a cache), only its questions whose turns are all
-    cached (a question itself is embedded when missing). The first build embeds question by question
-    in file order, so this is a fixed subset, not chosen by results, to measure on while it goes on."""
-    every = load()
-    chosen = every if "--all" in argv else stratified(every, QUICK if "--quick" in argv else FULL)
-    if "--cached" in argv and cache is not None:
-        chosen = [q for q in chosen if all(_key(f.text) in cache.keyed for f in memories(q))]
-    return chosen
-
-
-def build_cache(chosen: Sequence[Question], cache: CachedVectors, batch: int = 2000) -> None:
-    """Embed every text not cached yet, saving every `batch` texts (a long first build can be resumed)."""
-    texts = list(dict.fromkeys([f.text for q in chosen for f in memories(q)] + [q.question for q in chosen]))
-    missing = [t for t in texts if _key(t) not in cache.keyed]
-    for start in range(0, len(missing), batch):
-        cache.embed(missing[start : start + batch])
-        cache.save()
-        print(f"  embedded {min(start + batch, len(missing))} of {len(missing)}", flush=True)
 
 
 Service = Callable[[Sequence[Fact], Sequence[Sequence[float]], CachedVectors], MemoryService]
@@ -176,7 +85,7 @@ def table(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    from bench.labs.lab_service import lab_service
+    from bench.rig.lab_service import lab_service
 
     cache = CachedVectors(cache_file(shared_model_id()))
     chosen = questions(argv, cache)

@@ -4,7 +4,7 @@ The turns and questions are embedded once with the product's embedder and cached
 bench/.cache/ (gitignored); every turn then goes straight into an EmbeddedIndex, one user per
 conversation, recorded one second apart in conversation order (the real ingestion records them in
 that order within minutes, so the context step sees the same neighbours), and each question is
-ranked by MemoryService.search (bench/labs/lab_service.py; or HybridSearcher alone with --searcher).
+ranked by MemoryService.search (bench/rig/lab_service.py; or HybridSearcher alone with --searcher).
 Scores are recall@k over categories 1-4, as in bench/parts/locomo_recall.py.
 
     .venv/bin/python -m bench.labs.recall_lab                        # MemoryService.search (settings from env)
@@ -36,9 +36,9 @@ from typing import Any
 
 from bench.data.corpus import Corpus
 from bench.data.locomo_data import CATEGORIES, Conversation, load
-from bench.labs.lab_service import lab_service
 from bench.parts.search_latency import cases_for, index_docs
 from bench.rig.engram_env import MINILM_ID, VectorCache, shared_embedder, shared_model_id
+from bench.rig.lab_service import lab_service
 from bench.rig.stats import percentile, recall_at
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.maxsim_reranker import MaxSimReranker
@@ -125,7 +125,7 @@ class Lab:
         return HybridSearcher(self.index, self.cache, **fields)
 
     def service(self, **fields: Any) -> MemoryService:
-        """A MemoryService over the same turns (bench/labs/lab_service.py): the search settings of the
+        """A MemoryService over the same turns (bench/rig/lab_service.py): the search settings of the
         environment (the reranker ...) and the steps after HybridSearcher apply. Memories are valid from
         when they were said (the session's time + 1 s per turn), as the recall part stores them."""
         facts: list[Fact] = []

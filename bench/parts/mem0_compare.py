@@ -12,11 +12,9 @@ Latency and ingest figures alternate Engram and mem0 runs and report the median 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -30,6 +28,7 @@ from bench.data.locomo_data import Conversation
 from bench.parts import ingest_speed as engram_ingest
 from bench.parts.locomo_recall import KS, _scores
 from bench.parts.search_latency import cases_for, index_docs, measure
+from bench.rig.bench_venv import PACKAGES, ensure_venv, venv_python
 from bench.rig.engram_env import shared_embedder
 from bench.rig.procs import ROOT, ModelServer, bench_env, cpu_seconds
 from bench.rig.stats import latency_summary, ratio
@@ -37,29 +36,8 @@ from engram.adapters.embedded.index import EmbeddedIndex
 from engram.search.hybrid import HybridSearcher
 
 BENCH = ROOT / "bench"
-VENV = BENCH / ".mem0-venv"
 DATA = BENCH / ".mem0-data"
-PACKAGES = ["mem0ai==2.2.1", "faiss-cpu==1.15.1", "matplotlib==3.11.2"]  # matplotlib: bench/report/charts.py
 STORES = ("qdrant", "faiss")
-
-
-def venv_python() -> Path:
-    return VENV / "bin" / "python"
-
-
-def ensure_venv() -> Path:
-    """Creates bench/.mem0-venv with mem0 (and faiss, matplotlib) unless it is there already."""
-    python = venv_python()
-    marker = VENV / ".bench-installed"
-    if marker.is_file() and marker.read_text() == " ".join(PACKAGES):
-        return python
-    print("  creating bench/.mem0-venv (mem0ai, faiss-cpu, matplotlib); this takes a few minutes", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, *PACKAGES], check=True, env={**os.environ, "MEM0_TELEMETRY": "False"})
-    marker.write_text(" ".join(PACKAGES))
-    return python
 
 
 class Mem0:
@@ -203,7 +181,7 @@ def ingest(
     ]
     warm_up = [
         {"content": engram_ingest.add_body(conv, t, True, True)["messages"][0]["content"], "name": t.speaker}
-        for t in conv.turns[-engram_ingest.WARM_UP_TURNS:]
+        for t in conv.turns[-engram_ingest.WARM_UP_TURNS :]
     ]
     out = []
     for mode_index, infer in pairs:

@@ -7,7 +7,7 @@ For each question, a context, then an answer from the model, then the field's ju
 Mem0's LoCoMo judge and answer prompts, LongMemEval's own judge per question type and answer template):
 
 - engram: the question searched by MemoryService.search (the product's search, as `make run` searches,
-  over the conversation's raw turns: bench/labs/lab_service.py), its top memories formatted by the chat
+  over the conversation's raw turns: bench/rig/lab_service.py), its top memories formatted by the chat
   proxy's own `memory_block` (what POST /v1/chat/completions injects: best first, each with the day it
   was said, within the proxy's budget);
 - oracle: the question's evidence turns alone, same format, in the order said;
@@ -196,7 +196,7 @@ def locomo_items(convs: Sequence[Conversation], per_category: int | None, seed: 
 def longmemeval_items(questions: Sequence[LmeQuestion], n: int | None) -> list[Item]:
     """n questions with evidence, stratified by type (None: all); abstention questions left out."""
     from bench.data.longmemeval_data import stratified
-    from bench.labs.lme_lab import memories
+    from bench.data.longmemeval_turns import memories
 
     pool = [q for q in questions if not q.abstention and q.evidence()]
     chosen = pool if n is None else stratified(pool, n)
@@ -268,7 +268,7 @@ class EngramSearch:
         self._service: Any = None
 
     def __call__(self, item: Item) -> Found:
-        from bench.labs.lab_service import lab_service
+        from bench.rig.lab_service import lab_service
 
         if item.group != self._group:
             facts = list(item.memories)
@@ -469,7 +469,7 @@ def interleave(first: Sequence[Item], second: Sequence[Item]) -> list[Item]:
 
 def run(settings: QASettings, args: argparse.Namespace) -> dict[str, Any]:
     from bench.data import locomo_data, longmemeval_data
-    from bench.labs.lme_lab import CACHE_DIR, CachedVectors, cache_file
+    from bench.data.longmemeval_turns import CACHE_DIR, CachedVectors, cache_file
     from bench.rig.engram_env import shared_model_id
 
     began = datetime.now(UTC)

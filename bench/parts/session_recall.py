@@ -16,7 +16,7 @@ the goals; results in session_recall_sum.json).
 
 Both beside the turn-level figures of the same searches. The memories are the raw turns as the
 recall labs store them (bench/lme_lab.memories; bench/qa.locomo_memories: "Speaker: text", no date
-in the text, valid from when said), searched by MemoryService.search (bench/labs/lab_service.py: the
+in the text, valid from when said), searched by MemoryService.search (bench/rig/lab_service.py: the
 product's search with the ENGRAM_SEARCH_* settings, key=value HybridSearcher fields on top); turn
 figures read a top_k=20 search as the recall parts do, session figures a top_k=50 search (20 turns
 often hold fewer than 10 distinct sessions; LongMemEval ranks the whole haystack).
@@ -55,10 +55,10 @@ def _means(rows: Sequence[dict[str, Any]], keys: Iterable[str]) -> dict[str, Any
 
 def longmemeval(argv: Sequence[str], fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
     from bench.data.longmemeval_data import TYPES
-    from bench.labs.lab_service import lab_service
-    from bench.labs.lme_lab import TENANT, CachedVectors, build_cache, cache_file, memories, questions
+    from bench.data.longmemeval_turns import TENANT, CachedVectors, build_cache, cache_file, memories, questions
     from bench.parts.longmemeval_score import hit_of, score
     from bench.rig.engram_env import shared_model_id
+    from bench.rig.lab_service import lab_service
     from engram.domain.models import SearchQuery
 
     cache = CachedVectors(cache_file(shared_model_id()))
@@ -110,10 +110,10 @@ def longmemeval(argv: Sequence[str], fields: dict[str, Any], summed: bool = Fals
 
 def locomo(fields: dict[str, Any], summed: bool = False) -> dict[str, Any]:
     from bench.data.locomo_data import CATEGORIES, load
-    from bench.labs.lab_service import lab_service
-    from bench.labs.lme_lab import CACHE_DIR, CachedVectors
+    from bench.data.longmemeval_turns import CACHE_DIR, CachedVectors
     from bench.parts.qa import locomo_memories
     from bench.rig.engram_env import shared_model_id
+    from bench.rig.lab_service import lab_service
 
     cache = CachedVectors(CACHE_DIR / f"qa_locomo_vectors-{shared_model_id()}.npz")
     rows: list[dict[str, Any]] = []

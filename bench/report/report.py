@@ -34,7 +34,7 @@ def load_all(folder: Path = RESULTS) -> dict[str, Any]:
 
 def charts(folder: Path = RESULTS) -> list[str]:
     """PNG charts via the bench venv's matplotlib; returns the files written (none without it)."""
-    from bench.parts.mem0_compare import venv_python
+    from bench.rig.bench_venv import venv_python
 
     python = venv_python()
     if not python.is_file():

@@ -4,6 +4,7 @@ that exists."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -36,3 +37,35 @@ def test_every_bench_command_in_the_docs_names_a_module() -> None:
     assert named, "no bench command found: the pattern is wrong"
     missing = sorted(n for n in named if not (ROOT / f"{n.replace('.', '/')}.py").is_file())
     assert missing == []
+
+
+# Each room imports only rooms below it: what run_all and the labs stand on never reaches back up.
+ROOM_MAY_IMPORT = {
+    "doubles": set(),
+    "rig": {"doubles"},
+    "data": {"rig", "doubles"},
+    "report": {"data", "rig", "doubles"},
+    "parts": {"report", "data", "rig", "doubles"},
+    "labs": {"parts", "report", "data", "rig", "doubles"},
+}
+
+
+def bench_rooms_imported(path: Path) -> set[str]:
+    rooms: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        rooms |= {n.split(".")[1] for n in names if n.startswith("bench.") and n.split(".")[1] in ROOMS}
+    return rooms
+
+
+def test_each_room_imports_only_the_rooms_below_it() -> None:
+    upward = {
+        f"{p.relative_to(BENCH)} -> {room}"
+        for p in bench_modules()
+        if p.parent != BENCH
+        for room in bench_rooms_imported(p) - ROOM_MAY_IMPORT[p.relative_to(BENCH).parts[0]]
+        if room != p.relative_to(BENCH).parts[0]
+    }
+    assert sorted(upward) == []
