@@ -9,7 +9,7 @@ above the bank's floor under which a clause is about nothing in particular, or o
 sure to be about it; a free topic, which may lie inside any bank, on its own score. Each bank has its
 own constants: the banks are not equally distinct (health talk is far from the rest; interests, events
 and personal details run into each other), and one setting for all would make every bank pay for the
-vaguest. They were chosen by bench/policy_screen.py on two thirds of a labelled set of chat clauses
+vaguest. They were chosen by bench/parts/policy_leaks.py on two thirds of a labelled set of chat clauses
 (bench/data/policy_clauses.json) for the all-MiniLM-L6-v2 embedder, and are reported with the
 held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
 differently: a close call excludes (a clause near an excluded bank goes, even when another bank is a
@@ -54,7 +54,7 @@ class Thresholds:
     vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
 
 
-# Chosen by bench/policy_screen.py on two thirds of the labelled set (MiniLM int8), scored piece by piece
+# Chosen by bench/parts/policy_leaks.py on two thirds of the labelled set (MiniLM int8), scored piece by piece
 # as the screen cuts clauses, each bank for no leak, then fewest false exclusions, then the widest margin,
 # widened by the slack cross-validation inside those two thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(

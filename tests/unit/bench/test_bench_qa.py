@@ -1,4 +1,4 @@
-"""bench/qa.py and bench/qa_prompts.py: the field's prompts verbatim, their answers read the field's way,
+"""bench/parts/qa.py and bench/parts/qa_prompts.py: the field's prompts verbatim, their answers read the field's way,
 and the harness's contexts, rows and J, with a fake model (no network)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from bench import qa, qa_prompts
+from bench.parts import qa, qa_prompts
 from engram.domain.models import Fact
 
 # sha256 of the upstream strings (mem0ai/mem0 b3ede5b7, xiaowu0162/LongMemEval 9e0b455f), taken from the sources.
@@ -279,7 +279,7 @@ def test_interleave_keeps_each_sets_order_and_mixes_them_in_proportion() -> None
 
 
 def test_the_summary_tables_show_j_side_by_side_and_the_session_figures() -> None:
-    from bench.report_field import qa_sections, session_sections
+    from bench.report.report_field import qa_sections, session_sections
 
     rows = [
         {
