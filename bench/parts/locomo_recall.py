@@ -42,7 +42,7 @@ def said_at(turn: Turn) -> datetime | None:
 def turn_request(conv: Conversation, turn: Turn) -> dict[str, Any]:
     """The add a client following the README sends for one turn (docs/api.md): the speaker as the message's
     `name`, the time it was said as `created_at`, stored as given. The metadata is the bench's own
-    bookkeeping (Engram reads none of it: tests/unit/test_bench_clients.py)."""
+    bookkeeping (Engram reads none of it: tests/unit/bench/test_bench_clients.py)."""
     said = said_at(turn)
     message: dict[str, Any] = {"role": "user", "content": turn.memory_text(dated=False), "name": turn.speaker}
     if said is not None:

@@ -51,7 +51,7 @@ from bench.data.longmemeval_data import Question as LmeQuestion
 from bench.parts import qa_prompts
 from bench.rig.bench_model import NO_MODEL, BenchModel
 from engram.domain.models import Fact, MemorySource, SearchQuery
-from engram.services.chat_proxy import CHARS_PER_TOKEN, MEMORY_TOKENS, TOP_K, memory_block
+from engram.services.chat_proxy import CHARS_PER_TOKEN, MEMORY_TOKENS, TOP_K, memory_block, memory_line
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -250,7 +250,7 @@ def context(item: Item, kind: str, search: Search, budget_chars: int) -> Context
     if kind == "engram":
         found = search(item)
         block = memory_block(found.memories, budget_chars)
-        shown = sum(f"- {f.text} (said" in block for f in found.memories)  # those that fit the budget
+        shown = sum(memory_line(f) in block for f in found.memories)  # those that fit the budget
         return Context(block, shown, round(found.ms, 2))
     chosen = [f for f in item.memories if kind == "full" or f.id in item.evidence]
     block = memory_block(chosen, UNLIMITED)

@@ -1,4 +1,4 @@
-"""The field's answer and judge prompts, and how their answers are read (pure: tests/unit/test_bench_qa.py).
+"""The field's answer and judge prompts, and how their answers are read (pure: tests/unit/bench/test_bench_qa.py).
 
 The prompt texts are kept verbatim in bench/data/qa_prompts/ (sources, commits and licences in its
 README): Mem0's LoCoMo judge (`ACCURACY_PROMPT`, the one Mem0 and Zep report J with) and answer prompt,

@@ -93,7 +93,7 @@ def tracked(suffix: str) -> list[str]:
 
 
 def named_in_markdown(text: str) -> Iterator[str]:
-    """Paths in inline code: `shared/engram/http/errors.py`, `bench/labs/` (not commands, not code blocks)."""
+    """Paths in inline code: `shared/engram/http/errors.py`, `bench/stubs/` (not commands, not code blocks)."""
     for code in re.findall(r"`([^`\n]+)`", FENCE.sub("", text)):
         if PATH.fullmatch(code.strip()):
             yield code.strip()
@@ -123,7 +123,7 @@ def _exists(path: str, base: Path) -> bool:
 
 def stale(path: str, source: str) -> bool:
     """Whether `path`, named in the file `source`, names nothing in this repository. A path from the root
-    (`bench/labs/`) or from the packages' folder (`engram/http/errors.py`) is looked up there; in Python, any
+    (`bench/stubs/`) or from the packages' folder (`engram/http/errors.py`) is looked up there; in Python, any
     other file path (`offline/values.py`) beside the file, in a folder above it, or in the engram package."""
     parts = path.split("/")
     if any(p.startswith(".") and p != ".ci" for p in parts) or path.startswith(EXTERNAL):
@@ -169,12 +169,12 @@ def test_the_path_check_reads_paths_as_a_reader_does() -> None:
         '"""Reads offline/values.py."""\n# wired in engram/http/errors.py; text/xml, /v1/memories, https://x.io/a.py\n'
     )
     assert sorted(named_in_python(comment)) == ["engram/http/errors.py", "offline/values.py"]
-    assert list(named_in_markdown("see `bench/labs/`, run `make run`, `docs/api.md#limits`\n```\n`a/b.py`\n```")) == [
-        "bench/labs/"
+    assert list(named_in_markdown("see `bench/stubs/`, run `make run`, `docs/api.md#limits`\n```\n`a/b.py`\n```")) == [
+        "bench/stubs/"
     ]
     assert stale("offline/values.py", "shared/engram/pipeline/aspects.py")
     assert not stale("rules/values.py", "shared/engram/pipeline/aspects.py")
-    assert stale("bench/labs/", "bench/README.md") and not stale("bench/", "bench/README.md")
+    assert stale("bench/stubs/", "bench/README.md") and not stale("bench/", "bench/README.md")
     assert not stale("engram/http/errors.py", "tests/unit/test_doc_links.py")
     assert not stale(".engram/env.json", "docs/sam-local.md") and not stale("<data_dir>/moto/", "x.py")
     assert list(named_in_hash_comments("a: 1  # (shared/engram/local/x.py)\n")) == ["shared/engram/local/x.py"]
