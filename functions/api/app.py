@@ -87,7 +87,6 @@ def docs() -> Response[str]:
 @app.post("/v1/memories", **OPERATIONS["add_memories"])
 def add_memories(body: AddRequest) -> Response[Accepted]:
     task = container().memories.submit(tenant(), body)
-    container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
@@ -135,7 +134,6 @@ def list_memories(
 @app.delete("/v1/memories", **OPERATIONS["delete_all"])
 def delete_all(user_id: UserId) -> Response[Accepted]:
     task = container().memories.delete_all(tenant(), user_id)
-    container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 

@@ -324,6 +324,7 @@ class Container:
             graph=self.graph,
             users=self.users,
             lifecycle=self.lifecycle,
+            queued=self.task_events.queued,
         )
 
     @cached_property
@@ -331,7 +332,7 @@ class Container:
         """POST /v1/chat/completions: the configured LLM with the user's memories (services/chat_proxy.py)."""
         from engram.services.chat_proxy import wired
 
-        return wired(self.settings, lambda: self.openai_client, self.memories, self.task_events.queued)
+        return wired(self.settings, lambda: self.openai_client, self.memories)
 
     @cached_property
     def worker(self) -> ExtractionWorker:

@@ -18,5 +18,4 @@ router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__
 def import_memories(body: ImportRequest) -> Response[Accepted]:
     """Exported memories written as they were, as a task (services/importer.py): 202 with its id."""
     task = bootstrap.container().memories.submit_import(tenant_of(router.current_event), body)
-    bootstrap.container().task_events.queued(task)
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))

@@ -65,6 +65,10 @@ class MemoryService:
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
+    # Told each task once it is stored and before its message is sent (the task events' "queued": the
+    # queue counters, live events). After the send, a worker could run the task first and its
+    # "pending" stamp would never be taken off again: the oldest pending age grew with nothing pending.
+    queued: Callable[[Task], None] | None = None
 
     def __post_init__(self) -> None:
         if self.search_pipeline is None:
@@ -96,8 +100,7 @@ class MemoryService:
             task.payload_key = f"payloads/{tenant_id}/{task.task_id}.json"
             self.blobs.put(task.payload_key, payload, "application/json")
             task.request = None
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task
 
     def submit_import(self, tenant_id: str, request: ImportRequest) -> Task:
@@ -111,9 +114,14 @@ class MemoryService:
         task = Task(tenant_id=tenant_id, user_id=request.user_id, kind=TaskKind.IMPORT, counts=counts)
         task.payload_key = f"{PAYLOADS}{tenant_id}/{task.task_id}.json"
         self.blobs.put(task.payload_key, request.model_dump_json().encode("utf-8"), "application/json")
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task
+
+    def _queue(self, task: Task) -> None:
+        self.tasks.create(task)
+        if self.queued is not None:
+            self.queued(task)
+        self.queue.enqueue(task)
 
     def _check_attachments(self, tenant_id: str, request: ImportRequest) -> None:
         """Every attachment an imported memory names must be this tenant's (uploaded before)."""
@@ -282,6 +290,5 @@ class MemoryService:
         """Queue the forgetting of every current memory of one user, after the user's queued adds
         (same FIFO group); the worker closes them in batches (services/forget.py)."""
         task = Task(tenant_id=tenant_id, user_id=user_id, kind=TaskKind.DELETE_ALL, counts={"deleted": 0})
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task
