@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import EngramError, NotFoundError
-from engram.domain.imports import ImportedMemory, ImportRequest, import_id, imported_memory_id
+from engram.domain.imports import ImportedMemory, ImportRequest, imported_memory_id
 from engram.domain.models import Fact, MemorySource, Task, utcnow
 from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
 from engram.writes.unit_of_work import Lifecycle
@@ -74,8 +74,7 @@ class MemoryImporter:
     @staticmethod
     def _pending(task: Task, request: ImportRequest, index: int) -> _Pending:
         memory = request.memories[index]
-        agent_id, run_id = request.scope_of(memory)
-        return _Pending(index, memory, import_id(task.tenant_id, task.user_id, agent_id, run_id, memory))
+        return _Pending(index, memory, request.key_of(task.tenant_id, memory))
 
     def _batch(self, task: Task, request: ImportRequest, pending: list[_Pending]) -> tuple[int, int]:
         added = skipped = 0
@@ -125,6 +124,10 @@ class MemoryImporter:
         memory, now = p.memory, utcnow()
         agent_id, run_id = request.scope_of(memory)
         original = memory.source
+
+        def target(exported_id: str) -> str:
+            return request.target_id(task.tenant_id, exported_id)
+
         return Fact(
             id=imported_memory_id(p.key, p.generation),
             tenant_id=task.tenant_id,
@@ -144,13 +147,24 @@ class MemoryImporter:
             created_at=memory.created_at or now,
             updated_at=memory.updated_at or memory.created_at or now,
             expires_at=memory.expires_at,
+            version=memory.version,
+            last_accessed_at=memory.last_accessed_at,
+            access_count=memory.access_count,
+            episode_id=target(memory.episode_id) if memory.episode_id else None,
+            outdated_by=[target(i) for i in memory.outdated_by],
+            is_summarized=memory.is_summarized,
+            summarized_from=[target(i) for i in memory.summarized_from],
             embedding_model=self.lifecycle.embedder.model_id,
+            # The import task and the memory's place in it (an earlier try finds what it wrote by them);
+            # who said it, when, which part and whether a person corrected it, as exported.
             source=MemorySource(
                 task_id=task.task_id,
                 message_index=p.index,
                 role=original.role if original else None,
                 name=original.name if original else None,
                 at=original.at if original else None,
+                span=original.span if original else None,
+                via=original.via if original else "add",
             ),
         )
 

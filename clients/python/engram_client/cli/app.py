@@ -269,7 +269,7 @@ def export_memories(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="file (default: standard output)")] = None,
     content: Annotated[bool, typer.Option(help="include attachment bytes (base64)")] = True,
 ) -> None:
-    """Write the user's current memories, every field of each, as JSON Lines (format version 2)."""
+    """Write the user's current memories, every field of each, as JSON Lines (format version 3)."""
     with client(ctx) as engram:
         if output is None:
             count = export_user(engram, user_id, sys.stdout, content)

@@ -1,10 +1,10 @@
 """`engram export`: a user's current memories as JSON Lines, every field an import writes back.
 
-Format (version 2; docs/api.md, "Export and import"): a header line
-`{"type": "engram-export", "version": 2, "user_id", "exported_at", "count"}`, then one memory a line
+Format (version 3; docs/api.md, "Export and import"): a header line
+`{"type": "engram-export", "version": 3, "user_id", "exported_at", "count"}`, then one memory a line
 with the fields of EXPORTED, `attachments` ([{id, name, media_type, description, size, checksum,
-content_base64?}]), `source` ({task_id, message_index, role, at} or null) and `history` (the memory's
-events, for reading: an import does not replay them)."""
+content_base64?}]), `source` ({task_id, message_index, role, name, at, span, via} or null) and `history`
+(the memory's events, for reading: an import does not replay them)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from engram_client.client import Engram
 from engram_client.errors import NotFoundError
 from engram_client.models import Memory
 
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 EXPORTED = (
     "id",
     "user_id",
@@ -37,6 +37,13 @@ EXPORTED = (
     "created_at",
     "updated_at",
     "expires_at",
+    "version",
+    "last_accessed_at",
+    "access_count",
+    "episode_id",  # ids of other memories of the export: the import translates them
+    "outdated_by",
+    "is_summarized",
+    "summarized_from",
 )
 
 
@@ -83,7 +90,8 @@ def _source(client: Engram, memory: Memory, task_times: dict[str, str | None]) -
             except NotFoundError:  # expired, or forgotten with a delete-all
                 task_times[task_id] = None
         at = task_times[task_id]
-    return {"task_id": task_id, "message_index": source.get("message_index"), "role": source.get("role"), "at": at}
+    kept = {name: source.get(name) for name in ("message_index", "role", "name", "span")}
+    return {"task_id": task_id, **kept, "at": at, "via": source.get("via", "add")}
 
 
 def _attachment_record(client: Engram, attachment_id: str, with_content: bool) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """`engram import`: files back into Engram, resumably and with bounded concurrency.
 
-An export (engram-export, version 1 or 2) goes through `POST /v1/memories/import` in batches: each
+An export (engram-export, version 1, 2 or 3) goes through `POST /v1/memories/import` in batches: each
 memory is written as it was (bank, importance, protection, times, metadata, attachments), without
 extraction, and the server skips a memory the target user holds already, so the counts it reports
 (added / skipped) are exact. Messages and LoCoMo conversations go through adds, in file order (the
@@ -25,7 +25,7 @@ from engram_client.client import Engram
 
 IMPORT_BATCH = 500  # memories per import request (the server's limit)
 IMPORT_BATCH_BYTES = 4 * 1024 * 1024  # and well under the 6 MiB request body limit
-_NOT_SENT = ("history", "attachments", "user_id", "version", "score", "last_accessed_at", "access_count")
+_NOT_SENT = ("history", "attachments", "user_id", "score")
 
 
 def target_key(url: str, api_key: str | None, user_id: str | None) -> str:
