@@ -176,6 +176,8 @@ def test_the_same_memory_twice_in_one_import_is_stored_once(call: Any, stack: St
         ([{"memory": "a", "valid_to": "2026-01-01T00:00:00+00:00"}], "memories.0.valid_to"),
         ([{"memory": "a", "created_at": "2026-01-01T00:00:00"}], "memories.0.created_at"),  # no zone
         ([{"memory": ""}], "memories.0.memory"),
+        ([{"memory": "a", "source": {"role": "system"}}], "memories.0.source.role"),  # no memory is a system's
+        ([{"memory": "a", "outdated_by": ["x" * 300]}], "memories.0.outdated_by.0"),
         ([{"memory": "a", "metadata": {"n": float("1e200")}}], "memories.0.metadata"),
         ([{"memory": f"m{i}"} for i in range(501)], "memories"),
         ([], "memories"),

@@ -22,7 +22,7 @@ from pydantic import AwareDatetime, ConfigDict, Field
 
 from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
 from engram.domain.model_base import Model
-from engram.domain.models import MemoryBank, MemoryKind
+from engram.domain.models import MemoryBank, MemoryKind, SpeakerRole
 
 EXPORT_TYPE = "engram-export"
 EXPORT_VERSION = 3
@@ -39,7 +39,7 @@ class ImportedSource(Model):
 
     task_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     message_index: int | None = Field(default=None, ge=0)
-    role: Literal["user", "assistant", "system", "tool"] | None = None
+    role: SpeakerRole | None = None  # as the memory keeps it (a "system" one failed the import task)
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)  # who said it (the message's `name`)
     at: AwareDatetime | None = None  # when the message was received
     span: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] | None = None  # the part of it kept
