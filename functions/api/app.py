@@ -120,13 +120,14 @@ def list_memories(
     is_protected: Annotated[bool | None, Query()] = None,
     fact_key: Annotated[str | None, Query(max_length=256)] = None,
     as_of: Annotated[datetime | None, Query()] = None,
+    versions: Annotated[Literal["all"] | None, Query()] = None,
 ) -> ListResponse:
     memories = container().memories
     bank = memory_bank.value if memory_bank else None
-    filters = ListFilters(
+    wanted = ListFilters(
         agent_id=agent_id, run_id=run_id, memory_bank=bank, is_protected=is_protected, fact_key=fact_key
     )
-    page = memories.list_memories(tenant(), user_id, limit, cursor, filters, attachment_id, aware(as_of))
+    page = memories.list_memories(tenant(), user_id, limit, cursor, wanted, attachment_id, aware(as_of), bool(versions))
     details = memories.attachment_details(tenant(), page.items)
     return ListResponse(results=[MemoryView.of(f, None, details) for f in page.items], next_cursor=page.next_cursor)
 

@@ -21,10 +21,10 @@ from engram_client import Engram
 from engram_client.cli.export import export_user
 from engram_client.cli.sources import read_units
 from engram_client.cli.transfer import Importer, ImportState
-from tests.integration.stack import Stack, moto_stack
+from tests.integration.stack import Stack, api_caller, moto_stack
 from tests.integration.test_delete_all import run_queued
 from tests.support.handlers import FakeContext, api_event, load_function
-from tests.support.round_trip import Shown, lost_by_text, unset_fields
+from tests.support.round_trip import Key, Shown, by_version, lost_by_version, unset_fields
 
 API = "http://engram.test"
 SAID = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)  # when the conversation happened (event time)
@@ -61,7 +61,8 @@ def transport(stack: Stack, tenant: str) -> httpx.MockTransport:
 def rich_user(stack: Stack, tenant: str, user: str) -> None:
     """Memories with every field of the model set: an episode outdated by a later statement, facts read
     from it (key and value, the speaker, the span, the event time), a protected one, one that expires,
-    one with an attachment, a corrected one (version 2, via PATCH), a summary of two others, and reads."""
+    one with an attachment, a corrected one (version 2, via PATCH; its version 1 closed), a summary of two
+    others, reads, and a forgotten one (closed)."""
     c = stack.container
     lease, _ = c.attachments.create(
         tenant, "lease.pdf", "application/pdf", "the flat's lease", "JVBERiBsZWFzZQ==", user
@@ -125,17 +126,23 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
     batch.rewrite(siemens, corrected, actor="test")
     batch.commit()
     c.facts.touch(tenant, [munich.id, episode.id], datetime.now(UTC))
+    forgotten = Fact(tenant_id=tenant, user_id=user, text="Likes tennis", valid_from=SAID, embedding_model=model)
+    batch = c.lifecycle.changes(tenant, user)
+    batch.add(forgotten, actor="test")
+    batch.commit()
+    batch = c.lifecycle.changes(tenant, user)
+    batch.close(forgotten, actor="test")
+    batch.commit()
 
 
-def current(stack: Stack, tenant: str, user: str) -> dict[str, Fact]:
-    """The user's current memories by text (unique here), as stored."""
-    page = stack.container.facts.list_current(tenant, user, limit=1000)
-    return {f.text: f for f in page.items}
+def stored(stack: Stack, tenant: str, user: str) -> dict[Key, Fact]:
+    """Every version of the user's memories, current and closed, as stored."""
+    return by_version(stack.container.facts.list_versions(tenant, user, limit=1000).items)
 
 
 def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: Stack, tmp_path: Path) -> None:
     rich_user(stack, "acme", "alice")
-    before = current(stack, "acme", "alice")
+    before = stored(stack, "acme", "alice")
     assert not unset_fields(list(before.values())), "set them in rich_user; export and import must carry them"
 
     out = io.StringIO()
@@ -147,10 +154,13 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
         report = Importer(target).run(read_units(exported, "bob", 20), ImportState.load(exported, "globex bob"))
     assert (report.added, report.skipped, report.failed) == (len(before), 0, [])
 
-    after = current(stack, "globex", "bob")
+    after = stored(stack, "globex", "bob")
     assert sorted(after) == sorted(before)
     targets = {"tenant_id": "globex", "user_id": "bob", "embedding_model": stack.container.embedder.model_id}
-    assert lost_by_text(before, after, targets, attachments(stack)) == {text: [] for text in before}
+    assert lost_by_version(before, after, targets, attachments(stack)) == {key: [] for key in before}
+    assert len([f for f in after.values() if f.valid_to]) == len([f for f in before.values() if f.valid_to]) == 2
+    # Searchable as any memory: the index holds bob's current memories, and no closed version.
+    assert stack.container.index.ids("globex", "bob") == {f.id for f in after.values() if f.valid_to is None}
     # What the memory page showed: one outdated memory before, none after (issue 46).
     assert len([f for f in after.values() if f.outdated_by]) == len([f for f in before.values() if f.outdated_by]) == 1
 
@@ -164,3 +174,23 @@ def attachments(stack: Stack) -> Callable[[str], Shown]:
         return shown
 
     return of_tenant
+
+
+def test_every_version_is_listed_alone_and_a_filter_beside_it_is_named(stack: Stack) -> None:
+    call = api_caller(load_function("api"))
+    rich_user(stack, "acme", "alice")
+    status, page = call("GET", "/v1/memories", query={"user_id": "alice", "versions": "all", "limit": "2"})
+    assert status == 200 and len(page["results"]) == 2 and page["next_cursor"]
+    listed = page["results"]
+    while page["next_cursor"]:
+        query = {"user_id": "alice", "versions": "all", "limit": "2", "cursor": page["next_cursor"]}
+        page = call("GET", "/v1/memories", query=query)[1]
+        listed += page["results"]
+    assert sorted((m["memory"], m["version"]) for m in listed) == sorted(stored(stack, "acme", "alice"))
+    assert call("GET", "/v1/memories", query={"user_id": "bob", "versions": "all"})[1]["results"] == []
+
+    for other in ({"as_of": "2026-01-01T00:00:00Z"}, {"memory_bank": "Work"}):
+        status, body = call("GET", "/v1/memories", query={"user_id": "alice", "versions": "all", **other})
+        assert status == 400 and body["field"] == "versions", body
+    status, body = call("GET", "/v1/memories", query={"user_id": "alice", "versions": "some"})
+    assert status == 422 and body["field"] == "versions", body

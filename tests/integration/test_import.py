@@ -173,7 +173,10 @@ def test_the_same_memory_twice_in_one_import_is_stored_once(call: Any, stack: St
     [
         ([{"memory": m} for m in "abc"] + [{"memory": "d", "importance": 1.5}], "memories.3.importance"),
         ([{"memory": "a", "memory_bank": "Hobbies"}], "memories.0.memory_bank"),
-        ([{"memory": "a", "valid_to": "2026-01-01T00:00:00+00:00"}], "memories.0.valid_to"),
+        (
+            [{"memory": "a", "valid_from": "2026-02-01T00:00:00+00:00", "valid_to": "2026-01-01T00:00:00+00:00"}],
+            "memories.0.valid_to",
+        ),
         ([{"memory": "a", "created_at": "2026-01-01T00:00:00"}], "memories.0.created_at"),  # no zone
         ([{"memory": ""}], "memories.0.memory"),
         ([{"memory": "a", "source": {"role": "system"}}], "memories.0.source.role"),  # no memory is a system's

@@ -11,8 +11,6 @@ from engram.domain.models import Fact, MemorySource
 MAPPED_IDS = {"id", "episode_id"}  # memory ids: the imported memory's own
 MAPPED_ID_LISTS = {"outdated_by", "summarized_from"}
 THE_TARGETS = {"tenant_id", "user_id", "embedding_model"}  # where it was imported to, and its embedder
-# Only current versions are exported (docs/api.md, "Export and import"): every memory compared is current.
-CURRENT_ONLY = {"valid_to"}
 
 # The attachments a memory holds, as a reader sees them (ids differ: they are uploaded again).
 Shown = Callable[[Sequence[str]], list[tuple[Any, ...]]]
@@ -52,22 +50,21 @@ def unset_fields(memories: Sequence[Fact]) -> list[str]:
     """Fields no memory gives a value other than the default: a test user must set each, or a field
     the round trip drops would compare equal (default before, default after)."""
     defaults = {name: field.get_default(call_default_factory=True) for name, field in Fact.model_fields.items()}
-    return [
-        name
-        for name in Fact.model_fields
-        if name not in CURRENT_ONLY and all(getattr(m, name) == defaults[name] for m in memories)
-    ]
+    return [name for name in Fact.model_fields if all(getattr(m, name) == defaults[name] for m in memories)]
 
 
-def lost_by_text(
-    before: Mapping[str, Fact], after: Mapping[str, Fact], targets: Mapping[str, Any], shown: Callable[[str], Shown]
-) -> dict[str, list[str]]:
-    """For each memory (by its text, unique in these tests), the fields its import lost; `shown(tenant)`
-    reads a tenant's attachments."""
-    ids = {old.id: after[text].id for text, old in before.items() if text in after}
-    source, target = shown(before_tenant(before)), shown(str(targets["tenant_id"]))
-    return {text: lost_fields(old, after[text], ids, targets, source, target) for text, old in before.items()}
+Key = tuple[str, int]  # a memory version by its text and version number (unique in these tests)
 
 
-def before_tenant(memories: Mapping[str, Fact]) -> str:
-    return next(iter(memories.values())).tenant_id
+def by_version(versions: Sequence[Fact]) -> dict[Key, Fact]:
+    return {(f.text, f.version): f for f in versions}
+
+
+def lost_by_version(
+    before: Mapping[Key, Fact], after: Mapping[Key, Fact], targets: Mapping[str, Any], shown: Callable[[str], Shown]
+) -> dict[Key, list[str]]:
+    """For each memory version, the fields its import lost; `shown(tenant)` reads a tenant's attachments."""
+    ids = {old.id: after[key].id for key, old in before.items() if key in after}
+    tenant = next(iter(before.values())).tenant_id
+    source, target = shown(tenant), shown(str(targets["tenant_id"]))
+    return {key: lost_fields(old, after[key], ids, targets, source, target) for key, old in before.items()}

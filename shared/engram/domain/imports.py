@@ -18,7 +18,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field
+from pydantic import AwareDatetime, ConfigDict, Field, ValidationInfo, field_validator
 
 from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
 from engram.domain.model_base import Model
@@ -75,8 +75,9 @@ class ImportedMemory(Model):
     agent_id: ScopeId | None = None
     run_id: ScopeId | None = None
     valid_from: AwareDatetime | None = None
-    # An export holds current memories only: a closed one cannot be imported as current.
-    valid_to: None = None
+    # Set on a closed version: one a later version replaced, or a memory forgotten (both are exported
+    # and imported as they were: closed, never current).
+    valid_to: AwareDatetime | None = None
     created_at: AwareDatetime | None = None
     updated_at: AwareDatetime | None = None
     expires_at: AwareDatetime | None = None
@@ -92,6 +93,15 @@ class ImportedMemory(Model):
     summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(
         default_factory=list, max_length=1000
     )
+
+
+    @field_validator("valid_to")
+    @classmethod
+    def _closed_after_it_began(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        began = info.data.get("valid_from")
+        if value is not None and began is not None and value < began:
+            raise ValueError("is before valid_from")
+        return value
 
 
 class ImportRequest(Model):
@@ -114,6 +124,15 @@ class ImportRequest(Model):
             return exported_id_key(tenant_id, self.user_id, self.agent_id, self.run_id, memory.id)
         agent_id, run_id = self.scope_of(memory)
         return import_id(tenant_id, self.user_id, agent_id, run_id, memory)
+
+    def latest_versions(self) -> dict[str, int]:
+        """Per exported id, the highest version this request holds: that line is the memory itself,
+        the lower ones its earlier, closed versions."""
+        latest: dict[str, int] = {}
+        for memory in self.memories:
+            if memory.id:
+                latest[memory.id] = max(latest.get(memory.id, 0), memory.version)
+        return latest
 
     def target_id(self, tenant_id: str, exported_id: str) -> str:
         """The target's id of the memory exported as `exported_id` (first generation: one forgotten

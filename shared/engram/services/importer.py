@@ -55,9 +55,16 @@ class MemoryImporter:
         task.counts.setdefault("skipped", 0)
         task.counts["memories"] = len(request.memories)
         start = task.counts["added"] + task.counts["skipped"]  # memories are done in request order
+        latest = request.latest_versions()
         for begin in range(start, len(request.memories), self.batch_size):
-            chunk = range(begin, min(begin + self.batch_size, len(request.memories)))
-            added, skipped = self._batch(task, request, [self._pending(task, request, i) for i in chunk])
+            chunk = [
+                self._pending(task, request, i)
+                for i in range(begin, min(begin + self.batch_size, len(request.memories)))
+            ]
+            earlier = [p for p in chunk if p.memory.id and p.memory.version < latest[p.memory.id]]
+            added, skipped = self._earlier(task, request, earlier)
+            done = self._batch(task, request, [p for p in chunk if p not in earlier])
+            added, skipped = added + done[0], skipped + done[1]
             task.counts["added"] += added
             task.counts["skipped"] += skipped
             task.updated_at = utcnow()
@@ -100,19 +107,43 @@ class MemoryImporter:
                 stored = None if new else self._stored(task.tenant_id, memory_id)
                 if stored is None or _ours(stored, task, p):
                     added += 1
-                elif stored.is_current:  # written by another import between the read and the write
+                # Written by another import between the read and the write, or a closed memory an
+                # earlier import of the same export gave.
+                elif stored.is_current or p.memory.valid_to is not None:
                     skipped += 1
                 else:  # forgotten since it was imported: restored under the next id
                     p.generation += 1
                     pending.append(p)
         return added, skipped
 
+    def _earlier(self, task: Task, request: ImportRequest, lines: list[_Pending]) -> tuple[int, int]:
+        """Earlier, closed versions of exported memories, stored as they were under the id their
+        memory gets (the first generation's: one forgotten since an earlier import and restored keeps
+        only its last version). Skipped when that memory is held already from another import."""
+        if not lines:
+            return 0, 0
+        originals = self._originals(task, lines)
+        versions = []
+        for p in lines:
+            memory_id = imported_memory_id(p.key, 0)
+            head = self._stored(task.tenant_id, memory_id)
+            held = head is not None and (head.source is None or head.source.task_id != task.task_id)
+            if not held and p.memory.id not in originals:
+                versions.append(self._fact(task, request, p))
+        self.facts.add_versions(versions)
+        return len(versions), len(lines) - len(versions)
+
     def _originals(self, task: Task, pending: list[_Pending]) -> set[str]:
-        """The exported ids that are current memories of the target user: an export imported back
-        into the user it came from holds nothing new."""
+        """The exported ids that are memories of the target user (current ones, and closed ones the
+        export holds closed): an export imported back into the user it came from holds nothing new."""
         exported = [p.memory.id for p in pending if p.memory.id]
-        found = self.facts.get_many(task.tenant_id, exported) if exported else []
-        return {f.id for f in found if f.user_id == task.user_id}
+        found = {f.id: f for f in self.facts.get_many(task.tenant_id, exported)} if exported else {}
+        for p in pending:
+            if p.memory.id and p.memory.id not in found and p.memory.valid_to is not None:
+                closed = self._stored(task.tenant_id, p.memory.id)
+                if closed is not None:
+                    found[closed.id] = closed
+        return {f.id for f in found.values() if f.user_id == task.user_id}
 
     def _stored(self, tenant_id: str, memory_id: str) -> Fact | None:
         try:
@@ -144,6 +175,7 @@ class MemoryImporter:
             metadata=memory.metadata,
             attachment_ids=list(dict.fromkeys(a.id for a in memory.attachments)),
             valid_from=memory.valid_from or now,
+            valid_to=memory.valid_to,
             created_at=memory.created_at or now,
             updated_at=memory.updated_at or memory.created_at or now,
             expires_at=memory.expires_at,

@@ -199,7 +199,13 @@ class MemoryService:
         filters: SearchFilters | None = None,
         attachment_id: str | None = None,
         as_of: datetime | None = None,
+        every_version: bool = False,
     ) -> Page:
+        if every_version:  # what an export writes: current and closed versions, unfiltered
+            narrowed = filters is not None and filters.model_dump(exclude_defaults=True)
+            if as_of is not None or attachment_id is not None or narrowed:
+                raise ValidationError("versions", "lists every version of every memory: give no other filter")
+            return self.facts.list_versions(tenant_id, user_id, limit, cursor)
         if as_of is not None:
             if attachment_id is not None:
                 raise ValidationError("as_of", "cannot be combined with attachment_id")

@@ -1,10 +1,11 @@
-"""`engram export`: a user's current memories as JSON Lines, every field an import writes back.
+"""`engram export`: every version of a user's memories as JSON Lines, every field an import writes back.
 
 Format (version 3; docs/api.md, "Export and import"): a header line
-`{"type": "engram-export", "version": 3, "user_id", "exported_at", "count"}`, then one memory a line
-with the fields of EXPORTED, `attachments` ([{id, name, media_type, description, size, checksum,
-content_base64?}]), `source` ({task_id, message_index, role, name, at, span, via} or null) and `history`
-(the memory's events, for reading: an import does not replay them)."""
+`{"type": "engram-export", "version": 3, "user_id", "exported_at", "count"}`, then one memory version a
+line (current ones and closed ones: replaced by a later version, or forgotten; the versions of one
+memory together, oldest first) with the fields of EXPORTED, `attachments` ([{id, name, media_type,
+description, size, checksum, content_base64?}]), `source` ({task_id, message_index, role, name, at, span,
+via} or null) and `history` (the memory's events, for reading: an import does not replay them)."""
 
 from __future__ import annotations
 
@@ -48,8 +49,11 @@ EXPORTED = (
 
 
 def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = True) -> int:
-    """Write the header, then each current memory of the user; returns how many."""
-    memories = list(client.list(user_id))
+    """Write the header, then each version of each memory of the user; returns how many lines."""
+    by_memory: dict[str, list[Memory]] = {}
+    for version in client.list(user_id, versions="all"):
+        by_memory.setdefault(version.id, []).append(version)
+    memories = [v for versions in by_memory.values() for v in sorted(versions, key=lambda v: v.version)]
     header = {
         "type": EXPORT_TYPE,
         "version": EXPORT_VERSION,
@@ -59,19 +63,27 @@ def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = 
     }
     out.write(json.dumps(header) + "\n")
     task_times: dict[str, str | None] = {}
+    histories: dict[str, list[dict[str, Any]]] = {}
     for memory in memories:
-        out.write(json.dumps(memory_record(client, memory, with_content, task_times), ensure_ascii=False) + "\n")
+        record = memory_record(client, memory, with_content, task_times, histories)
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return len(memories)
 
 
 def memory_record(
-    client: Engram, memory: Memory, with_content: bool, task_times: dict[str, str | None]
+    client: Engram,
+    memory: Memory,
+    with_content: bool,
+    task_times: dict[str, str | None],
+    histories: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
     dumped = memory.model_dump(mode="json")
     record: dict[str, Any] = {name: dumped.get(name) for name in EXPORTED}
     record["attachments"] = [_attachment_record(client, a.id, with_content) for a in memory.attachments]
     record["source"] = _source(client, memory, task_times)
-    record["history"] = [h.model_dump(mode="json") for h in client.history(memory.id)]
+    if memory.id not in histories:  # one memory's versions share it
+        histories[memory.id] = [h.model_dump(mode="json") for h in client.history(memory.id)]
+    record["history"] = histories[memory.id]
     return record
 
 

@@ -83,20 +83,30 @@ class ImportReport:
 
 
 def export_batches(units: list[Unit]) -> list[list[Unit]]:
-    """Consecutive exported memories of one user, up to IMPORT_BATCH of them and IMPORT_BATCH_BYTES."""
+    """Consecutive exported memories of one user, up to IMPORT_BATCH of them and IMPORT_BATCH_BYTES;
+    the versions of one memory stay in one batch (the server tells the memory from its earlier
+    versions within a request)."""
     batches: list[list[Unit]] = []
     size = 0
     for unit in units:
         length = len(json.dumps(unit.memory, ensure_ascii=False).encode("utf-8"))
         last = batches[-1] if batches else None
         fits = last is not None and len(last) < IMPORT_BATCH and size + length <= IMPORT_BATCH_BYTES
-        if last is not None and fits and last[0].user_id == unit.user_id:
+        if last is not None and _same_memory(last[-1], unit):
+            last.append(unit)
+            size += length
+        elif last is not None and fits and last[0].user_id == unit.user_id:
             last.append(unit)
             size += length
         else:
             batches.append([unit])
             size = length
     return batches
+
+
+def _same_memory(a: Unit, b: Unit) -> bool:
+    ids = [(u.memory or {}).get("id") for u in (a, b)]
+    return a.user_id == b.user_id and ids[0] is not None and ids[0] == ids[1]
 
 
 @dataclass
