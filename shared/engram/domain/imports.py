@@ -90,10 +90,7 @@ class ImportedMemory(Model):
     episode_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)  # the message a fact was read from
     outdated_by: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
     is_summarized: bool = False
-    summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(
-        default_factory=list, max_length=1000
-    )
-
+    summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
 
     @field_validator("valid_to")
     @classmethod
