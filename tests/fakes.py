@@ -127,6 +127,11 @@ class MemoryFactStore:
             self.versions = [v for v in self.versions if (v.tenant_id, v.id, v.version) != key]
             self.versions.append(version.model_copy(deep=True))
 
+    def add_history(self, events: Sequence[HistoryEvent]) -> None:
+        known = {(e.tenant_id, e.id) for e in self.events}
+        self.events += [e for e in events if (e.tenant_id, e.id) not in known]
+        self.events.sort(key=lambda e: e.created_at)
+
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         if (fact.tenant_id, fact.id) in self.current:
             return False

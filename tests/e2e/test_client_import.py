@@ -23,7 +23,7 @@ from engram_tools.local.names import physical_name
 from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
 from tests.e2e.stack_process import Api, StackProcess
 from tests.e2e.test_client_cli import ENGRAM, engram, ok
-from tests.support.round_trip import Key, Shown, by_version, lost_by_version
+from tests.support.round_trip import Key, Shown, by_version, histories_lost, lost_by_version
 
 pytestmark = pytest.mark.e2e
 
@@ -170,6 +170,8 @@ def test_a_whole_user_comes_back_in_another_tenant_field_by_field(stack: StackPr
     assert sorted(after) == sorted(before)
     targets = {"tenant_id": "globex", "user_id": bob, "embedding_model": next(iter(before.values())).embedding_model}
     assert lost_by_version(before, after, targets, attachments_of(stack)) == {key: [] for key in before}
+    history = DynamoFactStore(_moto(stack, "dynamodb"), physical_name("MemoryTable")).history
+    assert histories_lost(before, after, targets, history) == {f.id: [] for f in before.values()}
     assert sorted(k for k, f in after.items() if f.outdated_by) == sorted(k for k, f in before.items() if f.outdated_by)
     assert sorted(k for k, f in after.items() if f.valid_to) == sorted(k for k, f in before.items() if f.valid_to)
 

@@ -24,7 +24,7 @@ from engram_client.cli.transfer import Importer, ImportState
 from tests.integration.stack import Stack, api_caller, moto_stack
 from tests.integration.test_delete_all import run_queued
 from tests.support.handlers import FakeContext, api_event, load_function
-from tests.support.round_trip import Key, Shown, by_version, lost_by_version, unset_fields
+from tests.support.round_trip import Key, Shown, by_version, histories_lost, lost_by_version, unset_fields
 
 API = "http://engram.test"
 SAID = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)  # when the conversation happened (event time)
@@ -159,6 +159,8 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
     targets = {"tenant_id": "globex", "user_id": "bob", "embedding_model": stack.container.embedder.model_id}
     assert lost_by_version(before, after, targets, attachments(stack)) == {key: [] for key in before}
     assert len([f for f in after.values() if f.valid_to]) == len([f for f in before.values() if f.valid_to]) == 2
+    lost = histories_lost(before, after, targets, stack.container.facts.history)
+    assert lost == {f.id: [] for f in before.values()}
     # Searchable as any memory: the index holds bob's current memories, and no closed version.
     assert stack.container.index.ids("globex", "bob") == {f.id for f in after.values() if f.valid_to is None}
     # What the memory page showed: one outdated memory before, none after (issue 46).

@@ -22,13 +22,14 @@ from pydantic import AwareDatetime, ConfigDict, Field, ValidationInfo, field_val
 
 from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
 from engram.domain.model_base import Model
-from engram.domain.models import MemoryBank, MemoryKind, SpeakerRole
+from engram.domain.models import Event, MemoryBank, MemoryKind, SpeakerRole
 
 EXPORT_TYPE = "engram-export"
 EXPORT_VERSION = 3
 MAX_IMPORT_MEMORIES = 500  # per import request (a bigger file is sent in several)
 MAX_IMPORT_TEXT_CHARS = 8000  # as a corrected memory (PATCH) may hold
 MAX_IMPORT_ATTACHMENTS = 50  # as an add may carry
+MAX_IMPORT_HISTORY = 1000  # events of one memory
 _NAMESPACE = uuid.UUID("6f6b3c1e-2a4d-4d38-9a51-1d6e0c7b8a90")  # of imported memory ids
 
 
@@ -55,9 +56,27 @@ class ImportedAttachment(Model):
     id: str = Field(min_length=1, max_length=64)
 
 
+class ImportedEvent(Model):
+    """One event of the exported memory's history, kept as it was (its ids are the exporter's)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    event: Event
+    old_memory: str | None = Field(default=None, max_length=MAX_IMPORT_TEXT_CHARS)
+    new_memory: str | None = Field(default=None, max_length=MAX_IMPORT_TEXT_CHARS)
+    actor: str = Field(default="system", max_length=MAX_ID_CHARS)
+    task_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    version: int = Field(default=1, ge=1)
+    attachments_added: list[str] = Field(default_factory=list, max_length=MAX_IMPORT_ATTACHMENTS)
+    attachments_removed: list[str] = Field(default_factory=list, max_length=MAX_IMPORT_ATTACHMENTS)
+    note: str | None = Field(default=None, max_length=2000)
+    created_at: AwareDatetime
+
+
 class ImportedMemory(Model):
     """One line of an export (version 1, 2 or 3). Fields an export carries that an import does not
-    keep (user_id: the target's; history: the import writes its own) are ignored."""
+    keep (user_id: the target's) are ignored."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -90,6 +109,8 @@ class ImportedMemory(Model):
     episode_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)  # the message a fact was read from
     outdated_by: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
     is_summarized: bool = False
+    # The memory's history (sent with its last version): written back before the import's own ADD.
+    history: list[ImportedEvent] = Field(default_factory=list, max_length=MAX_IMPORT_HISTORY)
     summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
 
     @field_validator("valid_to")
@@ -148,6 +169,11 @@ def exported_id_key(tenant_id: str, user_id: str, agent_id: str | None, run_id: 
     content = {"scope": [tenant_id, user_id, agent_id, run_id], "exported_id": exported_id}
     encoded = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()
+
+
+def imported_event_id(memory_id: str, exported_event_id: str) -> str:
+    """The id of an exported history event in the memory it was imported into: the same each try."""
+    return str(uuid.uuid5(_NAMESPACE, f"{memory_id}:event:{exported_event_id}"))
 
 
 def import_id(tenant_id: str, user_id: str, agent_id: str | None, run_id: str | None, memory: ImportedMemory) -> str:

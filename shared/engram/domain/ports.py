@@ -72,6 +72,11 @@ class FactStore(Protocol):
         the same version again changes nothing. The memory itself is written with add()."""
         ...
 
+    def add_history(self, events: Sequence[HistoryEvent]) -> None:
+        """Store history events as they were (an import of an export); an event id written again
+        changes nothing."""
+        ...
+
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         """Write a new fact and its history event atomically.
 

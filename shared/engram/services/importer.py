@@ -2,8 +2,9 @@
 
 The task runs from the queue in the user's FIFO group, so it is ordered with the user's adds and
 delete-alls. Memories are written in batches through the lifecycle (history event "imported",
-index entry with a fresh embedding, attachment holders), and the task's counts are saved after each
-batch. Each memory's id comes from its import id (domain/imports.py), so:
+index entry with a fresh embedding, attachment holders), with their exported history and earlier,
+closed versions beside them, and the task's counts are saved after each batch. Each memory's id
+comes from its import id (domain/imports.py), so:
 
 - a memory the same user holds already from an earlier import, or still holds as the original the
   export was made of (an export imported back into its own user), is `skipped`;
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 from aws_lambda_powertools import Logger
 
 from engram.domain.errors import EngramError, NotFoundError
-from engram.domain.imports import ImportedMemory, ImportRequest, imported_memory_id
-from engram.domain.models import Fact, MemorySource, Task, utcnow
+from engram.domain.imports import ImportedEvent, ImportedMemory, ImportRequest, imported_event_id, imported_memory_id
+from engram.domain.models import Fact, HistoryEvent, MemorySource, Task, utcnow
 from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
 from engram.writes.unit_of_work import Lifecycle
 
@@ -103,10 +104,12 @@ class MemoryImporter:
                 batch.add(self._fact(task, request, p), actor="import", task_id=task.task_id, note=IMPORT_NOTE)
             written = batch.commit() if todo else []
             pending = []
+            history: list[HistoryEvent] = []
             for (memory_id, p), new in zip(todo.items(), written, strict=True):
                 stored = None if new else self._stored(task.tenant_id, memory_id)
                 if stored is None or _ours(stored, task, p):
                     added += 1
+                    history += [_event(task, memory_id, e) for e in p.memory.history]
                 # Written by another import between the read and the write, or a closed memory an
                 # earlier import of the same export gave.
                 elif stored.is_current or p.memory.valid_to is not None:
@@ -114,6 +117,7 @@ class MemoryImporter:
                 else:  # forgotten since it was imported: restored under the next id
                     p.generation += 1
                     pending.append(p)
+            self.facts.add_history(history)
         return added, skipped
 
     def _earlier(self, task: Task, request: ImportRequest, lines: list[_Pending]) -> tuple[int, int]:
@@ -199,6 +203,18 @@ class MemoryImporter:
                 via=original.via if original else "add",
             ),
         )
+
+
+def _event(task: Task, memory_id: str, exported: ImportedEvent) -> HistoryEvent:
+    """An exported history event of the memory, under the imported memory's id (the same on each try)."""
+    kept = exported.model_dump(exclude={"id"})
+    return HistoryEvent(
+        **kept,
+        id=imported_event_id(memory_id, exported.id),
+        memory_id=memory_id,
+        tenant_id=task.tenant_id,
+        user_id=task.user_id,
+    )
 
 
 def _ours(fact: Fact, task: Task, p: _Pending) -> bool:

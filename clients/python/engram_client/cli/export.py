@@ -5,7 +5,7 @@ Format (version 3; docs/api.md, "Export and import"): a header line
 line (current ones and closed ones: replaced by a later version, or forgotten; the versions of one
 memory together, oldest first) with the fields of EXPORTED, `attachments` ([{id, name, media_type,
 description, size, checksum, content_base64?}]), `source` ({task_id, message_index, role, name, at, span,
-via} or null) and `history` (the memory's events, for reading: an import does not replay them)."""
+via} or null) and `history` (the memory's events, on each of its versions; an import writes them back once)."""
 
 from __future__ import annotations
 

@@ -104,6 +104,12 @@ def export_batches(units: list[Unit]) -> list[list[Unit]]:
     return batches
 
 
+def _last_version(batch: list[Unit], index: int) -> bool:
+    """Whether the unit is its memory's last version in the batch (the versions of one memory are
+    consecutive and never split across batches)."""
+    return index + 1 == len(batch) or not _same_memory(batch[index], batch[index + 1])
+
+
 def _same_memory(a: Unit, b: Unit) -> bool:
     ids = [(u.memory or {}).get("id") for u in (a, b)]
     return a.user_id == b.user_id and ids[0] is not None and ids[0] == ids[1]
@@ -130,7 +136,7 @@ class Importer:
                 report.parts_done_before += 1
                 self.on_done(len(batch))
                 continue
-            memories = [self._importable(unit.memory or {}, state) for unit in batch]
+            memories = [self._importable(u.memory or {}, state, _last_version(batch, i)) for i, u in enumerate(batch)]
             task = self.client.import_memories(memories, user_id=batch[0].user_id, wait=False)
             window.append((index, batch, task.task_id))
             if len(window) >= self.concurrency:
@@ -139,15 +145,26 @@ class Importer:
             self._finish_export(*window.popleft(), state, report)
         return report
 
-    def _importable(self, memory: dict[str, Any], state: ImportState) -> dict[str, Any]:
+    def _importable(self, memory: dict[str, Any], state: ImportState, last: bool) -> dict[str, Any]:
         """The memory as the import route takes it: attachments uploaded (once per target) and named by
-        their new ids; what only a reader needs (history, access statistics) left out. The memory's
-        own id goes along: the server skips it when the target user still holds that very memory."""
+        their new ids; the history once, with the memory's last version (it is the memory's, not a
+        version's). The memory's own id goes along: the server skips it when the target user still
+        holds that very memory, and it is how other memories refer to it."""
         sent = {k: v for k, v in memory.items() if k not in _NOT_SENT}
         sent["attachments"] = [
             {"id": self._attachment(a, state), "name": a.get("name"), "media_type": a.get("media_type")}
             for a in memory.get("attachments", [])
         ]
+        if last:
+            moved = state.attachments  # ids the history names of attachments uploaded here; others as they were
+            sent["history"] = [
+                {
+                    **event,
+                    "attachments_added": [moved.get(a, a) for a in event.get("attachments_added", [])],
+                    "attachments_removed": [moved.get(a, a) for a in event.get("attachments_removed", [])],
+                }
+                for event in memory.get("history") or []
+            ]
         return sent
 
     def _attachment(self, record: dict[str, Any], state: ImportState) -> str:
