@@ -161,6 +161,11 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
     assert len([f for f in after.values() if f.valid_to]) == len([f for f in before.values() if f.valid_to]) == 2
     lost = histories_lost(before, after, targets, stack.container.facts.history)
     assert lost == {f.id: [] for f in before.values()}
+    # Back into the user it came from, closed versions and forgotten memories included: nothing new.
+    with Engram(API, "k", transport=transport(stack, "acme"), events=False) as source:
+        home = Importer(source).run(read_units(exported, None, 20), ImportState.load(exported, "acme alice"))
+    assert (home.added, home.skipped, home.failed) == (0, len(before), [])
+    assert stored(stack, "acme", "alice") == before
     # Searchable as any memory: the index holds bob's current memories, and no closed version.
     assert stack.container.index.ids("globex", "bob") == {f.id for f in after.values() if f.valid_to is None}
     # What the memory page showed: one outdated memory before, none after (issue 46).

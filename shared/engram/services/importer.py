@@ -57,14 +57,16 @@ class MemoryImporter:
         task.counts["memories"] = len(request.memories)
         start = task.counts["added"] + task.counts["skipped"]  # memories are done in request order
         latest = request.latest_versions()
+        # Exported memories that were forgotten when exported (their last version is closed).
+        closed = {m.id for m in request.memories if m.id and m.version == latest[m.id] and m.valid_to is not None}
         for begin in range(start, len(request.memories), self.batch_size):
             chunk = [
                 self._pending(task, request, i)
                 for i in range(begin, min(begin + self.batch_size, len(request.memories)))
             ]
             earlier = [p for p in chunk if p.memory.id and p.memory.version < latest[p.memory.id]]
-            added, skipped = self._earlier(task, request, earlier)
-            done = self._batch(task, request, [p for p in chunk if p not in earlier])
+            added, skipped = self._earlier(task, request, earlier, closed)
+            done = self._batch(task, request, [p for p in chunk if p not in earlier], closed)
             added, skipped = added + done[0], skipped + done[1]
             task.counts["added"] += added
             task.counts["skipped"] += skipped
@@ -84,14 +86,14 @@ class MemoryImporter:
         memory = request.memories[index]
         return _Pending(index, memory, request.key_of(task.tenant_id, memory))
 
-    def _batch(self, task: Task, request: ImportRequest, pending: list[_Pending]) -> tuple[int, int]:
+    def _batch(self, task: Task, request: ImportRequest, pending: list[_Pending], closed: set[str]) -> tuple[int, int]:
         added = skipped = 0
         while pending:
             # Held already (current, from an earlier import of the same memory, or the same memory
             # twice in this request): nothing to write.
             ids = [imported_memory_id(p.key, p.generation) for p in pending]
             held = {f.id: f for f in self.facts.get_many(task.tenant_id, ids)}
-            originals = self._originals(task, pending)
+            originals = self._originals(task, pending, closed)
             todo: dict[str, _Pending] = {}
             for p, memory_id in zip(pending, ids, strict=True):
                 mine = memory_id in held and _ours(held[memory_id], task, p)
@@ -120,13 +122,13 @@ class MemoryImporter:
             self.facts.add_history(history)
         return added, skipped
 
-    def _earlier(self, task: Task, request: ImportRequest, lines: list[_Pending]) -> tuple[int, int]:
+    def _earlier(self, task: Task, request: ImportRequest, lines: list[_Pending], closed: set[str]) -> tuple[int, int]:
         """Earlier, closed versions of exported memories, stored as they were under the id their
         memory gets (the first generation's: one forgotten since an earlier import and restored keeps
         only its last version). Skipped when that memory is held already from another import."""
         if not lines:
             return 0, 0
-        originals = self._originals(task, lines)
+        originals = self._originals(task, lines, closed)
         versions = []
         for p in lines:
             memory_id = imported_memory_id(p.key, 0)
@@ -137,16 +139,17 @@ class MemoryImporter:
         self.facts.add_versions(versions)
         return len(versions), len(lines) - len(versions)
 
-    def _originals(self, task: Task, pending: list[_Pending]) -> set[str]:
-        """The exported ids that are memories of the target user (current ones, and closed ones the
-        export holds closed): an export imported back into the user it came from holds nothing new."""
+    def _originals(self, task: Task, pending: list[_Pending], closed: set[str]) -> set[str]:
+        """The exported ids that are memories of the target user: current ones, and closed ones that
+        were forgotten when exported (`closed`). An export imported back into the user it came from
+        holds nothing new; one imported after a delete-all restores what was current."""
         exported = [p.memory.id for p in pending if p.memory.id]
         found = {f.id: f for f in self.facts.get_many(task.tenant_id, exported)} if exported else {}
         for p in pending:
-            if p.memory.id and p.memory.id not in found and p.memory.valid_to is not None:
-                closed = self._stored(task.tenant_id, p.memory.id)
-                if closed is not None:
-                    found[closed.id] = closed
+            if p.memory.id and p.memory.id not in found and p.memory.id in closed:
+                forgotten = self._stored(task.tenant_id, p.memory.id)
+                if forgotten is not None:
+                    found[forgotten.id] = forgotten
         return {f.id for f in found.values() if f.user_id == task.user_id}
 
     def _stored(self, tenant_id: str, memory_id: str) -> Fact | None:
