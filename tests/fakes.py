@@ -112,6 +112,28 @@ class MemoryFactStore:
         more = start + limit < len(rows)
         return Page(items=rows[start : start + limit], next_cursor=str(start + limit) if more else None)
 
+    def list_versions(self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None) -> Page:
+        every = [*self.versions, *self.current.values()]
+        rows = sorted(
+            (f for f in every if f.tenant_id == tenant_id and f.user_id == user_id),
+            key=lambda f: (f.valid_from, f.id, f.version),
+        )
+        start = int(cursor or 0)
+        more = start + limit < len(rows)
+        items = [f.model_copy(deep=True) for f in rows[start : start + limit]]
+        return Page(items=items, next_cursor=str(start + limit) if more else None)
+
+    def add_versions(self, versions: Sequence[Fact]) -> None:
+        for version in versions:
+            key = (version.tenant_id, version.id, version.version)
+            self.versions = [v for v in self.versions if (v.tenant_id, v.id, v.version) != key]
+            self.versions.append(version.model_copy(deep=True))
+
+    def add_history(self, events: Sequence[HistoryEvent]) -> None:
+        known = {(e.tenant_id, e.id) for e in self.events}
+        self.events += [e for e in events if (e.tenant_id, e.id) not in known]
+        self.events.sort(key=lambda e: e.created_at)
+
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         if (fact.tenant_id, fact.id) in self.current:
             return False

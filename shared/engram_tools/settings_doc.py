@@ -53,8 +53,9 @@ case-insensitive, and an empty value counts as unset. On AWS `template.yaml` set
 deployed function (where `AWS_LAMBDA_FUNCTION_NAME` is set) a table, bucket or queue setting the template
 should have given is required: the function fails at start naming what is missing.
 
-The local stack also reads `ENGRAM_PORT`, `ENGRAM_MOTO_PORT`, `ENGRAM_LOCAL_SAVE_BEFORE_ANSWER` and
-`ENGRAM_LOCAL_DOCKER_HOST` ([local-stack.md](local-stack.md), [sam-local.md](sam-local.md)). The search
+The local stack also reads `ENGRAM_PORT`, `ENGRAM_MOTO_PORT`, `ENGRAM_LOCAL_SAVE_BEFORE_ANSWER`,
+`ENGRAM_LOCAL_BODY_TIMEOUT_S` and `ENGRAM_LOCAL_DOCKER_HOST` ([local-stack.md](local-stack.md),
+[sam-local.md](sam-local.md)). The search
 options that are off by default, and when to turn one on:
 [performance.md](performance.md#search-options-that-are-off-by-default).
 """

@@ -4,29 +4,40 @@ POST /v1/memories/import, exact counts, and re-imports that add nothing."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 
+from engram.adapters.dynamo.attachment_store import DynamoAttachmentStore
+from engram.adapters.dynamo.fact_store import DynamoFactStore
+from engram.domain.models import Fact
 from engram_client import Engram
-from tests.e2e.conftest import ACME_KEY
-from tests.e2e.stack_process import StackProcess
-from tests.e2e.test_client_cli import engram, ok
+from engram_tools.local.names import physical_name
+from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
+from tests.e2e.stack_process import Api, StackProcess
+from tests.e2e.test_client_cli import ENGRAM, engram, ok
+from tests.support.round_trip import Key, Shown, by_version, histories_lost, lost_by_version
 
 pytestmark = pytest.mark.e2e
 
 # What legitimately differs after export -> import -> export (docs/api.md, "Export and import"): the ids, the
 # user, and the record of this deployment's own handling (history, source task and message index).
 DIFFERS = {"id", "user_id", "history", "source"}
+REFERENCES = {"episode_id", "outdated_by", "summarized_from"}  # ids of other memories: translated
 
 
-def read_export(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def read_export(path: Path) -> tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]]]:
+    """The header, and each exported memory version by its text and version (unique here)."""
     header, *lines = path.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
-    return json.loads(header), {r["memory"]: r for r in records}
+    return json.loads(header), {(r["memory"], r["version"]): r for r in records}
 
 
 def seed(stack: StackProcess, user: str) -> int:
@@ -61,26 +72,32 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
     first = tmp_path / "alice.jsonl"
     ok(engram(stack, "export", "--user-id", alice, "-o", str(first)))
     header, exported = read_export(first)
-    assert (header["type"], header["version"], header["count"]) == ("engram-export", 2, count)
+    lines = len(exported)  # every version: the corrections closed earlier ones
+    assert (header["type"], header["version"], header["count"]) == ("engram-export", 3, lines)
+    assert len([r for r in exported.values() if r["valid_to"] is None]) == count < lines
     assert all(r["source"]["at"] for r in exported.values())  # when each memory's message arrived
 
-    # The count is the import task's: every memory once ("33 memories added" for 9 was a bug).
+    # The count is the import task's: every version once ("33 memories added" for 9 was a bug).
     done = ok(engram(stack, "import", str(first), "--user-id", bob))
-    assert f"imported {count} memories in 1 parts (0 done before): {count} added, 0 skipped" in done
+    assert f"imported {lines} memories in 1 parts (0 done before): {lines} added, 0 skipped" in done
 
     second = tmp_path / "bob.jsonl"
     ok(engram(stack, "export", "--user-id", bob, "-o", str(second)))
     _, again = read_export(second)
     assert sorted(again) == sorted(exported)
+    ids = {old["id"]: again[key]["id"] for key, old in exported.items()}
     for text, old in exported.items():
         new = again[text]
         assert sorted(new) == sorted(old)
-        for name in old.keys() - DIFFERS - {"attachments"}:
+        for name in old.keys() - DIFFERS - REFERENCES - {"attachments"}:
             assert new[name] == old[name], (text, name)
+        assert new["episode_id"] == (ids[old["episode_id"]] if old["episode_id"] else None), text
+        assert new["outdated_by"] == [ids[i] for i in old["outdated_by"]], text
+        assert new["summarized_from"] == [ids[i] for i in old["summarized_from"]], text
         assert _uploads(new) == _uploads(old)
         assert new["user_id"] == bob and new["id"] != old["id"]
         assert _origin(new) == _origin(old)
-    siemens = next(r for t, r in again.items() if "Siemens" in t)
+    siemens = next(r for r in again.values() if "Siemens" in r["memory"] and r["valid_to"] is None)
     assert (siemens["memory_bank"], siemens["importance"], siemens["is_protected"]) == ("Work", 0.8, True)
     assert siemens["fact_key"] and siemens["fact_value"]
     with Engram(stack.url, ACME_KEY) as client:  # searchable as any memory
@@ -91,11 +108,11 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
     assert "(1 done before): 0 added, 0 skipped" in rerun
     first.with_name(first.name + ".engram-import").unlink()
     rerun = ok(engram(stack, "import", str(first), "--user-id", bob))
-    assert f"0 added, {count} skipped" in rerun
+    assert f"0 added, {lines} skipped" in rerun
     # Back into the user it was exported from: nothing doubles.
-    assert f"0 added, {count} skipped" in ok(engram(stack, "import", str(first)))
+    assert f"0 added, {lines} skipped" in ok(engram(stack, "import", str(first)))
     # Into another user, with bob's resume state beside the file: not skipped.
-    assert f"{count} added, 0 skipped" in ok(engram(stack, "import", str(first), "--user-id", carol))
+    assert f"{lines} added, 0 skipped" in ok(engram(stack, "import", str(first), "--user-id", carol))
     with Engram(stack.url, ACME_KEY) as client:
         assert [len(list(client.list(u))) for u in (alice, bob, carol)] == [count] * 3
 
@@ -109,3 +126,90 @@ def _origin(record: dict[str, Any]) -> tuple[str | None, datetime | None]:
     """The role and time of the message the memory came from (kept by the import)."""
     at = record["source"]["at"]
     return record["source"]["role"], datetime.fromisoformat(at) if at else None
+
+
+def test_a_whole_user_comes_back_in_another_tenant_field_by_field(stack: StackProcess, tmp_path: Path) -> None:
+    """Issue 46: four outdated memories before an export, none after its import. Every field of every
+    stored memory version, current and closed (Fact.model_fields), read from the memory table before and
+    after, ids mapped."""
+    alice, bob = f"whole-{uuid.uuid4().hex[:6]}", f"whole-{uuid.uuid4().hex[:6]}"
+    acme = Api(stack, ACME_KEY)
+    for text, at in [
+        ("ugh, the commute from my flat in Leeds is killing me, 90 mins each way", "2025-01-10T09:00:00Z"),
+        ("I live in Manchester now, way better", "2025-03-02T09:00:00Z"),
+        ("I work at Siemens as an engineer", "2025-03-03T09:00:00Z"),
+    ]:
+        message = {"role": "user", "name": "Alice", "content": text, "created_at": at}
+        task = acme.wait(
+            acme.request("POST", "/v1/memories", {"user_id": alice, "messages": [message]}).json()["task_id"]
+        )
+        assert task["status"] == "completed", task
+    with Engram(stack.url, ACME_KEY) as client:
+        lease = client.upload_attachment("lease.pdf", "application/pdf", b"%PDF lease", "the flat's lease")
+        told = [{"role": "assistant", "name": "Coach", "content": "Remember to renew the lease in May"}]
+        client.add(told, user_id=alice, infer=False, attachments=[{"attachment_id": lease.attachment_id}])
+        client.add("I play tennis on Sundays", user_id=alice, infer=False)
+        by_text = {m.memory: m for m in client.list(alice)}
+        client.delete(by_text["I play tennis on Sundays"].id)  # forgotten: closed, exported closed
+        siemens = next(m for t, m in by_text.items() if "Siemens" in t and m.kind == "fact")
+        renew = by_text["Remember to renew the lease in May"]
+        client.update(siemens.id, memory_bank="Work", is_protected=True)
+        client.update(renew.id, "Renew the lease in May")  # version 2, corrected by a person
+    patched = acme.request("PATCH", f"/v1/memories/{renew.id}", {"expires_at": "2099-01-01T00:00:00+00:00"})
+    assert patched.status_code == 200, patched.text
+
+    before = {key: with_time_said(acme, fact) for key, fact in stored(stack, "acme", alice).items()}
+    assert len([f for f in before.values() if f.outdated_by]) >= 1, before  # the Leeds message
+    first = tmp_path / "whole.jsonl"
+    ok(engram(stack, "export", "--user-id", alice, "-o", str(first)))
+    env = {**os.environ, "ENGRAM_URL": stack.url, "ENGRAM_API_KEY": GLOBEX_KEY}
+    done = subprocess.run([ENGRAM, "import", str(first), "--user-id", bob], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and f"{len(before)} added, 0 skipped" in done.stdout, done.stdout + done.stderr
+
+    after = stored(stack, "globex", bob)
+    assert sorted(after) == sorted(before)
+    targets = {"tenant_id": "globex", "user_id": bob, "embedding_model": next(iter(before.values())).embedding_model}
+    assert lost_by_version(before, after, targets, attachments_of(stack)) == {key: [] for key in before}
+    history = DynamoFactStore(_moto(stack, "dynamodb"), physical_name("MemoryTable")).history
+    assert histories_lost(before, after, targets, history) == {f.id: [] for f in before.values()}
+    assert sorted(k for k, f in after.items() if f.outdated_by) == sorted(k for k, f in before.items() if f.outdated_by)
+    assert sorted(k for k, f in after.items() if f.valid_to) == sorted(k for k, f in before.items() if f.valid_to)
+
+
+def with_time_said(api: Api, fact: Fact) -> Fact:
+    """An add's memory keeps no `source.at`: its message arrived when its task was created, which the
+    export writes down (the import's task is not the original)."""
+    if fact.source is None or fact.source.at is not None:
+        return fact
+    task = api.request("GET", f"/v1/tasks/{fact.source.task_id}").json()
+    at = datetime.fromisoformat(task["created_at"])
+    return fact.model_copy(update={"source": fact.source.model_copy(update={"at": at})})
+
+
+def _moto(stack: StackProcess, service: str) -> Any:
+    return boto3.client(
+        service,
+        endpoint_url=stack.moto_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+
+
+def stored(stack: StackProcess, tenant: str, user: str) -> dict[Key, Fact]:
+    """Every version of the user's memories, current and closed, as the memory table holds them."""
+    facts = DynamoFactStore(_moto(stack, "dynamodb"), physical_name("MemoryTable"))
+    return by_version(facts.list_versions(tenant, user, limit=1000).items)
+
+
+def attachments_of(stack: StackProcess) -> Callable[[str], Shown]:
+    store = DynamoAttachmentStore(_moto(stack, "dynamodb"), physical_name("MemoryTable"))
+
+    def of_tenant(tenant: str) -> Shown:
+        def shown(ids: Sequence[str]) -> list[tuple[Any, ...]]:
+            found = store.get_many(tenant, list(ids))
+            return [(a.name, a.media_type, a.description, a.size, a.checksum) for a in map(found.get, ids) if a]
+
+        return shown
+
+    return of_tenant

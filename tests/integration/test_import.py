@@ -15,7 +15,7 @@ from tests.integration.test_delete_all import remember, run_queued
 from tests.support.handlers import load_function
 
 # Fields that legitimately differ between a memory and its import (docs/api.md, "Export and import").
-DIFFERS = {"id", "user_id", "version", "source", "last_accessed_at", "access_count", "score", "source_messages"}
+DIFFERS = {"id", "user_id", "source", "score", "source_messages"}
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_import_writes_every_field_as_exported_searchably_and_once(call: Any, st
         assert {k: v for k, v in new.items() if k not in DIFFERS} == {
             k: v for k, v in old.items() if k not in DIFFERS
         }, text
-        assert new["user_id"] == "bob" and new["id"] != old["id"] and new["version"] == 1
+        assert new["user_id"] == "bob" and new["id"] != old["id"]
         assert new["source"]["task_id"] == task["task_id"]
         history = call("GET", f"/v1/memories/{new['id']}/history")[1]["results"]
         assert [(h["event"], h["actor"], h["note"]) for h in history] == [("ADD", "import", "imported")]
@@ -173,9 +173,14 @@ def test_the_same_memory_twice_in_one_import_is_stored_once(call: Any, stack: St
     [
         ([{"memory": m} for m in "abc"] + [{"memory": "d", "importance": 1.5}], "memories.3.importance"),
         ([{"memory": "a", "memory_bank": "Hobbies"}], "memories.0.memory_bank"),
-        ([{"memory": "a", "valid_to": "2026-01-01T00:00:00+00:00"}], "memories.0.valid_to"),
+        (
+            [{"memory": "a", "valid_from": "2026-02-01T00:00:00+00:00", "valid_to": "2026-01-01T00:00:00+00:00"}],
+            "memories.0.valid_to",
+        ),
         ([{"memory": "a", "created_at": "2026-01-01T00:00:00"}], "memories.0.created_at"),  # no zone
         ([{"memory": ""}], "memories.0.memory"),
+        ([{"memory": "a", "source": {"role": "system"}}], "memories.0.source.role"),  # no memory is a system's
+        ([{"memory": "a", "outdated_by": ["x" * 300]}], "memories.0.outdated_by.0"),
         ([{"memory": "a", "metadata": {"n": float("1e200")}}], "memories.0.metadata"),
         ([{"memory": f"m{i}"} for i in range(501)], "memories"),
         ([], "memories"),

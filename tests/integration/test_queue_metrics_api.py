@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from engram.domain.errors import TransientError
+from engram.domain.models import Task
 from tests.fakes import facts_json
 from tests.integration.stack import Stack
 
@@ -81,3 +83,40 @@ def test_a_delete_all_task_is_counted_from_queued_to_completed(call: Any, stack:
     status, figures = call("GET", "/v1/metrics/extraction-queue")
     assert status == 200
     assert (figures["pending"], figures["processing"], figures["completed"]) == (0, 0, 1)
+
+
+class _TakenAtOnce:
+    """The task queue as `make run` has it under load: a worker takes the task and runs it before
+    the API has answered the add."""
+
+    def __init__(self, stack: Stack) -> None:
+        self._stack = stack
+        self._queue = stack.container.memories.queue
+
+    def enqueue(self, task: Task) -> None:
+        self._queue.enqueue(task)
+        self._stack.container.worker.process(task.tenant_id, task.task_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
+
+
+def test_a_task_run_before_its_add_is_answered_leaves_no_pending_age(
+    call: Any, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memory page showed `oldest pending` growing (191 s, then 678 s) with nothing pending."""
+    monkeypatch.setattr(stack.container.memories, "queue", _TakenAtOnce(stack))
+    stack.llm.answers.append(facts_json("Likes tea"))
+    body = {"messages": [{"role": "user", "content": "I like tea"}], "user_id": "a"}
+    status, added = call("POST", "/v1/memories", body)
+    assert status == 202
+    status, forgot = call("DELETE", "/v1/memories", query={"user_id": "b"})
+    assert status == 202
+    assert [call("GET", f"/v1/tasks/{t['task_id']}")[1]["status"] for t in (added, forgot)] == ["completed"] * 2
+
+    later = time.time() + 600  # ten minutes on: a leftover stamp would say 600 s
+    monkeypatch.setattr(stack.container.queue_metrics, "_clock", lambda: later)
+    status, figures = call("GET", "/v1/metrics/extraction-queue", query={"window": "day"})
+    assert status == 200
+    assert (figures["pending"], figures["processing"], figures["completed"]) == (0, 0, 2)
+    assert figures["oldest_pending_age_sec"] == 0

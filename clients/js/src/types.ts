@@ -45,7 +45,8 @@ export interface Memory {
   access_count?: number;
   expires_at?: string | null;
   kind?: "fact" | "episode";
-  outdated_by?: string | null;
+  episode_id?: string | null;
+  outdated_by?: string[];
   source?: MemorySource | null;
   source_messages?: { role: string; content: string; name?: string | null; created_at?: string | null }[];
   score?: number;

@@ -65,6 +65,7 @@ class Services:
             users=stores.users,
             lifecycle=self.writes.lifecycle,
             configs=self.operations.configs,
+            queued=self.operations.task_events.queued,
         )
 
     @cached_property
@@ -72,8 +73,7 @@ class Services:
         """POST /v1/chat/completions: the configured LLM with the user's memories (services/chat_proxy.py)."""
         from engram.services.chat_proxy import wired
 
-        queued = self.operations.task_events.queued
-        return wired(self.settings, lambda: self.clients.openai_client, self.memories, queued)
+        return wired(self.settings, lambda: self.clients.openai_client, self.memories)
 
     @cached_property
     def health(self) -> HealthCheck:

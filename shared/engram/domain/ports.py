@@ -62,6 +62,21 @@ class FactStore(Protocol):
         """The versions of a user's memories that were current at `as_of`, newest first."""
         ...
 
+    def list_versions(self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None) -> Page:
+        """Every stored version of a user's memories, current and closed (forgotten memories and the
+        versions a change replaced), oldest valid_from first: what an export writes."""
+        ...
+
+    def add_versions(self, versions: Sequence[Fact]) -> None:
+        """Store earlier, closed versions of memories as they were (an import of an export); writing
+        the same version again changes nothing. The memory itself is written with add()."""
+        ...
+
+    def add_history(self, events: Sequence[HistoryEvent]) -> None:
+        """Store history events as they were (an import of an export); an event id written again
+        changes nothing."""
+        ...
+
     def add(self, fact: Fact, event: HistoryEvent) -> bool:
         """Write a new fact and its history event atomically.
 

@@ -36,8 +36,7 @@ def tenant() -> str:
 
 
 def accepted(task: Task) -> Response[Accepted]:
-    """202 for work queued as a task, after the task's `queued` event is sent."""
-    bootstrap.container().task_events.queued(task)
+    """202 for work queued as a task (the service counted it queued before its message was sent)."""
     return Response(202, content_types.APPLICATION_JSON, Accepted(task_id=task.task_id, status=task.status))
 
 
@@ -58,13 +57,14 @@ def list_memories(
     is_protected: Annotated[bool | None, Query()] = None,
     fact_key: Annotated[str | None, Query(max_length=256)] = None,
     as_of: Annotated[datetime | None, Query()] = None,
+    versions: Annotated[Literal["all"] | None, Query()] = None,
 ) -> ListResponse:
     memories = bootstrap.container().memories
     bank = memory_bank.value if memory_bank else None
-    filters = ListFilters(
+    wanted = ListFilters(
         agent_id=agent_id, run_id=run_id, memory_bank=bank, is_protected=is_protected, fact_key=fact_key
     )
-    page = memories.list_memories(tenant(), user_id, limit, cursor, filters, attachment_id, aware(as_of))
+    page = memories.list_memories(tenant(), user_id, limit, cursor, wanted, attachment_id, aware(as_of), bool(versions))
     details = memories.attachment_details(tenant(), page.items)
     return ListResponse(results=[MemoryView.of(f, None, details) for f in page.items], next_cursor=page.next_cursor)
 

@@ -153,6 +153,7 @@ class MemoryView(Model):
     source: MemorySource | None = None
     expires_at: datetime | None = None
     kind: MemoryKind = "fact"
+    episode_id: str | None = None  # a fact's episode: the message it was read from, kept as said
     outdated_by: list[str] = Field(default_factory=list)  # an episode part of which later memories replaced
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
@@ -192,6 +193,7 @@ class MemoryView(Model):
             source=fact.source,
             expires_at=fact.expires_at,
             kind=fact.kind,
+            episode_id=fact.episode_id,
             outdated_by=fact.outdated_by,
             score=score,
         )

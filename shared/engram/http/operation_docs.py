@@ -72,7 +72,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "memories",
         "List a user's memories",
         "A page of the user's current memories (next_cursor for the next), filtered by agent, run, bank, "
-        "protection, fact key or attachment; `as_of` lists the versions current at that time.",
+        "protection, fact key or attachment; `as_of` lists the versions current at that time; `versions=all` "
+        "every stored version, current and closed (what `engram export` writes).",
     ),
     "delete_all": operation(
         "memories",

@@ -105,7 +105,6 @@ class ChatProxy:
     default_model: str
     top_k: int = TOP_K
     budget_chars: int = MEMORY_TOKENS * CHARS_PER_TOKEN
-    queued: Callable[[Task], None] | None = None  # the task events' "queued" (counters, live events)
 
     def prepare(self, tenant_id: str, user_id: str, request: ChatRequest) -> Prepared:
         """Search the user's current memories with their last message and put the best in the prompt."""
@@ -171,10 +170,7 @@ class ChatProxy:
         if answer:
             messages.append(Message(role="assistant", content=answer))
         try:
-            task = self.memories.submit(call.tenant_id, AddRequest(user_id=call.user_id, messages=messages))
-            if self.queued is not None:
-                self.queued(task)
-            return task
+            return self.memories.submit(call.tenant_id, AddRequest(user_id=call.user_id, messages=messages))
         except EngramError:
             log.exception("chat exchange not queued", extra={"tenant_id": call.tenant_id})
             return None
@@ -205,9 +201,7 @@ def _delta_text(data: str) -> str:
     return content if isinstance(content, str) else ""
 
 
-def wired(
-    settings: Settings, openai_client: Callable[[], Any], memories: MemoryService, queued: Callable[[Task], None]
-) -> ChatProxy:
+def wired(settings: Settings, openai_client: Callable[[], Any], memories: MemoryService) -> ChatProxy:
     """The proxy in front of the configured LLM; a ConfigurationError (503) naming the settings without one."""
     if not settings.llm_configured:
         raise ConfigurationError(
@@ -216,4 +210,4 @@ def wired(
         )
     from engram.adapters.openai.chat import OpenAIChat
 
-    return ChatProxy(memories, OpenAIChat(openai_client()), settings.llm_model, queued=queued)
+    return ChatProxy(memories, OpenAIChat(openai_client()), settings.llm_model)

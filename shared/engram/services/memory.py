@@ -70,6 +70,10 @@ class MemoryService:
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
     configs: TenantConfigs | None = None  # the tenant's `redact` kinds (credentials are redacted without it)
+    # Told each task once it is stored and before its message is sent (the task events' "queued": the
+    # queue counters, live events). After the send, a worker could run the task first and its
+    # "pending" stamp would never be taken off again: the oldest pending age grew with nothing pending.
+    queued: Callable[[Task], None] | None = None
 
     def __post_init__(self) -> None:
         if self.search_pipeline is None:
@@ -106,8 +110,7 @@ class MemoryService:
             task.payload_key = f"payloads/{tenant_id}/{task.task_id}.json"
             self.blobs.put(task.payload_key, payload, "application/json")
             task.request = None
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task
 
     def submit_import(self, tenant_id: str, request: ImportRequest) -> Task:
@@ -128,12 +131,16 @@ class MemoryService:
         task = Task(tenant_id=tenant_id, user_id=request.user_id, kind=TaskKind.IMPORT, counts=counts)
         task.payload_key = f"{PAYLOADS}{tenant_id}/{task.task_id}.json"
         self.blobs.put(task.payload_key, request.model_dump_json().encode("utf-8"), "application/json")
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task
 
     def _redact_kinds(self, tenant_id: str) -> list[RedactKind]:
         return self.configs.get(tenant_id).redact if self.configs is not None else []
+    def _queue(self, task: Task) -> None:
+        self.tasks.create(task)
+        if self.queued is not None:
+            self.queued(task)
+        self.queue.enqueue(task)
 
     def _check_attachments(self, tenant_id: str, request: ImportRequest) -> None:
         """Every attachment an imported memory names must be this tenant's (uploaded before)."""
@@ -211,7 +218,13 @@ class MemoryService:
         filters: SearchFilters | None = None,
         attachment_id: str | None = None,
         as_of: datetime | None = None,
+        every_version: bool = False,
     ) -> Page:
+        if every_version:  # what an export writes: current and closed versions, unfiltered
+            narrowed = filters is not None and filters.model_dump(exclude_defaults=True)
+            if as_of is not None or attachment_id is not None or narrowed:
+                raise ValidationError("versions", "lists every version of every memory: give no other filter")
+            return self.facts.list_versions(tenant_id, user_id, limit, cursor)
         if as_of is not None:
             if attachment_id is not None:
                 raise ValidationError("as_of", "cannot be combined with attachment_id")
@@ -304,6 +317,5 @@ class MemoryService:
         """Queue the forgetting of every current memory of one user, after the user's queued adds
         (same FIFO group); the worker closes them in batches (services/forget.py)."""
         task = Task(tenant_id=tenant_id, user_id=user_id, kind=TaskKind.DELETE_ALL, counts={"deleted": 0})
-        self.tasks.create(task)
-        self.queue.enqueue(task)
+        self._queue(task)
         return task

@@ -5,6 +5,7 @@
 ENGRAM_MOTO_PORT               moto's port (any free one)
 ENGRAM_LOCAL_API_KEYS          "tenant:key,other:key2"; else one key for tenant `local`
 ENGRAM_LOCAL_SAVE_BEFORE_ANSWER  true (default): a write is saved before its answer; false: within 1 s
+ENGRAM_LOCAL_BODY_TIMEOUT_S    seconds a request body may take to arrive in full (30); then 408
 ENGRAM_LLM                     offline (default: the rules) or local (Qwen2.5-Coder-1.5B on llama.cpp,
                                installed on first use; local_model.py)
 """
@@ -49,7 +50,22 @@ def _parse(argv: list[str] | None) -> StackConfig:
         template_path=args.template,
         region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
         save_before_answer=os.environ.get("ENGRAM_LOCAL_SAVE_BEFORE_ANSWER", "true").lower() not in _OFF,
+        body_timeout_s=_positive_seconds("ENGRAM_LOCAL_BODY_TIMEOUT_S", 30.0),
     )
+
+
+def _positive_seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the environment; anything else stops the start naming it."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise SystemExit(f"{name}={text!r}: give a positive number of seconds")
+    return value
 
 
 def _llm_line(model: LocalModel | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -30,6 +31,15 @@ class _BodyTooLarge(Exception):
     pass
 
 
+class _BodyTimedOut(Exception):
+    """The body did not arrive in full within the front's body timeout."""
+
+    def __init__(self, expected: int | None, received: int) -> None:
+        super().__init__(expected, received)
+        self.expected = expected  # Content-Length (None: chunked)
+        self.received = received
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # idle keep-alive connections must not hold up shutdown
@@ -38,6 +48,7 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
 
     gateway: ApiGateway  # set by HttpFront.start; connections wait in the backlog until then
+    body_timeout_s: float = 30.0  # set by HttpFront
     events: websocket.EventHub | None = None  # task events on /v1/events, on the same port
 
 
@@ -70,6 +81,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _BodyTooLarge:
             self.close_connection = True  # the unread body cannot be skipped safely
             reply = self.server.gateway.gateway_reply("REQUEST_TOO_LARGE", self.command, urlsplit(self.path).path)
+        except _BodyTimedOut as late:
+            reply = self._timed_out(late)
         except ValueError:
             self.close_connection = True
             path = urlsplit(self.path).path
@@ -124,29 +137,71 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _read_body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked()
-        length = int(self.headers.get("Content-Length") or 0)
-        if length < 0:
+        """The whole body within the body timeout (counted from the end of the headers, not per read:
+        a client trickling a byte at a time cannot hold the connection either)."""
+        deadline = time.monotonic() + self.server.body_timeout_s
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+        length = None if chunked else int(self.headers.get("Content-Length") or 0)
+        if length is not None and length < 0:
             raise ValueError("negative Content-Length")
-        if length > MAX_BODY_BYTES:
+        if length is not None and length > MAX_BODY_BYTES:
             raise _BodyTooLarge
-        return self.rfile.read(length)
+        parts: list[bytes] = []
+        try:
+            if length is None:
+                self._read_chunked(parts, deadline)
+            else:
+                self._read_exactly(length, parts, deadline)
+        except TimeoutError:
+            raise _BodyTimedOut(length, sum(len(p) for p in parts)) from None
+        finally:
+            self.connection.settimeout(self.timeout)  # waits between keep-alive requests are not bounded
+        return b"".join(parts)
 
-    def _read_chunked(self) -> bytes:
-        chunks: list[bytes] = []
+    def _within(self, deadline: float) -> None:
+        """The socket's timeout for the next read: what is left of the body's time."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        self.connection.settimeout(left)
+
+    def _read_exactly(self, length: int, parts: list[bytes], deadline: float) -> None:
+        while length > 0:
+            self._within(deadline)
+            part = self.rfile.read1(length)
+            if not part:
+                raise ValueError("the body ended before its declared length")
+            parts.append(part)
+            length -= len(part)
+
+    def _line(self, deadline: float) -> bytes:
+        self._within(deadline)
+        return self.rfile.readline(1024)
+
+    def _read_chunked(self, chunks: list[bytes], deadline: float) -> None:
         total = 0
         while True:
-            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            size = int(self._line(deadline).split(b";")[0].strip() or b"0", 16)
             if size == 0:
-                while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # trailers
+                while self._line(deadline) not in (b"\r\n", b"\n", b""):  # trailers
                     pass
-                return b"".join(chunks)
+                return
             total += size
             if total > MAX_BODY_BYTES:
                 raise _BodyTooLarge
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline()  # CRLF after each chunk
+            self._read_exactly(size, chunks, deadline)
+            self._line(deadline)  # CRLF after each chunk
+
+    def _timed_out(self, late: _BodyTimedOut) -> Reply:
+        """408 in the error shape, and the connection closed: the rest of the body may still come,
+        and must not be read as the next request."""
+        declared = f"{late.expected} declared, " if late.expected is not None else ""
+        message = (
+            f"the request body did not arrive within {self.server.body_timeout_s:g} s ({declared}{late.received} "
+            "bytes received); send the whole body, or raise ENGRAM_LOCAL_BODY_TIMEOUT_S"
+        )
+        body = json.dumps({"error": "RequestTimeoutError", "message": message}).encode()
+        return Reply(408, [("Content-Type", "application/json"), ("Connection", "close")], body)
 
     def _write(self, reply: Reply) -> None:
         self.send_response(reply.status)
@@ -162,8 +217,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class HttpFront:
-    def __init__(self, host: str = "127.0.0.1", port: int = 3000) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 3000, body_timeout_s: float = 30.0) -> None:
         self._server = _Server((host, port), _Handler)  # bound now: a taken port fails at once
+        self._server.body_timeout_s = body_timeout_s
         self._thread: threading.Thread | None = None
 
     @property

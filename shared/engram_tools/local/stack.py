@@ -62,6 +62,9 @@ class StackConfig:
     # Save state before answering a write, so a 202 survives kill -9 (costs about a third of the
     # accepted adds per second on a busy 2-core machine); off: saved within a second instead.
     save_before_answer: bool = True
+    # How long a request's body may take to arrive in full, from the end of its headers: one declaring
+    # more than it sends is answered 408 then, instead of holding its connection until the client gives up.
+    body_timeout_s: float = 30.0
 
 
 @dataclass
@@ -108,7 +111,7 @@ class LocalStack:
         os.environ.update(_FAKE_AWS)
         os.environ.pop("AWS_PROFILE", None)
         # Bound first, so that a taken port fails in a second rather than after the model loads.
-        self._front = HttpFront(config.host, config.port)
+        self._front = HttpFront(config.host, config.port, config.body_timeout_s)
         self._moto.start()
         db, sqs, s3 = self._clients()
         template = load_template(config.template_path)

@@ -269,14 +269,15 @@ def export_memories(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="file (default: standard output)")] = None,
     content: Annotated[bool, typer.Option(help="include attachment bytes (base64)")] = True,
 ) -> None:
-    """Write the user's current memories, every field of each, as JSON Lines (format version 2)."""
+    """Write every version of the user's memories (current and closed), every field of each, as JSON
+    Lines (format version 3)."""
     with client(ctx) as engram:
         if output is None:
             count = export_user(engram, user_id, sys.stdout, content)
         else:
             with output.open("w", encoding="utf-8") as handle:
                 count = export_user(engram, user_id, handle, content)
-    err.print(f"exported {count} memories of {user_id}")
+    err.print(f"exported {count} memory versions of {user_id}")
 
 
 @app.command(cls=needs("websockets.sync.client", "events"))

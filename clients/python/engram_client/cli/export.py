@@ -1,10 +1,11 @@
-"""`engram export`: a user's current memories as JSON Lines, every field an import writes back.
+"""`engram export`: every version of a user's memories as JSON Lines, every field an import writes back.
 
-Format (version 2; docs/api.md, "Export and import"): a header line
-`{"type": "engram-export", "version": 2, "user_id", "exported_at", "count"}`, then one memory a line
-with the fields of EXPORTED, `attachments` ([{id, name, media_type, description, size, checksum,
-content_base64?}]), `source` ({task_id, message_index, role, at} or null) and `history` (the memory's
-events, for reading: an import does not replay them)."""
+Format (version 3; docs/api.md, "Export and import"): a header line
+`{"type": "engram-export", "version": 3, "user_id", "exported_at", "count"}`, then one memory version a
+line (current ones and closed ones: replaced by a later version, or forgotten; the versions of one
+memory together, oldest first) with the fields of EXPORTED, `attachments` ([{id, name, media_type,
+description, size, checksum, content_base64?}]), `source` ({task_id, message_index, role, name, at, span,
+via} or null) and `history` (the memory's events, on each of its versions; an import writes them back once)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from engram_client.client import Engram
 from engram_client.errors import NotFoundError
 from engram_client.models import Memory
 
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 EXPORTED = (
     "id",
     "user_id",
@@ -37,12 +38,22 @@ EXPORTED = (
     "created_at",
     "updated_at",
     "expires_at",
+    "version",
+    "last_accessed_at",
+    "access_count",
+    "episode_id",  # ids of other memories of the export: the import translates them
+    "outdated_by",
+    "is_summarized",
+    "summarized_from",
 )
 
 
 def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = True) -> int:
-    """Write the header, then each current memory of the user; returns how many."""
-    memories = list(client.list(user_id))
+    """Write the header, then each version of each memory of the user; returns how many lines."""
+    by_memory: dict[str, list[Memory]] = {}
+    for version in client.list(user_id, versions="all"):
+        by_memory.setdefault(version.id, []).append(version)
+    memories = [v for versions in by_memory.values() for v in sorted(versions, key=lambda v: v.version)]
     header = {
         "type": EXPORT_TYPE,
         "version": EXPORT_VERSION,
@@ -52,19 +63,27 @@ def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = 
     }
     out.write(json.dumps(header) + "\n")
     task_times: dict[str, str | None] = {}
+    histories: dict[str, list[dict[str, Any]]] = {}
     for memory in memories:
-        out.write(json.dumps(memory_record(client, memory, with_content, task_times), ensure_ascii=False) + "\n")
+        record = memory_record(client, memory, with_content, task_times, histories)
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return len(memories)
 
 
 def memory_record(
-    client: Engram, memory: Memory, with_content: bool, task_times: dict[str, str | None]
+    client: Engram,
+    memory: Memory,
+    with_content: bool,
+    task_times: dict[str, str | None],
+    histories: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
     dumped = memory.model_dump(mode="json")
     record: dict[str, Any] = {name: dumped.get(name) for name in EXPORTED}
     record["attachments"] = [_attachment_record(client, a.id, with_content) for a in memory.attachments]
     record["source"] = _source(client, memory, task_times)
-    record["history"] = [h.model_dump(mode="json") for h in client.history(memory.id)]
+    if memory.id not in histories:  # one memory's versions share it
+        histories[memory.id] = [h.model_dump(mode="json") for h in client.history(memory.id)]
+    record["history"] = histories[memory.id]
     return record
 
 
@@ -83,7 +102,8 @@ def _source(client: Engram, memory: Memory, task_times: dict[str, str | None]) -
             except NotFoundError:  # expired, or forgotten with a delete-all
                 task_times[task_id] = None
         at = task_times[task_id]
-    return {"task_id": task_id, "message_index": source.get("message_index"), "role": source.get("role"), "at": at}
+    kept = {name: source.get(name) for name in ("message_index", "role", "name", "span")}
+    return {"task_id": task_id, **kept, "at": at, "via": source.get("via", "add")}
 
 
 def _attachment_record(client: Engram, attachment_id: str, with_content: bool) -> dict[str, Any]:

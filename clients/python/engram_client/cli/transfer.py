@@ -1,6 +1,6 @@
 """`engram import`: files back into Engram, resumably and with bounded concurrency.
 
-An export (engram-export, version 1 or 2) goes through `POST /v1/memories/import` in batches: each
+An export (engram-export, version 1, 2 or 3) goes through `POST /v1/memories/import` in batches: each
 memory is written as it was (bank, importance, protection, times, metadata, attachments), without
 extraction, and the server skips a memory the target user holds already, so the counts it reports
 (added / skipped) are exact. Messages and LoCoMo conversations go through adds, in file order (the
@@ -25,7 +25,7 @@ from engram_client.client import Engram
 
 IMPORT_BATCH = 500  # memories per import request (the server's limit)
 IMPORT_BATCH_BYTES = 4 * 1024 * 1024  # and well under the 6 MiB request body limit
-_NOT_SENT = ("history", "attachments", "user_id", "version", "score", "last_accessed_at", "access_count")
+_NOT_SENT = ("history", "attachments", "user_id", "score")
 
 
 def target_key(url: str, api_key: str | None, user_id: str | None) -> str:
@@ -83,20 +83,36 @@ class ImportReport:
 
 
 def export_batches(units: list[Unit]) -> list[list[Unit]]:
-    """Consecutive exported memories of one user, up to IMPORT_BATCH of them and IMPORT_BATCH_BYTES."""
+    """Consecutive exported memories of one user, up to IMPORT_BATCH of them and IMPORT_BATCH_BYTES;
+    the versions of one memory stay in one batch (the server tells the memory from its earlier
+    versions within a request)."""
     batches: list[list[Unit]] = []
     size = 0
     for unit in units:
         length = len(json.dumps(unit.memory, ensure_ascii=False).encode("utf-8"))
         last = batches[-1] if batches else None
         fits = last is not None and len(last) < IMPORT_BATCH and size + length <= IMPORT_BATCH_BYTES
-        if last is not None and fits and last[0].user_id == unit.user_id:
+        if last is not None and _same_memory(last[-1], unit):
+            last.append(unit)
+            size += length
+        elif last is not None and fits and last[0].user_id == unit.user_id:
             last.append(unit)
             size += length
         else:
             batches.append([unit])
             size = length
     return batches
+
+
+def _last_version(batch: list[Unit], index: int) -> bool:
+    """Whether the unit is its memory's last version in the batch (the versions of one memory are
+    consecutive and never split across batches)."""
+    return index + 1 == len(batch) or not _same_memory(batch[index], batch[index + 1])
+
+
+def _same_memory(a: Unit, b: Unit) -> bool:
+    ids = [(u.memory or {}).get("id") for u in (a, b)]
+    return a.user_id == b.user_id and ids[0] is not None and ids[0] == ids[1]
 
 
 @dataclass
@@ -120,7 +136,7 @@ class Importer:
                 report.parts_done_before += 1
                 self.on_done(len(batch))
                 continue
-            memories = [self._importable(unit.memory or {}, state) for unit in batch]
+            memories = [self._importable(u.memory or {}, state, _last_version(batch, i)) for i, u in enumerate(batch)]
             task = self.client.import_memories(memories, user_id=batch[0].user_id, wait=False)
             window.append((index, batch, task.task_id))
             if len(window) >= self.concurrency:
@@ -129,15 +145,26 @@ class Importer:
             self._finish_export(*window.popleft(), state, report)
         return report
 
-    def _importable(self, memory: dict[str, Any], state: ImportState) -> dict[str, Any]:
+    def _importable(self, memory: dict[str, Any], state: ImportState, last: bool) -> dict[str, Any]:
         """The memory as the import route takes it: attachments uploaded (once per target) and named by
-        their new ids; what only a reader needs (history, access statistics) left out. The memory's
-        own id goes along: the server skips it when the target user still holds that very memory."""
+        their new ids; the history once, with the memory's last version (it is the memory's, not a
+        version's). The memory's own id goes along: the server skips it when the target user still
+        holds that very memory, and it is how other memories refer to it."""
         sent = {k: v for k, v in memory.items() if k not in _NOT_SENT}
         sent["attachments"] = [
             {"id": self._attachment(a, state), "name": a.get("name"), "media_type": a.get("media_type")}
             for a in memory.get("attachments", [])
         ]
+        if last:
+            moved = state.attachments  # ids the history names of attachments uploaded here; others as they were
+            sent["history"] = [
+                {
+                    **event,
+                    "attachments_added": [moved.get(a, a) for a in event.get("attachments_added", [])],
+                    "attachments_removed": [moved.get(a, a) for a in event.get("attachments_removed", [])],
+                }
+                for event in memory.get("history") or []
+            ]
         return sent
 
     def _attachment(self, record: dict[str, Any], state: ImportState) -> str:

@@ -1,5 +1,6 @@
 """ "As of" reads of the memory table: the versions of one user's memories that were current at an
-instant, from the `by_user_time` index (every fact and version item, keyed by when it became valid).
+instant, from the `by_user_time` index (every fact and version item, keyed by when it became valid);
+and every version, which is what an export writes.
 
 Whether a version was still current then (valid_to after the instant) and the listing filters are
 read in Python: the stored times are pydantic's ISO text, whose width varies, so they are compared
@@ -68,3 +69,23 @@ def list_as_of(
         next_key = start  # the end, or a page cut short by MAX_READS: go on from what was read
     items = [fact for fact, _ in found[:limit]]
     return Page(items=items, next_cursor=encode_cursor(next_key, _CURSOR_KEYS) if next_key else None)
+
+
+def list_versions(db: DynamoDBClient, table: str, partition: str, limit: int, cursor: str | None) -> Page:
+    """Every version of one user's memories, current and closed, a page of the index at a time."""
+    if limit < 1:
+        raise ValidationError("limit", "must be at least 1")
+    params: dict[str, Any] = {
+        "TableName": table,
+        "IndexName": TIME_INDEX,
+        "KeyConditionExpression": "gsi2pk = :u",
+        "ExpressionAttributeValues": {":u": {"S": partition}},
+        "Limit": limit,
+    }
+    if cursor:
+        params["ExclusiveStartKey"] = decode_cursor(cursor, _CURSOR_KEYS, "gsi2pk", partition)
+    with aws_errors(table):
+        resp = db.query(**params)
+    last = resp.get("LastEvaluatedKey")
+    items = [Fact.model_validate(plain_item(i)) for i in resp.get("Items", [])]
+    return Page(items=items, next_cursor=encode_cursor(last, _CURSOR_KEYS) if last else None)

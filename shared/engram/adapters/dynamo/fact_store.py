@@ -16,8 +16,8 @@ from botocore.exceptions import ClientError
 from pydantic import TypeAdapter
 
 from engram.adapters.aws.clients import aws_errors, cancellation_codes, error_code
-from engram.adapters.dynamo.as_of import list_as_of
-from engram.adapters.dynamo.batch import batch_get
+from engram.adapters.dynamo.as_of import list_as_of, list_versions
+from engram.adapters.dynamo.batch import batch_get, batch_put
 from engram.adapters.dynamo.cursor import decode_cursor, encode_cursor
 from engram.adapters.dynamo.filters import add_filters
 from engram.adapters.dynamo.values import iso, plain_item, to_dynamo
@@ -85,14 +85,17 @@ class DynamoFactStore:
         item["gsi2sk"] = _s(f"{iso(fact.valid_from)}#{fact.id}#{fact.version:08d}")
         return item
 
-    def _history_put(self, fact: Fact, event: HistoryEvent) -> dict[str, Any]:
+    def _history_item(self, event: HistoryEvent) -> Item:
         item = _attributes(event)
         item.update(
-            pk=_s(memory_pk(fact.tenant_id, fact.id)),
+            pk=_s(memory_pk(event.tenant_id, event.memory_id)),
             sk=_s(f"H#{iso(event.created_at)}#{event.id}"),
             item_type=_s("history"),
         )
-        return {"Put": {"TableName": self._table, "Item": item}}
+        return item
+
+    def _history_put(self, fact: Fact, event: HistoryEvent) -> dict[str, Any]:
+        return {"Put": {"TableName": self._table, "Item": self._history_item(event)}}
 
     def _key(self, tenant_id: str, memory_id: str) -> Item:
         return {"pk": _s(memory_pk(tenant_id, memory_id)), "sk": _s(FACT_SK)}
@@ -166,6 +169,20 @@ class DynamoFactStore:
         filters: SearchFilters | None = None,
     ) -> Page:
         return list_as_of(self._db, self._table, user_gsi_pk(tenant_id, user_id), as_of, limit, cursor, filters)
+
+    def list_versions(self, tenant_id: str, user_id: str, limit: int = 100, cursor: str | None = None) -> Page:
+        return list_versions(self._db, self._table, user_gsi_pk(tenant_id, user_id), limit, cursor)
+
+    def add_versions(self, versions: Sequence[Fact]) -> None:
+        self._put_all([self._fact_item(v, f"V#{v.version:08d}") for v in versions])
+
+    def add_history(self, events: Sequence[HistoryEvent]) -> None:
+        self._put_all([self._history_item(e) for e in events])
+
+    def _put_all(self, items: list[Item]) -> None:
+        if items:
+            with aws_errors(self._table):
+                batch_put(self._db, self._table, items)
 
     def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
         params: dict[str, Any] = {

@@ -1,8 +1,9 @@
-"""QueueMetrics on DynamoDB, in the tasks table, by UpdateItem ADD only.
+"""QueueMetrics on DynamoDB, in the tasks table, by UpdateItem (ADD, and DELETE of a stamp).
 
 `!queue#{tenant}` holds the gauges (pending, processing) and `pending_at`, a number set with one
 stamp per pending task (its creation time in ms, plus a per-task fraction so two tasks of the same
-millisecond stay distinct) whose minimum gives the oldest pending age. `!queue#{tenant}#{start}`
+millisecond stay distinct) whose minimum gives the oldest pending age; a shard with nothing pending
+has no age, and stamps still on it are taken off when read. `!queue#{tenant}#{start}`
 holds one 10-minute bucket of totals (completed, failed, duration_ms); a window reads its buckets.
 
 Both are write-sharded over `shards` items (`shards.py`), summed when read, so a busy tenant's
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from engram.adapters.aws.clients import aws_errors
 from engram.adapters.dynamo.batch import batch_get
 from engram.adapters.dynamo.shards import ShardTurn, shard_key, shard_keys
+from engram.domain.errors import ConflictError
 from engram.domain.models import Task
 from engram.domain.operations import QueueFigures
 
@@ -111,7 +113,13 @@ class DynamoQueueMetrics:
             return sum(int(i.get(name, {}).get("N", "0")) for i in found)
 
         totals = {name: total(list(items.values()), name) for name in ("completed", "failed", "duration_ms")}
-        stamps = [float(s) for g in gauges for s in g.get("pending_at", {}).get("NS", [])]
+        stamps: list[float] = []
+        for key, gauge in zip(gauge_keys, gauges, strict=True):
+            found = gauge.get("pending_at", {}).get("NS", [])
+            if total([gauge], "pending") > 0:
+                stamps += [float(s) for s in found]
+            elif found:  # nothing pending on this shard: what it still holds are leftovers
+                self._forget_leftovers(key, found)
         return QueueFigures(
             pending=max(0, total(gauges, "pending")),
             processing=max(0, total(gauges, "processing")),
@@ -122,6 +130,23 @@ class DynamoQueueMetrics:
             else 0.0,
             oldest_pending_age_sec=round(max(0.0, now - min(stamps) / 1000), 3) if stamps else 0.0,
         )
+
+    def _forget_leftovers(self, pk: str, stamps: list[str]) -> None:
+        """Take stamps off a shard while its pending gauge is still 0, so a task pending later is aged
+        from its own stamp. Left by an add counted queued after a worker had already taken it (fixed:
+        MemoryService counts before it sends); a task queued meanwhile keeps them until the next read."""
+        try:
+            with aws_errors(self._table):
+                self._db.update_item(
+                    TableName=self._table,
+                    Key={"pk": {"S": pk}},
+                    UpdateExpression="DELETE pending_at :stamps",
+                    ConditionExpression="attribute_not_exists(#p) OR #p <= :zero",
+                    ExpressionAttributeNames={"#p": "pending"},
+                    ExpressionAttributeValues={":stamps": {"NS": stamps}, ":zero": {"N": "0"}},
+                )
+        except ConflictError:
+            return  # something became pending since the read: the next read cleans up
 
     def _update(self, pk: str, expression: str, names: dict[str, str], values: dict[str, Any]) -> None:
         params: dict[str, Any] = {"ExpressionAttributeNames": names} if names else {}

@@ -1,0 +1,127 @@
+"""What an export followed by an import must give back: every field of the stored memory model
+(`Fact.model_fields`, so a field added later is compared too), with the ids and the target mapped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engram.domain.models import Fact, HistoryEvent, MemorySource
+
+MAPPED_IDS = {"id", "episode_id"}  # memory ids: the imported memory's own
+MAPPED_ID_LISTS = {"outdated_by", "summarized_from"}
+THE_TARGETS = {"tenant_id", "user_id", "embedding_model"}  # where it was imported to, and its embedder
+
+# The attachments a memory holds, as a reader sees them (ids differ: they are uploaded again).
+Shown = Callable[[Sequence[str]], list[tuple[Any, ...]]]
+
+
+def said(source: MemorySource | None) -> dict[str, Any]:
+    """Who said it, when, which part, and whether a person corrected it; the task and the message
+    within it are the import's own (the exported task is not in the target)."""
+    return (source or MemorySource(task_id="")).model_dump(exclude={"task_id", "message_index"})
+
+
+def lost_fields(
+    old: Fact, new: Fact, ids: Mapping[str, str], targets: Mapping[str, Any], before: Shown, after: Shown
+) -> list[str]:
+    """The fields of `old` that `new`, its import, does not reproduce."""
+    lost = []
+    for name in Fact.model_fields:
+        was, now = getattr(old, name), getattr(new, name)
+        if name in MAPPED_IDS:
+            same = now == (ids.get(was) if was is not None else None)
+        elif name in MAPPED_ID_LISTS:
+            same = now == [ids.get(i) for i in was]
+        elif name == "attachment_ids":
+            same = len(now) == len(was) and after(now) == before(was)
+        elif name == "source":
+            same = said(now) == said(was)
+        elif name in THE_TARGETS:
+            same = now == targets[name]
+        else:
+            same = now == was
+        if not same:
+            lost.append(name)
+    return lost
+
+
+def unset_fields(memories: Sequence[Fact]) -> list[str]:
+    """Fields no memory gives a value other than the default: a test user must set each, or a field
+    the round trip drops would compare equal (default before, default after)."""
+    defaults = {name: field.get_default(call_default_factory=True) for name, field in Fact.model_fields.items()}
+    return [name for name in Fact.model_fields if all(getattr(m, name) == defaults[name] for m in memories)]
+
+
+Key = tuple[str, int]  # a memory version by its text and version number (unique in these tests)
+
+
+def by_version(versions: Sequence[Fact]) -> dict[Key, Fact]:
+    return {(f.text, f.version): f for f in versions}
+
+
+def histories_lost(
+    before: Mapping[Key, Fact],
+    after: Mapping[Key, Fact],
+    targets: Mapping[str, Any],
+    history: Callable[[str, str], Sequence[HistoryEvent]],
+) -> dict[str, list[str]]:
+    """For each memory (by its exported id), what its imported history lost; `history(tenant, id)`
+    reads one memory's events."""
+    ids = {old.id: after[key].id for key, old in before.items() if key in after}
+    moved = attachment_ids(before, after)
+    tenant = next(iter(before.values())).tenant_id
+    return {
+        old: lost_history(history(tenant, old), history(str(targets["tenant_id"]), new), ids, targets, moved)
+        for old, new in ids.items()
+    }
+
+
+def lost_by_version(
+    before: Mapping[Key, Fact], after: Mapping[Key, Fact], targets: Mapping[str, Any], shown: Callable[[str], Shown]
+) -> dict[Key, list[str]]:
+    """For each memory version, the fields its import lost; `shown(tenant)` reads a tenant's attachments."""
+    ids = {old.id: after[key].id for key, old in before.items() if key in after}
+    tenant = next(iter(before.values())).tenant_id
+    source, target = shown(tenant), shown(str(targets["tenant_id"]))
+    return {key: lost_fields(old, after[key], ids, targets, source, target) for key, old in before.items()}
+
+
+def attachment_ids(before: Mapping[Key, Fact], after: Mapping[Key, Fact]) -> dict[str, str]:
+    """Each exported attachment id and the id it was uploaded under in the target."""
+    return {
+        old: new
+        for key, fact in before.items()
+        for old, new in zip(fact.attachment_ids, after[key].attachment_ids, strict=False)
+    }
+
+
+def lost_history(
+    before: Sequence[HistoryEvent],
+    after: Sequence[HistoryEvent],
+    ids: Mapping[str, str],
+    targets: Mapping[str, Any],
+    attachments: Mapping[str, str],
+) -> list[str]:
+    """What the imported memory's history lost of the exported one's (every field of
+    `HistoryEvent.model_fields`), which it must hold in order and then the import's own ADD."""
+    if len(after) != len(before) + 1:
+        return [f"{len(before)} events before, {len(after)} after (with the import's ADD)"]
+    imported = after[-1]
+    lost = [] if (imported.event, imported.actor, imported.note) == ("ADD", "import", "imported") else ["the ADD"]
+    for n, (old, new) in enumerate(zip(before, after, strict=False)):
+        for name in HistoryEvent.model_fields:
+            was, now = getattr(old, name), getattr(new, name)
+            if name == "id":
+                same = bool(now) and now != was  # the target's own id of the event
+            elif name == "memory_id":
+                same = now == ids[was]
+            elif name in ("tenant_id", "user_id"):
+                same = now == targets[name]
+            elif name in ("attachments_added", "attachments_removed"):
+                same = now == [attachments.get(a, a) for a in was]
+            else:
+                same = now == was
+            if not same:
+                lost.append(f"event {n}: {name}")
+    return lost
