@@ -115,11 +115,11 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
         embedding_model=model,
     )
     episode = episode.model_copy(update={"outdated_by": [munich.id], "embedding_model": model})
-    batch = c.lifecycle.changes(tenant, user)
+    batch = c.writes.lifecycle.changes(tenant, user)
     for fact in (episode, munich, siemens, summary):
         batch.add(fact, actor="test")
     batch.commit()
-    batch = c.lifecycle.changes(tenant, user)
+    batch = c.writes.lifecycle.changes(tenant, user)
     corrected = next_version(
         siemens, "Works at Siemens in Munich", source=siemens.source.model_copy(update={"via": "patch"})
     )  # type: ignore[union-attr]
@@ -127,10 +127,10 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
     batch.commit()
     c.facts.touch(tenant, [munich.id, episode.id], datetime.now(UTC))
     forgotten = Fact(tenant_id=tenant, user_id=user, text="Likes tennis", valid_from=SAID, embedding_model=model)
-    batch = c.lifecycle.changes(tenant, user)
+    batch = c.writes.lifecycle.changes(tenant, user)
     batch.add(forgotten, actor="test")
     batch.commit()
-    batch = c.lifecycle.changes(tenant, user)
+    batch = c.writes.lifecycle.changes(tenant, user)
     batch.close(forgotten, actor="test")
     batch.commit()
 

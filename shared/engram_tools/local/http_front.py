@@ -19,6 +19,8 @@ log = logging.getLogger("engram_tools.local")
 
 
 # Query parameters that may carry a credential (the events socket accepts ?api_key=): never logged.
+# The local front's own answer, before any function runs (docs/errors.md): a body that did not arrive in time.
+LOCAL_ANSWERS = {"RequestTimeoutError": 408}
 _SECRET_PARAM = re.compile(r"(?i)((?:^|[?&])(?:api_key|x-api-key|apikey|key|token)=)[^&]*")
 
 
@@ -201,7 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
             "bytes received); send the whole body, or raise ENGRAM_LOCAL_BODY_TIMEOUT_S"
         )
         body = json.dumps({"error": "RequestTimeoutError", "message": message}).encode()
-        return Reply(408, [("Content-Type", "application/json"), ("Connection", "close")], body)
+        headers = [("Content-Type", "application/json"), ("Connection", "close")]
+        return Reply(LOCAL_ANSWERS["RequestTimeoutError"], headers, body)
 
     def _write(self, reply: Reply) -> None:
         self.send_response(reply.status)

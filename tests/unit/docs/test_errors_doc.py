@@ -11,6 +11,7 @@ from pathlib import Path
 
 from engram.domain import chat, errors
 from engram.http.errors import INTERNAL_ERROR, REQUEST_ERRORS, status_of
+from engram_tools.local.http_front import LOCAL_ANSWERS
 from engram_tools.local.template import load_yaml
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -68,8 +69,13 @@ def test_every_answer_of_api_gateway_itself_is_in_the_doc_with_its_status() -> N
 
 
 def test_the_doc_names_no_code_that_nothing_answers() -> None:
-    answered = {*domain_errors(), *REQUEST_ERRORS, INTERNAL_ERROR, *gateway_answers()}
+    answered = {*domain_errors(), *REQUEST_ERRORS, INTERNAL_ERROR, *gateway_answers(), *LOCAL_ANSWERS}
     assert set(documented()) - answered == set()
+
+
+def test_the_local_fronts_own_answers_have_the_status_the_doc_gives_them() -> None:
+    doc = documented()
+    assert {code: doc.get(code) for code in LOCAL_ANSWERS} == {c: {s} for c, s in LOCAL_ANSWERS.items()}
 
 
 def test_a_body_that_is_not_utf8_is_refused_as_not_json_with_the_mapped_status() -> None:
