@@ -31,6 +31,7 @@ from engram.domain.models import (
     TaskResult,
     Usage,
 )
+from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.domain.relation_changes import TaskRelations
@@ -81,6 +82,7 @@ class IngestOutcome:
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
     relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
     unread: str | None = None  # what of the policy this pipeline could not honour (the task's note says it)
+    outdated: list[Outdated] = field(default_factory=list)  # what a later statement of this run replaced
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -317,13 +319,16 @@ class IngestPipeline:
         shares.add_results(applied, candidates)
         stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
         keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
+        outdated: list[Outdated] = []
         if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
             outdated = self._supersession.run(scope, written, vectors, task_id)
             if outdated:
-                counts["superseded"] = outdated
-                shares.add_run_counts({"superseded": outdated})
-        return IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
+                counts["superseded"] = len(outdated)
+                shares.add_run_counts({"superseded": len(outdated)})
+        outcome = IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
+        outcome.outdated = outdated
+        return outcome
 
     def _cut_short(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, candidates: Sequence[CandidateFact]
@@ -494,6 +499,27 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
         outcome.shares.add_run_relations(outcome.relations)
 
 
+def close_ended_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The graph's relations that rest only on memories this run outdated close with them ("boyfriend
+    Julien" once a later statement replaced the memories that said so), whatever the add's mode."""
+    graph, outcome = pipeline.graph, run.result
+    if graph is None or not outcome.outdated:
+        return
+
+    def standing(ids: Sequence[str]) -> set[str]:
+        return {f.id for f in pipeline.facts.get_many(run.scope.tenant_id, list(ids)) if not f.outdated_by}
+
+    changes = graph.close_outdated(run.scope, outcome.outdated, run.task_id, standing)
+    if not changes.closed:
+        return
+    for name, count in changes.counts().items():
+        outcome.counts[name] = outcome.counts.get(name, 0) + count
+    outcome.relations.extend(changes.relations())
+    if outcome.shares is not None:
+        outcome.shares.add_run_counts(changes.counts())
+        outcome.shares.add_run_relations(changes.relations())
+
+
 def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
     """What the policy left out, the messages without it when the redaction cut any, and instructions that
     nothing in this deployment reads."""
@@ -508,4 +534,12 @@ def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
 
 
 Stage = Callable[[IngestPipeline, IngestRun], None]
-STAGES: tuple[Stage, ...] = (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)
+STAGES: tuple[Stage, ...] = (
+    screen_messages,
+    plan,
+    store_facts,
+    drop_unsaid,
+    add_relations,
+    close_ended_relations,
+    report_skipped,
+)

@@ -12,6 +12,7 @@ from engram.pipeline.ingest import (
     IngestPipeline,
     IngestRun,
     add_relations,
+    close_ended_relations,
     drop_unsaid,
     plan,
     report_skipped,
@@ -37,7 +38,15 @@ def state(p: IngestPipeline, *messages: tuple[str, str], policy: MemoryPolicy | 
 
 
 def test_the_stages_run_in_this_order() -> None:
-    assert STAGES == (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)
+    assert STAGES == (
+        screen_messages,
+        plan,
+        store_facts,
+        drop_unsaid,
+        add_relations,
+        close_ended_relations,
+        report_skipped,
+    )
 
 
 def test_screening_cuts_excluded_clauses_and_chooses_the_prompt_once() -> None:
