@@ -161,3 +161,34 @@ def test_a_search_as_of_a_date_ranks_the_current_statement_first_as_a_live_searc
     assert live[0]["memory"] == then[0]["memory"] == "Lives in York", (live, then)
     assert [m["memory"] for m in then] == [m["memory"] for m in live]
     assert then[0]["score"] == pytest.approx(live[0]["score"], abs=0.01)  # the same stages lifted it
+
+
+def test_an_ending_in_one_session_closes_what_another_session_said(acme: Api) -> None:
+    user = f"endrun-{uuid.uuid4().hex[:12]}"
+    said(acme, user, "I work at Google as an engineer", "2025-01-10T09:00:00Z", run_id="s1")
+    said(acme, user, "I quit my job at Google", "2025-06-02T09:00:00Z", run_id="s2")
+
+    assert not [m for m in current(acme, user, "Works at Google") if not m["outdated_by"]]
+    assert current(acme, user, "Works as an engineer")  # what the ending did not end stays
+    assert (user, "works_at", "Google") not in triples(graph(acme, user)["relations"])
+
+
+def test_an_ending_without_a_new_value_outdates_a_message_kept_as_said(acme: Api) -> None:
+    user = f"endsaid-{uuid.uuid4().hex[:12]}"
+    first = said(acme, user, "I'm vegetarian and I live in Leeds", "2025-01-10T09:00:00Z", infer=False)
+    said(acme, user, "I'm not vegetarian anymore", "2025-06-02T09:00:00Z")
+
+    kept = acme.request("GET", f"/v1/memories/{first['results'][0]['id']}").json()
+    assert kept["valid_to"] is None and kept["outdated_by"], kept
+    ending = acme.request("GET", f"/v1/memories/{kept['outdated_by'][0]}").json()
+    assert "no longer vegetarian" in ending["memory"] and ending["fact_key"] is None  # it names no diet held
+    assert "no longer vegetarian" in search(acme, user, "what diet do I follow?")[0]["memory"]
+
+
+def test_an_ending_of_another_value_outdates_nothing(acme: Api) -> None:
+    user = f"endother-{uuid.uuid4().hex[:12]}"
+    said(acme, user, "I'm vegan", "2025-01-10T09:00:00Z")
+    said(acme, user, "I'm not vegetarian anymore", "2025-06-02T09:00:00Z")
+
+    vegan = current(acme, user, "vegan")
+    assert vegan and not any(m["outdated_by"] for m in vegan), vegan

@@ -97,8 +97,8 @@ class Applier:
                 by = stated_by.get(candidate.message_index) if ending and candidate is not None else None
                 if by is None:
                     stated = candidate
-                    if ending and candidate is not None:  # its key would name the ended value as current
-                        stated = candidate.model_copy(update={"fact_key": None, "fact_value": None})
+                    if ending and candidate is not None:  # stored as an ending: no key (see _new_fact)
+                        stated = candidate.model_copy(update={"negated": True})
                     text = stated.text if stated is not None else d.text
                     d = d.model_copy(update={"event": Event.ADD, "memory_id": None, "text": text})
                     fact = self._new_fact(scope, request, task_id, position, d, stated, said)
@@ -256,8 +256,10 @@ class Applier:
             agent_id=scope.agent_id,
             run_id=scope.run_id,
             text=decision.text,
-            fact_key=candidate.fact_key if candidate else None,
-            fact_value=candidate.fact_value if candidate else None,
+            # An ending stored as a memory ("No longer works at Google") holds no key: its key would
+            # state the ended value as current.
+            fact_key=candidate.fact_key if candidate and not candidate.negated else None,
+            fact_value=candidate.fact_value if candidate and not candidate.negated else None,
             memory_bank=candidate.memory_bank if candidate else Fact.model_fields["memory_bank"].default,
             importance=importance,
             metadata=dict(request.metadata),  # who said it is on the source (Fact.speaker)

@@ -36,8 +36,8 @@ from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
-from engram.pipeline.apply import Applier
-from engram.pipeline.aspects import AspectReader
+from engram.pipeline.apply import Applier, said_at
+from engram.pipeline.aspects import AspectReader, key_aspect
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import (
@@ -311,6 +311,7 @@ class IngestPipeline:
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
         decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
+        decisions = self._keep_endings(scope, request, candidates, decisions)
         for decision in decisions:
             counts[decision.event.value] += 1
             counts["duplicates"] += decision.duplicate
@@ -323,12 +324,60 @@ class IngestPipeline:
         if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
             outdated = self._supersession.run(scope, written, vectors, task_id)
-            if outdated:
-                counts["superseded"] = len(outdated)
-                shares.add_run_counts({"superseded": len(outdated)})
+        if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):
+            outdated += self._supersession.end(scope, ended, task_id)
+        if outdated:
+            counts["superseded"] = len(outdated)
+            shares.add_run_counts({"superseded": len(outdated)})
         outcome = IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
         outcome.outdated = outdated
         return outcome
+
+    def _keep_endings(
+        self, scope: Scope, request: AddRequest, candidates: Sequence[CandidateFact], decisions: Sequence[Decision]
+    ) -> list[Decision]:
+        """An ending a decision dropped ("I'm not vegetarian anymore" beside a message kept as said that
+        the reconciler did not read as a diet) is stored when the person still holds what it ends, so
+        that memory can be marked outdated by it: what was said is not lost."""
+        out = list(decisions)
+        if self._supersession is None:
+            return out
+        decided = {d.fact_index for d in out if d.event is not Event.NONE or d.memory_id}
+        for index, candidate in enumerate(candidates):
+            aspect = key_aspect(candidate.fact_key)
+            if index in decided or not candidate.negated or aspect is None or not candidate.fact_value:
+                continue
+            if not self._supersession.holds(
+                scope, candidate.text, aspect, candidate.fact_value, said_at(request, candidate)
+            ):
+                continue
+            stored = Decision(event=Event.ADD, text=candidate.text, fact_index=index)
+            at = next((i for i, d in enumerate(out) if d.fact_index == index), None)
+            if at is None:
+                out.append(stored)
+            else:
+                out[at] = stored
+        return out
+
+    def _endings(
+        self, scope: Scope, candidates: Sequence[CandidateFact], applied: Sequence[tuple[Decision, TaskResult]]
+    ) -> list[tuple[Fact, str, str]]:
+        """The endings the reader gave this run ("I quit my job at Google": a negated fact of an aspect,
+        with the value it ends), each with the memory its message was stored in by this run."""
+        negated = [(c, a) for c in candidates if c.negated and c.fact_value and (a := key_aspect(c.fact_key))]
+        if not negated:
+            return []
+        stored: dict[int | None, str] = {}
+        for decision, result in applied:
+            candidate = candidates[decision.fact_index] if decision.fact_index is not None else None
+            if result.event is Event.ADD and candidate is not None:
+                stored.setdefault(candidate.message_index, result.id)
+        by = {f.id: f for f in self.facts.get_many(scope.tenant_id, list(stored.values()))}
+        return [
+            (by[stored[c.message_index]], aspect, c.fact_value or "")
+            for c, aspect in negated
+            if stored.get(c.message_index) in by
+        ]
 
     def _cut_short(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, candidates: Sequence[CandidateFact]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from engram.domain.errors import ConflictError
 from engram.domain.models import Fact, Scope, SearchFilters
@@ -94,12 +95,31 @@ class Supersession:
                     continue
                 if older.id not in outdated and newer.id not in older.outdated_by:
                     outdated[older.id] = (older, newer, aspect, values)
+        return self._outdate(scope, outdated, task_id, "superseded by a later statement ({id})")
+
+    def end(self, scope: Scope, endings: Sequence[tuple[Fact, str, str]], task_id: str) -> list[Outdated]:
+        """Outdate what each ending closes: `endings` are (the memory the ending was stored in, the
+        aspect, the value it ended), as the reader gave them ("I quit my job at Google": employer,
+        Google). The user's current memories near it, said before it, that state that aspect with that
+        value are closed (a fact stating nothing else) or marked outdated by it, in every session."""
+        filters = SearchFilters(agent_id=scope.agent_id)
+        outdated: dict[str, tuple[Fact, Fact, str, tuple[str, ...]]] = {}
+        for by, aspect, value in endings:
+            for memory in self._stating(scope, by, aspect, value, filters):
+                if memory.valid_from <= by.valid_from and not memory.is_protected and by.id not in memory.outdated_by:
+                    outdated.setdefault(memory.id, (memory, by, aspect, (value,)))
+        return self._outdate(scope, outdated, task_id, "ended by a later statement ({id})")
+
+    def _outdate(
+        self, scope: Scope, outdated: dict[str, tuple[Fact, Fact, str, tuple[str, ...]]], task_id: str, why: str
+    ) -> list[Outdated]:
+        """Close each older memory that states only what changed, else mark it outdated by the newer."""
         if not outdated:
             return []
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         done: list[Outdated] = []
         for older, newer, aspect, values in outdated.values():
-            note = f"superseded by a later statement ({newer.id})"
+            note = why.format(id=newer.id)
             current = self.facts.get_many(scope.tenant_id, [older.id])  # as stored now (this run may have changed it)
             if not current or not current[0].is_current:
                 continue
@@ -117,6 +137,35 @@ class Supersession:
             done.append(Outdated(older.id, aspect, values, newer.id, newer.valid_from, close))
         changes.commit()
         return done
+
+    def holds(self, scope: Scope, text: str, aspect: str, value: str, said: datetime) -> bool:
+        """Whether the person still holds what an ending (`text`, said at `said`) ends: a current memory
+        said before it states `value` of `aspect`. An ending a decision dropped is then stored."""
+        probe = Fact(tenant_id=scope.tenant_id, user_id=scope.user_id, text=text, valid_from=said)
+        found = self._stating(scope, probe, aspect, value, SearchFilters(agent_id=scope.agent_id))
+        return any(m.valid_from <= said and not m.is_protected for m in found)
+
+    def _stating(self, scope: Scope, by: Fact, aspect: str, value: str, filters: SearchFilters) -> list[Fact]:
+        """The person's current memories near `by` and near the aspect's question that state `value` of it."""
+        ids: list[str] = []
+        for vector in (self.reader.embedder.embed([by.text])[0], self.reader.query_vector(aspect)):
+            ids += [h.id for h in self.index.knn(scope.tenant_id, scope.user_id, vector, self.neighbours, filters)]
+        speaker = _speaker(by)
+        found = [
+            m
+            for m in self.facts.get_many(scope.tenant_id, list(dict.fromkeys(i for i in ids if i != by.id)))
+            if m.is_current
+            and m.user_id == scope.user_id
+            and not _not_the_persons(m)
+            and m.id != by.episode_id
+            and (speaker is None or _speaker(m) in (None, speaker))
+        ]
+        readings = self.reader.read([m.text for m in found])
+        return [
+            m
+            for m, read in zip(found, readings, strict=True)
+            if any(a == aspect and values_match(v, value) for a, v in aspect_of_fact(m, read))
+        ]
 
     def _near(
         self,
