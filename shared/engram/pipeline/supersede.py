@@ -64,15 +64,20 @@ class Supersession:
         is not the person's own statement."""
         if _not_the_persons(fact):
             return []
-        pairs = aspect_of_fact(fact, self.reader.read([fact.text])[0])
+        pairs = aspect_of_fact(fact, self._read([fact.text])[0])
         return [(a, v) for a, v in pairs if BY_NAME[a].single]
+
+    def _read(self, texts: Sequence[str]) -> list[tuple[Reading, ...]]:
+        """Memories read in the first person: a fact is written "Lives in Leeds and works as a nurse",
+        the aspects are described as people say them ("I live in ...")."""
+        return self.reader.read([first_person(t) for t in texts])
 
     def worth_reading(self, texts: Sequence[str], keys: Sequence[str | None]) -> bool:
         """Whether any of a run's new memories (their texts, and keys where known) may state a
         single-valued aspect: only then are they read back and their neighbours searched."""
         if any((a := key_aspect(k)) is not None and BY_NAME[a].single for k in keys):
             return True
-        return any(r.aspect.single for readings in self.reader.read(texts) for r in readings)
+        return any(r.aspect.single for readings in self._read(texts) for r in readings)
 
     def run(
         self, scope: Scope, stated: Sequence[Fact], vectors: dict[str, list[float]], task_id: str
@@ -126,7 +131,7 @@ class Supersession:
             older = current[0]
             if older.is_protected or newer.id in older.outdated_by:
                 continue
-            close = not _states_more(older, aspect, self.reader.read([first_person(older.text)])[0])
+            close = not _states_more(older, aspect, self._read([older.text])[0])
             try:
                 if close:
                     changes.close(older, ACTOR, task_id, note, when=max(newer.valid_from, older.valid_from))
@@ -160,7 +165,7 @@ class Supersession:
             and m.id != by.episode_id
             and (speaker is None or _speaker(m) in (None, speaker))
         ]
-        readings = self.reader.read([m.text for m in found])
+        readings = self._read([m.text for m in found])
         return [
             m
             for m, read in zip(found, readings, strict=True)
@@ -193,7 +198,7 @@ class Supersession:
             # Two named speakers under one user (a group chat) each speak of themselves.
             and (speaker is None or _speaker(m) in (None, speaker))
         ]
-        readings = self.reader.read([m.text for m in found])
+        readings = self._read([m.text for m in found])
         conflicting: list[tuple[Fact, str, tuple[str, ...]]] = []
         for memory, read in zip(found, readings, strict=True):
             theirs = aspect_of_fact(memory, read)
