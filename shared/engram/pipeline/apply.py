@@ -88,12 +88,12 @@ class Applier:
             if d.memory_id and _keeps(d.event, memory(d.memory_id, True)):
                 # A message kept as said is never closed by a decision, nor rewritten when it says other things.
                 kept = memory(d.memory_id, True)
-                if d.event is Event.DELETE and kept.is_current and said < kept.valid_from:
+                if d.event is Event.DELETE and said < kept.valid_from:
                     note = OLDER_NOTE.format(id=kept.id, at=kept.valid_from.isoformat())
                     results.append((d, self._result(kept, Event.NONE, None, note)))
                     continue
                 # The new statement is stored beside it (unless its message already stored one, for an ending).
-                ending = d.event is Event.DELETE and kept.is_current
+                ending = d.event is Event.DELETE
                 by = stated_by.get(candidate.message_index) if ending and candidate is not None else None
                 if by is None:
                     stated = candidate
@@ -274,9 +274,9 @@ def _keeps(event: Event, memory: Fact) -> bool:
     """Whether a decision to change `memory` leaves it as it is (the new statement stored beside it): an
     ending of a message kept as said, or a change of one that says several things. A memory stored as
     given that says one thing ("Works at Siemens") is updated as a fact is."""
-    if event is Event.DELETE:
-        return memory.kept_as_said
-    return event is Event.UPDATE and memory.kept_as_said and _says_several(memory.text)
+    if not (memory.kept_as_said and memory.is_current):  # a closed one: a replayed decision changes nothing
+        return False
+    return event is Event.DELETE or (event is Event.UPDATE and _says_several(memory.text))
 
 
 def _says_several(text: str) -> bool:
