@@ -144,13 +144,15 @@ def test_clauses_split_joined_statements() -> None:
 
 
 def pipeline_with(checks: PlanChecks, memory: str) -> tuple[IngestPipeline, ScriptedLLM, MemoryFactStore]:
-    """A pipeline whose user already has `memory`; the scripted model answers what the test adds."""
+    """A pipeline whose user already has the fact `memory` (read by the model, not a message kept as
+    said); the scripted model answers what the test adds."""
     llm, store = ScriptedLLM(), MemoryFactStore()
     embedder = checks.embedder
     assert embedder is not None
     pipeline = IngestPipeline(store, MemoryIndex(), embedder, LLMFactExtractor(llm), LLMReconciler(llm, checks))
-    request = AddRequest(messages=[Message(role="user", content=memory)], user_id="alice", infer=False)
-    pipeline.run(SCOPE, request, "seed")
+    llm.answers.append(facts_json(memory))
+    pipeline.run(SCOPE, AddRequest(messages=[Message(role="user", content=memory)], user_id="alice"), "seed")
+    llm.calls.clear()
     return pipeline, llm, store
 
 

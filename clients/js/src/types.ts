@@ -21,6 +21,7 @@ export interface MemorySource {
   name?: string | null;
   span?: [number, number] | null;
   at?: string | null;
+  via?: "add" | "as_given" | "patch"; // read from a message, stored with infer: false, or a correction
 }
 
 export interface Memory {

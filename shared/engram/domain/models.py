@@ -102,7 +102,8 @@ class MemorySource(Model):
     span: tuple[int, int] | None = None  # the characters [start, end) of the message a part of it keeps
     at: datetime | None = None  # when the message was said (kept by an import of an export)
     # "patch": a person corrected the memory's text (PATCH); no message lies behind that version.
-    via: Literal["add", "patch"] = "add"
+    # "as_given": an add with `infer: false` stored the message as said (a kept message, like an episode).
+    via: Literal["add", "as_given", "patch"] = "add"
 
 
 SPEAKER_KEY = "speaker"  # the index metadata key of who said a memory (index_ports.Speakers)
@@ -174,6 +175,12 @@ class Fact(Model):
     @property
     def is_current(self) -> bool:
         return self.valid_to is None
+
+    @property
+    def kept_as_said(self) -> bool:
+        """A message kept in its own words (an episode, or stored as given): it may say several things,
+        so a later statement outdates part of it (`outdated_by`) and never closes it."""
+        return self.kind == "episode" or (self.source is not None and self.source.via == "as_given")
 
     def expired(self, now: datetime) -> bool:
         # A protected memory does not expire: no automatic process closes it. Its expires_at is

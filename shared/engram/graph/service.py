@@ -12,9 +12,10 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import LLMOutputError, NotFoundError
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
 from engram.domain.models import Message, Scope, Usage, utcnow
+from engram.domain.outdated import Outdated
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
 from engram.domain.steps import CandidateFact
-from engram.graph.resolve import EntityResolver, index_entities
+from engram.graph.resolve import EntityResolver, index_entities, user_entity_id
 from engram.graph.search import GraphSearcher
 
 if TYPE_CHECKING:  # the worker's side; the API (search, corrections) never loads the offline rules
@@ -140,6 +141,36 @@ class GraphService:
         fact = CandidateFact(text=text, fact_key=fact_key, fact_value=fact_value)
         said = [Message(role="user", content=text, created_at=now)]
         changes, _ = self.ingest(scope, said, [fact], f"patch:{memory_id}", memories=[(memory_id, text)])
+        return changes
+
+    def close_outdated(
+        self,
+        scope: Scope,
+        outdated: Sequence[Outdated],
+        task_id: str,
+        standing: Callable[[Sequence[str]], set[str]],
+    ) -> GraphChanges:
+        """Close the user's relations that rest only on memories a later statement outdated in what
+        they state (graph/outdated.py), valid until that statement was said. `standing` tells which
+        of some memory ids are current and outdated in nothing: a relation one of them states stays."""
+        from engram.graph.apply import GraphChanges
+        from engram.graph.outdated import ended_relations
+
+        user = user_entity_id(scope.user_id)
+        mine = self.store.relations_of(scope.tenant_id, [user])
+        candidates = ended_relations(user, mine, outdated)
+        ended = {o.memory_id for o in outdated}
+        # A relation another current memory still states (not outdated by this run) stays.
+        others = {m for r in candidates for m in r.memory_ids if m not in ended}
+        holding = standing(sorted(others)) if others else set()
+        changes = GraphChanges()
+        for relation in candidates:
+            if holding & set(relation.memory_ids):
+                continue
+            when = max([o.at for o in outdated if o.memory_id in relation.memory_ids] + [relation.valid_from])
+            changes.closed.append(relation.model_copy(update={"valid_to": when, "closed_by": task_id}))
+        if changes.closed:
+            self.store.put_relations(changes.closed)
         return changes
 
     def delete_relation(self, tenant_id: str, relation_id: str) -> Relation:

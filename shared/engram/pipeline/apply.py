@@ -22,6 +22,7 @@ from engram.domain.models import (
 )
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.protection import keep_protected
+from engram.text.clauses import split_clauses, split_sentences
 from engram.text.transcript import choose_prompt
 from engram.writes.unit_of_work import Changes, Lifecycle, next_version
 
@@ -80,12 +81,38 @@ class Applier:
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         results: list[tuple[Decision, TaskResult]] = []
         episode_of = self._episodes_by_message(scope, task_id, candidates, decisions)
+        stated_by = self._added_by_message(scope, task_id, candidates, decisions)
         for position, d in enumerate(decisions):
             candidate = candidates[d.fact_index] if d.fact_index is not None else None
             said = said_at(request, candidate)
+            if d.memory_id and _keeps(d.event, memory(d.memory_id, True)):
+                # A message kept as said is never closed by a decision, nor rewritten when it says other things.
+                kept = memory(d.memory_id, True)
+                if d.event is Event.DELETE and said < kept.valid_from:
+                    note = OLDER_NOTE.format(id=kept.id, at=kept.valid_from.isoformat())
+                    results.append((d, self._result(kept, Event.NONE, None, note)))
+                    continue
+                # The new statement is stored beside it (unless its message already stored one, for an ending).
+                ending = d.event is Event.DELETE
+                by = stated_by.get(candidate.message_index) if ending and candidate is not None else None
+                if by is None:
+                    stated = candidate
+                    if ending and candidate is not None:  # stored as an ending: no key (see _new_fact)
+                        stated = candidate.model_copy(update={"negated": True})
+                    text = stated.text if stated is not None else d.text
+                    d = d.model_copy(update={"event": Event.ADD, "memory_id": None, "text": text})
+                    fact = self._new_fact(scope, request, task_id, position, d, stated, said)
+                    fact.source = _source(task_id, candidate, sources, request, request.infer)
+                    changes.add(fact, self.actor, task_id, d.note, vectors.get(text))
+                    results.append((d, self._result(fact, Event.ADD, None, d.note)))
+                    by = fact.id
+                if ending:  # what it ended is outdated there; the rest still holds
+                    note = f"ended in part by a later statement ({by})"
+                    read[kept.id] = self._mark(kept, by, changes, task_id, note)
+                continue
             if d.event is Event.ADD:
                 fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
-                fact.source = _source(task_id, candidate, sources, request)
+                fact.source = _source(task_id, candidate, sources, request, request.infer)
                 if fact.kind == "fact" and candidate is not None:
                     fact.episode_id = episode_of.get(candidate.message_index)
                 changes.add(fact, self.actor, task_id, d.note, vectors.get(d.text))
@@ -94,7 +121,7 @@ class Applier:
                 old = memory(d.memory_id)
                 if said < old.valid_from:  # told out of order: the older statement is history, not news
                     fact = self._new_fact(scope, request, task_id, position, d, candidate, said)
-                    fact.source = _source(task_id, candidate, sources, request)
+                    fact.source = _source(task_id, candidate, sources, request, request.infer)
                     fact.valid_to = old.valid_from
                     note = HISTORY_NOTE.format(id=old.id, at=old.valid_from.isoformat())
                     changes.add(fact, self.actor, task_id, note, vectors.get(d.text))
@@ -147,6 +174,18 @@ class Applier:
         out.pop(None, None)
         return out
 
+    def _added_by_message(
+        self, scope: Scope, task_id: str, candidates: Sequence[CandidateFact], decisions: Sequence[Decision]
+    ) -> dict[int | None, str]:
+        """The id of the first memory this run adds from each message: what an ending said there is stored in it."""
+        out: dict[int | None, str] = {}
+        for position, d in enumerate(decisions):
+            candidate = candidates[d.fact_index] if d.fact_index is not None else None
+            if d.event is Event.ADD and candidate is not None:
+                out.setdefault(candidate.message_index, fact_id(scope, task_id, position, d.text))
+        out.pop(None, None)
+        return out
+
     def _outdate_episode(
         self,
         replaced: Fact,
@@ -164,15 +203,15 @@ class Applier:
             return
         if replaced.id in episode.outdated_by or not episode.is_current:
             return
-        marked = episode.model_copy(
-            update={
-                "outdated_by": [*episode.outdated_by, replaced.id],
-                "version": episode.version + 1,
-                "updated_at": utcnow(),
-            }
-        )
         note = f"outdated in part by a later statement ({replaced.id})"
-        read[episode.id] = changes.rewrite(episode, marked, self.actor, task_id, note)
+        read[episode.id] = self._mark(episode, replaced.id, changes, task_id, note)
+
+    def _mark(self, kept: Fact, by: str, changes: Changes, task_id: str, note: str) -> Fact:
+        """The next version of a kept message, outdated in part by the memory `by`; its text unchanged."""
+        if by in kept.outdated_by:
+            return kept
+        marked = outdated_version(kept, by)
+        return changes.rewrite(kept, marked, self.actor, task_id, note)
 
     def protect(
         self, tenant_id: str, candidates: Sequence[CandidateFact], decisions: Sequence[Decision], known: Sequence[Fact]
@@ -217,8 +256,10 @@ class Applier:
             agent_id=scope.agent_id,
             run_id=scope.run_id,
             text=decision.text,
-            fact_key=candidate.fact_key if candidate else None,
-            fact_value=candidate.fact_value if candidate else None,
+            # An ending stored as a memory ("No longer works at Google") holds no key: its key would
+            # state the ended value as current.
+            fact_key=candidate.fact_key if candidate and not candidate.negated else None,
+            fact_value=candidate.fact_value if candidate and not candidate.negated else None,
             memory_bank=candidate.memory_bank if candidate else Fact.model_fields["memory_bank"].default,
             importance=importance,
             metadata=dict(request.metadata),  # who said it is on the source (Fact.speaker)
@@ -227,6 +268,26 @@ class Applier:
             embedding_model=self.lifecycle.embedder.model_id,
             kind=candidate.kind if candidate else "fact",
         )
+
+
+def _keeps(event: Event, memory: Fact) -> bool:
+    """Whether a decision to change `memory` leaves it as it is (the new statement stored beside it): an
+    ending of a message kept as said, or a change of one that says several things. A memory stored as
+    given that says one thing ("Works at Siemens") is updated as a fact is."""
+    if not (memory.kept_as_said and memory.is_current):  # a closed one: a replayed decision changes nothing
+        return False
+    return event is Event.DELETE or (event is Event.UPDATE and _says_several(memory.text))
+
+
+def _says_several(text: str) -> bool:
+    """More than one clause: "I live in Leeds and I work as a nurse" (bounded by the message's size)."""
+    return sum(len(split_clauses(s)) for s in split_sentences(text)) > 1
+
+
+def outdated_version(kept: Fact, by: str) -> Fact:
+    """The next version of a memory kept current that the memory `by` outdated in part."""
+    update = {"outdated_by": [*kept.outdated_by, by], "version": kept.version + 1, "updated_at": utcnow()}
+    return kept.model_copy(update=update)
 
 
 def fact_id(scope: Scope, task_id: str, position: int, text: str) -> str:
@@ -246,9 +307,13 @@ def said_at(request: AddRequest, candidate: CandidateFact | None) -> datetime:
 
 
 def _source(
-    task_id: str, candidate: CandidateFact | None, sources: Sequence[MemorySource], request: AddRequest
+    task_id: str,
+    candidate: CandidateFact | None,
+    sources: Sequence[MemorySource],
+    request: AddRequest,
+    read: bool = True,
 ) -> MemorySource:
-    """The task and message a new memory came from, with who said it."""
+    """The task and message a new memory came from, with who said it; `read` False: stored as given."""
     index = candidate.message_index if candidate is not None else None
     role: str | None = None
     if index is None and candidate is not None and candidate.kind == "fact":
@@ -265,6 +330,8 @@ def _source(
         name = names.pop() if len(names) == 1 else None
     if candidate is not None and candidate.span is not None:
         source = source.model_copy(update={"span": candidate.span})
+    if not read:
+        source = source.model_copy(update={"via": "as_given"})
     if role not in ("user", "assistant", "tool"):
         return source
     return source.model_copy(update={"role": role, "name": name})

@@ -31,13 +31,14 @@ from engram.domain.models import (
     TaskResult,
     Usage,
 )
+from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline import instruction_screen
-from engram.pipeline.apply import Applier
-from engram.pipeline.aspects import AspectReader
+from engram.pipeline.apply import Applier, said_at
+from engram.pipeline.aspects import AspectReader, key_aspect
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import (
@@ -82,6 +83,7 @@ class IngestOutcome:
     messages: list[Message] | None = None  # the run's messages without their excluded clauses, when any were cut
     relations: TaskRelations = field(default_factory=TaskRelations)  # what the graph pipeline changed
     unread: str | None = None  # what of the policy this pipeline could not honour (the task's note says it)
+    outdated: list[Outdated] = field(default_factory=list)  # what a later statement of this run replaced
 
     def share(self, task_id: str, run_task_id: str) -> TaskShare:
         """What one task of the run made; without shares, the whole outcome is the run's own task's."""
@@ -311,6 +313,7 @@ class IngestPipeline:
         applier = Applier(self._lifecycle)
         known = reads.stored(existing)  # a change is applied to the memory as the fact store has it
         decisions, known = applier.protect(scope.tenant_id, candidates, decisions, known)
+        decisions = self._keep_endings(scope, request, candidates, decisions)
         for decision in decisions:
             counts[decision.event.value] += 1
             counts["duplicates"] += decision.duplicate
@@ -319,13 +322,64 @@ class IngestPipeline:
         shares.add_results(applied, candidates)
         stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
         keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
+        outdated: list[Outdated] = []
         if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
             outdated = self._supersession.run(scope, written, vectors, task_id)
-            if outdated:
-                counts["superseded"] = outdated
-                shares.add_run_counts({"superseded": outdated})
-        return IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
+        if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):
+            outdated += self._supersession.end(scope, ended, task_id)
+        if outdated:
+            counts["superseded"] = len(outdated)
+            shares.add_run_counts({"superseded": len(outdated)})
+        outcome = IngestOutcome([result for _, result in applied], usage, counts, candidates, shares)
+        outcome.outdated = outdated
+        return outcome
+
+    def _keep_endings(
+        self, scope: Scope, request: AddRequest, candidates: Sequence[CandidateFact], decisions: Sequence[Decision]
+    ) -> list[Decision]:
+        """An ending a decision dropped ("I'm not vegetarian anymore" beside a message kept as said that
+        the reconciler did not read as a diet) is stored when the person still holds what it ends, so
+        that memory can be marked outdated by it: what was said is not lost."""
+        out = list(decisions)
+        if self._supersession is None:
+            return out
+        decided = {d.fact_index for d in out if d.event is not Event.NONE or d.memory_id}
+        for index, candidate in enumerate(candidates):
+            aspect = key_aspect(candidate.fact_key)
+            if index in decided or not candidate.negated or aspect is None or not candidate.fact_value:
+                continue
+            if not self._supersession.holds(
+                scope, candidate.text, aspect, candidate.fact_value, said_at(request, candidate)
+            ):
+                continue
+            stored = Decision(event=Event.ADD, text=candidate.text, fact_index=index)
+            at = next((i for i, d in enumerate(out) if d.fact_index == index), None)
+            if at is None:
+                out.append(stored)
+            else:
+                out[at] = stored
+        return out
+
+    def _endings(
+        self, scope: Scope, candidates: Sequence[CandidateFact], applied: Sequence[tuple[Decision, TaskResult]]
+    ) -> list[tuple[Fact, str, str]]:
+        """The endings the reader gave this run ("I quit my job at Google": a negated fact of an aspect,
+        with the value it ends), each with the memory its message was stored in by this run."""
+        negated = [(c, a) for c in candidates if c.negated and c.fact_value and (a := key_aspect(c.fact_key))]
+        if not negated:
+            return []
+        stored: dict[int | None, str] = {}
+        for decision, result in applied:
+            candidate = candidates[decision.fact_index] if decision.fact_index is not None else None
+            if result.event is Event.ADD and candidate is not None:
+                stored.setdefault(candidate.message_index, result.id)
+        by = {f.id: f for f in self.facts.get_many(scope.tenant_id, list(stored.values()))}
+        return [
+            (by[stored[c.message_index]], aspect, c.fact_value or "")
+            for c, aspect in negated
+            if stored.get(c.message_index) in by
+        ]
 
     def _cut_short(
         self, messages: Sequence[Message], prompt: ExtractionPrompt, candidates: Sequence[CandidateFact]
@@ -534,6 +588,27 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
         outcome.shares.add_run_relations(outcome.relations)
 
 
+def close_ended_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The graph's relations that rest only on memories this run outdated close with them ("boyfriend
+    Julien" once a later statement replaced the memories that said so), whatever the add's mode."""
+    graph, outcome = pipeline.graph, run.result
+    if graph is None or not outcome.outdated:
+        return
+
+    def standing(ids: Sequence[str]) -> set[str]:
+        return {f.id for f in pipeline.facts.get_many(run.scope.tenant_id, list(ids)) if not f.outdated_by}
+
+    changes = graph.close_outdated(run.scope, outcome.outdated, run.task_id, standing)
+    if not changes.closed:
+        return
+    for name, count in changes.counts().items():
+        outcome.counts[name] = outcome.counts.get(name, 0) + count
+    outcome.relations.extend(changes.relations())
+    if outcome.shares is not None:
+        outcome.shares.add_run_counts(changes.counts())
+        outcome.shares.add_run_relations(changes.relations())
+
+
 def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
     """What the policy left out, the messages without it when the redaction cut any, and instructions that
     nothing in this deployment reads."""
@@ -550,5 +625,5 @@ def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
 Stage = Callable[[IngestPipeline, IngestRun], None]
 STAGES: tuple[Stage, ...] = (
     *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
-    *(drop_unsaid, add_relations, report_skipped),
+    *(drop_unsaid, add_relations, close_ended_relations, report_skipped),
 )

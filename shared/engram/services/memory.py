@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -185,8 +185,9 @@ class MemoryService:
         return self.graph.search(tenant_id, q.user_id, q.query, hops)
 
     def _search_as_of(self, tenant_id: str, q: SearchQuery, as_of: datetime) -> list[tuple[Fact, float]]:
-        """The same ranking over the versions current at `as_of`, in a scratch index: the live index
-        holds only what is current now. Bounded, since each version is embedded for the query."""
+        """The same ranking, stages included, over the versions current at `as_of`, in a scratch index:
+        the live index holds only what is current now. Bounded, since each version is embedded for the
+        query. A question's own time ("last week") is read against `as_of` unless `now` is given."""
         if self.scratch_index is None:
             raise ValidationError("as_of", "searching as of a time is not configured on this deployment")
         versions: list[Fact] = []
@@ -206,8 +207,15 @@ class MemoryService:
         vectors = self.embedder.embed([f.text for f in versions])
         index.upsert([index_doc(f, v) for f, v in zip(versions, vectors, strict=True)])
         by_id = {f.id: f for f in versions}
-        hits = HybridSearcher(index, self.embedder).search(tenant_id, q.user_id, q.query, q.top_k, None, q.threshold)
-        return [(by_id[h.id], h.score) for h in hits]
+        assert self.search_pipeline is not None  # noqa: S101 - type narrowing: set in __post_init__
+        live = self.search_pipeline.searcher
+        searcher = HybridSearcher(index, self.embedder)
+        if isinstance(live, HybridSearcher):  # the live searcher's weights, over the scratch index
+            searcher = replace(live, index=index)
+        then = SearchPipeline(searcher, self.search_pipeline.stages)
+        # The scratch index holds only the filtered versions: no filter is needed (nor applied twice).
+        asked = q.model_copy(update={"filters": None, "now": q.now or as_of})
+        return then.run(tenant_id, asked, lambda _t, _u, ids: {i: by_id[i] for i in ids if i in by_id})
 
     def list_memories(
         self,

@@ -111,11 +111,12 @@ class World:
         self.scope = Scope(tenant_id="t", user_id="u")
         self.tasks = 0
 
-    def say(self, text: str, on: str | None = None, name: str | None = None) -> None:
+    def say(self, text: str, on: str | None = None, name: str | None = None, infer: bool = True) -> None:
         at = datetime.fromisoformat(on).replace(tzinfo=UTC) if on else None
         message = Message(role="user", content=text, created_at=at, name=name)
         self.tasks += 1
-        self.pipeline.run(self.scope, AddRequest(user_id="u", messages=[message]), f"task-{self.tasks}")
+        request = AddRequest(user_id="u", messages=[message], infer=infer)
+        self.pipeline.run(self.scope, request, f"task-{self.tasks}")
 
     def current(self) -> list[Fact]:
         return self.facts.list_current("t", "u", 100).items
@@ -177,3 +178,47 @@ def test_a_protected_memory_is_not_outdated(reader: AspectReader) -> None:
         service.update("t", memory.id, MemoryPatch(is_protected=True))
     world.say("I live in Manchester now")
     assert world.live("Leeds") and world.live("Manchester")
+
+
+def stored(world: World, text: str, on: str) -> Fact:
+    """A fact as an LLM may write it, without a key (read by its words only)."""
+    from engram.writes.unit_of_work import Lifecycle
+
+    fact = Fact(tenant_id="t", user_id="u", text=text, valid_from=datetime.fromisoformat(on).replace(tzinfo=UTC))
+    changes = Lifecycle(world.facts, world.index, world.pipeline.embedder).changes("t", "u")
+    changes.add(fact, "test")
+    changes.commit()
+    return fact
+
+
+def test_a_fact_that_says_more_than_what_changed_stays_current_marked_outdated(reader: AspectReader) -> None:
+    world = World(reader)
+    joined = stored(world, "Lives in Leeds and works as a nurse at St James's", "2025-01-10")
+    stored(world, "Has been vegetarian for years and lives in Leeds", "2025-01-11")
+    world.say("I moved to York", "2025-06-02")
+
+    (kept,) = world.facts.get_many("t", [joined.id])
+    assert kept.is_current and kept.outdated_by  # the job and the employer still hold
+    assert world.live("York") and not world.live("Leeds")
+
+
+def test_a_fact_stating_only_the_old_value_is_closed_and_a_message_stored_as_said_is_kept(
+    reader: AspectReader,
+) -> None:
+    world = World(reader)
+    alone = stored(world, "Lives in Leeds", "2025-01-10")
+    world.say("I moved to York", "2025-06-02", infer=False)
+    assert not world.facts.get_many("t", [alone.id])  # it stated only the old home: closed
+    (york,) = world.live("York")
+    world.say("I moved to Bath", "2025-09-02", infer=False)
+    (kept,) = world.facts.get_many("t", [york.id])  # stored as said: never closed
+    assert kept.outdated_by and kept.text == "I moved to York"
+
+
+def test_a_later_session_outdates_an_earlier_one(reader: AspectReader) -> None:
+    world = World(reader)
+    world.scope = Scope(tenant_id="t", user_id="u", run_id="s1")
+    world.say("I live in Leeds", "2025-01-10")
+    world.scope = Scope(tenant_id="t", user_id="u", run_id="s2")
+    world.say("I moved to York", "2025-06-02")
+    assert world.live("York") and not world.live("Leeds")

@@ -12,6 +12,7 @@ from engram.pipeline.ingest import (
     IngestPipeline,
     IngestRun,
     add_relations,
+    close_ended_relations,
     drop_unsaid,
     keep_instructions,
     plan,
@@ -41,7 +42,7 @@ def state(p: IngestPipeline, *messages: tuple[str, str], policy: MemoryPolicy | 
 def test_the_stages_run_in_this_order() -> None:
     assert STAGES == (
         *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
-        *(drop_unsaid, add_relations, report_skipped),
+        *(drop_unsaid, add_relations, close_ended_relations, report_skipped),
     )
 
 

@@ -1,0 +1,18 @@
+"""What a later statement did to an older memory: the statement of it that ended, and how the memory was
+kept. Written by the resolution (pipeline/supersede.py), read by the graph so a relation closes with the
+memory that ended it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Outdated:
+    memory_id: str  # the older memory
+    aspect: str  # what of the person it stated (home, employer, job, partner, diet, ...)
+    values: tuple[str, ...]  # the values it stated of that aspect, now replaced
+    by: str  # the memory that replaced them
+    at: datetime  # when that was said
+    closed: bool  # the memory was closed; else it stays current, marked `outdated_by`
