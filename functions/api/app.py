@@ -20,7 +20,7 @@ from engram.domain.errors import EngramError
 from engram.domain.filters import ListFilters
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.models import AddRequest, MemoryBank
-from engram.http import chat_routes, config_routes, graph_routes, import_routes, operations_routes
+from engram.http import agentcore_routes, chat_routes, config_routes, graph_routes, import_routes, operations_routes
 from engram.http.authorization import tenant_of
 from engram.http.cors import cors_config
 from engram.http.docs import openapi_document, swagger_page
@@ -51,6 +51,7 @@ app = APIGatewayRestResolver(enable_validation=True, cors=cors_config(container(
 # /v1/chat/completions; /v1/graph; /v1/config; POST /v1/memories/import; /health, /v1/metrics, /v1/usage, ...
 for routes in (chat_routes, graph_routes, config_routes, import_routes, operations_routes):
     app.include_router(routes.router)
+app.include_router(agentcore_routes.router)  # AgentCore Memory's data plane (docs/agentcore.md)
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]

@@ -7,6 +7,7 @@ function's cold start stays small. Tests pass fakes in through `overrides`.
 from __future__ import annotations
 
 import importlib.util
+from datetime import timedelta
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from engram.domain.errors import ConfigurationError
 from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
+    from engram.agentcore.service import AgentCoreService
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
@@ -325,6 +327,16 @@ class Container:
             users=self.users,
             lifecycle=self.lifecycle,
         )
+
+    @cached_property
+    def agentcore(self) -> AgentCoreService:
+        """AgentCore Memory's data plane over the memories, its events on the memory table."""
+        from engram.adapters.dynamo.event_store import DynamoEventStore
+        from engram.agentcore.service import AgentCoreService
+
+        events = DynamoEventStore(self.aws.dynamodb, self.settings.memory_table)
+        expiry = timedelta(days=self.settings.agentcore_event_expiry_days)
+        return AgentCoreService(self.memories, self.lifecycle, events, self.users, expiry)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:
