@@ -48,10 +48,9 @@ from engram.http.screen import screen
 logger = Logger()
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config(container().settings.cors_origin_list))
 
-# /v1/chat/completions; /v1/graph; /v1/config; POST /v1/memories/import; /health, /v1/metrics, /v1/usage, ...
-for routes in (chat_routes, graph_routes, config_routes, import_routes, operations_routes):
+# /v1/chat/completions; /v1/graph; /v1/config; /v1/memories/import; /health, /v1/usage...; AgentCore's /memories/...
+for routes in (chat_routes, graph_routes, config_routes, import_routes, operations_routes, agentcore_routes):
     app.include_router(routes.router)
-app.include_router(agentcore_routes.router)  # AgentCore Memory's data plane (docs/agentcore.md)
 container().settings.require("memory_table", "tasks_table", "bucket", "queue_url")
 
 UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]

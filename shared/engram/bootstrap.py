@@ -16,6 +16,7 @@ from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
     from engram.agentcore.service import AgentCoreService
+    from engram.domain.agentcore import Callers
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
@@ -337,6 +338,18 @@ class Container:
         events = DynamoEventStore(self.aws.dynamodb, self.settings.memory_table)
         expiry = timedelta(days=self.settings.agentcore_event_expiry_days)
         return AgentCoreService(self.memories, self.lifecycle, events, self.users, expiry)
+
+    @cached_property
+    def agentcore_callers(self) -> Callers:
+        """Who signed an AgentCore request: locally SigV4 against ENGRAM_AGENTCORE_KEYS; on AWS the IAM
+        principal API Gateway verified, mapped by ENGRAM_AGENTCORE_PRINCIPALS."""
+        if self.settings.agentcore_keys is not None:
+            from engram.adapters.aws.sigv4_callers import SigV4Callers
+
+            return SigV4Callers(self.settings.agentcore_keys.get_secret_value())
+        from engram.agentcore.principals import PrincipalCallers
+
+        return PrincipalCallers(self.settings.agentcore_principals)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:

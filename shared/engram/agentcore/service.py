@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import ValidationError as SchemaError
 
-from engram.agentcore.events import EventPage, EventStore, MetadataFilter, SessionPage, StoredEvent, metadata_keeps
 from engram.agentcore.ids import (
     EPISODIC,
     PREFERENCES,
@@ -21,6 +20,7 @@ from engram.agentcore.ids import (
     new_event_id,
     record_id,
 )
+from engram.domain.agentcore import EventPage, EventStore, MetadataFilter, SessionPage, StoredEvent, metadata_keeps
 from engram.domain.errors import EngramError, NotFoundError, ValidationError
 from engram.domain.models import (
     AddRequest,

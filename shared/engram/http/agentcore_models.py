@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from engram.agentcore.events import MetadataFilter, StoredEvent
 from engram.agentcore.ids import namespace_of, record_id, strategy_of
+from engram.domain.agentcore import MetadataFilter, StoredEvent
 from engram.domain.models import Fact
 
 # AgentCore's patterns, without its nested groups (linear either way): actor ids here take no "/",

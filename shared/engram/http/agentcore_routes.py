@@ -4,7 +4,6 @@ AgentCore's (http/errors.py); the domain is engram.agentcore."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -30,7 +29,6 @@ from engram.http.agentcore_models import (
     event_view,
     record_view,
 )
-from engram.http.sigv4 import KeyPair, parse_keys, parse_principals, principal_tenant, signed_tenant
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
 # Parameters are named as the URIs label them (memoryId, ...): Powertools passes them by name.
@@ -38,31 +36,13 @@ router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__
 Actor = Annotated[str, Path(min_length=1, max_length=255, pattern=ACTOR_PATTERN)]
 Session = Annotated[str, Path(min_length=1, max_length=100, pattern=SESSION_PATTERN)]
 Namespace = Annotated[str | None, Query(max_length=1024)]
-SESSION = "/memories/<memoryId>/actor/<actorId>/sessions/<sessionId>"
-# Powertools' path parameters take no "#", which every event id holds: the id is read as its two halves.
-EVENT = SESSION + "/events/<eventTime>#<eventHash>"
 HIDDEN: dict[str, Any] = {"include_in_schema": False}  # botocore's service model documents these, not /openapi.json
-
-
-@lru_cache(maxsize=4)
-def _keys(text: str) -> dict[str, KeyPair]:
-    return parse_keys(text)
-
-
-@lru_cache(maxsize=4)
-def _principals(text: str | None) -> dict[str, str]:
-    return parse_principals(text)
 
 
 def tenant() -> str:
     """Locally the key pair that signed the request (ENGRAM_AGENTCORE_KEYS); on AWS the IAM principal
     API Gateway verified (ENGRAM_AGENTCORE_PRINCIPALS)."""
-    settings = bootstrap.container().settings
-    event = router.current_event
-    if settings.agentcore_keys is not None:
-        return signed_tenant(_keys(settings.agentcore_keys.get_secret_value()), event.raw_event)
-    identity = (event.raw_event.get("requestContext") or {}).get("identity") or {}
-    return principal_tenant(_principals(settings.agentcore_principals), identity.get("userArn"))
+    return bootstrap.container().agentcore_callers.tenant(router.current_event.raw_event)
 
 
 def agentcore() -> AgentCoreService:
@@ -103,20 +83,21 @@ def create_event(memoryId: str, body: CreateEventBody) -> Response[Any]:
     return answer(201, {"event": event_view(memoryId, event)})
 
 
-@router.get(EVENT, **HIDDEN)
+# Powertools' path parameters take no "#", which every event id holds: the id is read as its two halves.
+@router.get("/memories/<memoryId>/actor/<actorId>/sessions/<sessionId>/events/<eventTime>#<eventHash>", **HIDDEN)
 def get_event(memoryId: str, actorId: Actor, sessionId: Session, eventTime: str, eventHash: str) -> Response[Any]:
     event = agentcore().get_event(tenant(), memoryId, actorId, sessionId, f"{eventTime}#{eventHash}")
     return answer(200, {"event": event_view(memoryId, event)})
 
 
-@router.delete(EVENT, **HIDDEN)
+@router.delete("/memories/<memoryId>/actor/<actorId>/sessions/<sessionId>/events/<eventTime>#<eventHash>", **HIDDEN)
 def delete_event(memoryId: str, actorId: Actor, sessionId: Session, eventTime: str, eventHash: str) -> Response[Any]:
     event_id = f"{eventTime}#{eventHash}"
     agentcore().delete_event(tenant(), memoryId, actorId, sessionId, event_id)
     return answer(200, {"eventId": event_id})
 
 
-@router.post(SESSION, **HIDDEN)
+@router.post("/memories/<memoryId>/actor/<actorId>/sessions/<sessionId>", **HIDDEN)
 def list_events(memoryId: str, actorId: Actor, sessionId: Session, body: ListEventsBody) -> Response[Any]:
     page = agentcore().list_events(
         tenant(), memoryId, actorId, sessionId, body.branch(), body.filters(), body.maxResults, body.nextToken

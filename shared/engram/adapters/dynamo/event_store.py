@@ -1,4 +1,4 @@
-"""AgentCore's events on the memory table (engram.agentcore.events.EventStore).
+"""AgentCore's events on the memory table (engram.domain.agentcore.EventStore).
 
 Keys: a session's events pk=T#{tenant}#M#AGENTCORE#E#{actor}#{session}, sk={event id} (the event time in
 milliseconds first, so a Query reads them newest first, as AgentCore lists them); an actor's sessions
@@ -18,7 +18,7 @@ from engram.adapters.aws.clients import aws_errors, error_code
 from engram.adapters.dynamo.cursor import decode_cursor, encode_cursor
 from engram.adapters.dynamo.fact_store import memory_pk
 from engram.adapters.dynamo.values import iso
-from engram.agentcore.events import EventPage, SessionPage, StoredEvent
+from engram.domain.agentcore import EventPage, SessionPage, StoredEvent
 from engram.domain.errors import NotFoundError, ValidationError
 from engram.domain.models import utcnow
 

@@ -1,8 +1,8 @@
-"""Who signed an AgentCore request: SigV4 checked against the configured key pairs (the local stack,
-where no IAM stands in front), or the IAM principal API Gateway verified (AWS_IAM routes on AWS).
+"""Callers (engram.domain.agentcore) by SigV4 against configured key pairs: the local stack's AgentCore
+routes, where no IAM stands in front (on AWS, API Gateway checks the signature: agentcore/principals.py).
 
 The signature is recomputed with botocore's own signer over the request as the client signed it, and
-compared in constant time. Either way the answer is a tenant, or AccessDenied."""
+compared in constant time; the answer is the key's tenant, or ForbiddenError (AgentCore's AccessDenied)."""
 
 from __future__ import annotations
 
@@ -48,26 +48,12 @@ def parse_keys(text: str | None) -> dict[str, KeyPair]:
     return pairs
 
 
-def parse_principals(text: str | None) -> dict[str, str]:
-    """`principal-arn=tenant,...` (ENGRAM_AGENTCORE_PRINCIPALS); an ARN ending in `*` is a prefix."""
-    found: dict[str, str] = {}
-    for entry in filter(None, (e.strip() for e in (text or "").split(","))):
-        arn, _, tenant = entry.rpartition("=")
-        if not arn or not tenant:
-            raise ValueError("ENGRAM_AGENTCORE_PRINCIPALS: each entry is principal-arn=tenant")
-        found[arn] = tenant
-    return found
+class SigV4Callers:
+    def __init__(self, keys: str) -> None:
+        self._keys = parse_keys(keys)
 
-
-def principal_tenant(principals: Mapping[str, str], user_arn: str | None) -> str:
-    """The tenant of the IAM principal API Gateway verified the signature of."""
-    if user_arn:
-        if user_arn in principals:
-            return principals[user_arn]
-        for arn, tenant in principals.items():
-            if arn.endswith("*") and user_arn.startswith(arn[:-1]):
-                return tenant
-    raise ForbiddenError(f"the principal {user_arn!r} is mapped to no tenant (ENGRAM_AGENTCORE_PRINCIPALS)")
+    def tenant(self, request: Mapping[str, Any]) -> str:
+        return signed_tenant(self._keys, request)
 
 
 def signed_tenant(keys: Mapping[str, KeyPair], event: Mapping[str, Any], now: datetime | None = None) -> str:

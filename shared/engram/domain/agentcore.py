@@ -1,9 +1,10 @@
-"""AgentCore's events: a session's turns kept as sent, with both clocks (when they happened, the
-event time the client gives; when Engram stored them), and the store they live in (a port)."""
+"""AgentCore Memory's events: a session's turns kept as sent, with both clocks (when they happened, the
+event time the client gives; when Engram stored them); the store they live in and the callers'
+identities (ports); AgentCore's metadata filters."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -65,6 +66,12 @@ class EventStore(Protocol):
         ...
 
     def sessions(self, tenant_id: str, actor_id: str, limit: int, token: str | None) -> SessionPage: ...
+
+
+class Callers(Protocol):
+    def tenant(self, request: Mapping[str, Any]) -> str:
+        """The tenant of whoever signed this API Gateway proxy event; ForbiddenError for anyone else."""
+        ...
 
 
 @dataclass(frozen=True)
