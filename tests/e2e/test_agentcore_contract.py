@@ -395,3 +395,66 @@ def test_a_tenant_sees_only_its_own_memory(stack: StackProcess, client: Any) -> 
     own = memory_id_of("globex")
     assert error_of(globex.get_event, memoryId=own, **keys).response["Error"]["Code"] == "ResourceNotFoundException"
     assert globex.list_sessions(memoryId=own, actorId=who)["sessionSummaries"] == []
+
+
+# --- the bedrock-agentcore SDK ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sdk_session(stack: StackProcess, monkeypatch: pytest.MonkeyPatch) -> boto3.Session:
+    """What a user of the SDK changes: the endpoint (botocore's per-service variable) and the keys."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_AGENTCORE", stack.url)
+    return boto3.Session(aws_access_key_id=ACME[0], aws_secret_access_key=ACME[1], region_name="us-east-1")
+
+
+def test_the_sdks_quickstart_runs_unchanged(sdk_session: boto3.Session) -> None:
+    """The bedrock-agentcore README's quick start: a session manager, turns, a long-term search."""
+    from bedrock_agentcore.memory import MemorySessionManager
+    from bedrock_agentcore.memory.constants import ConversationalMessage, MessageRole
+
+    who = actor()
+    manager = MemorySessionManager(memory_id=MEMORY, region_name="us-east-1", boto3_session=sdk_session)
+    session = manager.create_memory_session(actor_id=who, session_id="session-456")
+    session.add_turns(
+        [
+            ConversationalMessage("I love eating apples and cherries", MessageRole.USER),
+            ConversationalMessage("Apples are very good for you!", MessageRole.ASSISTANT),
+        ]
+    )
+
+    def memories() -> list[Any]:
+        found = session.search_long_term_memories(
+            query="what food does the user like", namespace_path=f"/strategies/preferences/actors/{who}/", top_k=5
+        )
+        return [m for m in found if "apples" in m["content"]["text"].lower()]
+
+    assert until(memories)
+    turns = session.get_last_k_turns(k=1)
+    assert [m["content"]["text"] for m in turns[0]] == [
+        "I love eating apples and cherries",
+        "Apples are very good for you!",
+    ]
+    assert [s["sessionId"] for s in manager.list_actor_sessions(actor_id=who)] == ["session-456"]
+    assert who in [a["actorId"] for a in manager.list_actors()]
+
+
+def test_the_legacy_memory_client_creates_retrieves_and_lists(sdk_session: boto3.Session) -> None:
+    """MemoryClient: create an event, wait for extraction, retrieve, list events and sessions."""
+    from bedrock_agentcore.memory import MemoryClient
+
+    who = actor()
+    client = MemoryClient(region_name="us-east-1", boto3_session=sdk_session)
+    event = client.create_event(
+        memory_id=MEMORY, actor_id=who, session_id="weather", messages=[("I live in Oslo and I hate the rain.", "USER")]
+    )
+    assert event["eventId"]
+    namespace = f"/strategies/semantic/actors/{who}/"
+    assert client.wait_for_memories(
+        memory_id=MEMORY, namespace=namespace, test_query="where", max_wait=60, poll_interval=1
+    )
+    found = client.retrieve_memories(memory_id=MEMORY, namespace=namespace, query="where does the user live", top_k=3)
+    assert any("Oslo" in m["content"]["text"] for m in found)
+    events = client.list_events(memory_id=MEMORY, actor_id=who, session_id="weather")
+    assert [e["eventId"] for e in events] == [event["eventId"]]
+    sessions = client.list_sessions(memoryId=MEMORY, actorId=who)["sessionSummaries"]
+    assert [s["sessionId"] for s in sessions] == ["weather"]
