@@ -458,3 +458,20 @@ def test_the_legacy_memory_client_creates_retrieves_and_lists(sdk_session: boto3
     assert [e["eventId"] for e in events] == [event["eventId"]]
     sessions = client.list_sessions(memoryId=MEMORY, actorId=who)["sessionSummaries"]
     assert [s["sessionId"] for s in sessions] == ["weather"]
+
+
+def test_a_client_signing_for_api_gateway_as_on_aws_works_too(stack: StackProcess) -> None:
+    """docs/agentcore.md's line for a deployed stack (API Gateway checks `execute-api` signatures); the
+    local stack takes both signing names, so the same client runs here and there."""
+    client = agentcore(stack)
+    client.meta.events.register(
+        "before-sign.bedrock-agentcore",
+        lambda request, **_: request.context.setdefault("signing", {}).update(signing_name="execute-api"),
+    )
+    scopes: list[str] = []
+    client.meta.events.register(
+        "before-send.bedrock-agentcore",
+        lambda request, **_: scopes.append(request.headers["Authorization"].decode().split("/")[3]),
+    )
+    assert "actorSummaries" in client.list_actors(memoryId=MEMORY)
+    assert scopes == ["execute-api"]
