@@ -109,9 +109,9 @@ class DynamoEventStore:
 
     def sessions(self, tenant_id: str, actor_id: str, limit: int, token: str | None) -> SessionPage:
         partition = sessions_pk(tenant_id, actor_id)
-        items, last = self._query(partition, _start(token, partition), limit)
-        found = [(i["sk"]["S"], datetime.fromisoformat(i["created_at"]["S"])) for i in items]
-        return SessionPage(items=found, next_token=_token(items[-1]) if last is not None and items else None)
+        items, _ = self._query(partition, _start(token, partition), limit + 1)  # one more: is there a next page?
+        found = [(i["sk"]["S"], datetime.fromisoformat(i["created_at"]["S"])) for i in items[:limit]]
+        return SessionPage(items=found, next_token=_token(items[limit - 1]) if len(items) > limit else None)
 
     def _query(
         self, partition: str, start: dict[str, Any] | None, limit: int, newest_first: bool = False
