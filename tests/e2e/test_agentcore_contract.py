@@ -126,6 +126,17 @@ def test_an_event_is_kept_as_sent_and_read_back_then_deleted(client: Any) -> Non
     assert error_of(client.delete_event, **keys).response["Error"]["Code"] == "ResourceNotFoundException"
 
 
+def test_an_event_sent_again_with_its_client_token_is_made_once(client: Any) -> None:
+    who, when = actor(), datetime.now(UTC)
+    sent = {"eventTimestamp": when, "extractionMode": "SKIP"}  # a retry sends the same request again
+    first = say(client, who, "retry", ("hello", "USER"), clientToken="token-1", **sent)
+    again = say(client, who, "retry", ("hello", "USER"), clientToken="token-1", **sent)
+    other = say(client, who, "retry", ("hello", "USER"), clientToken="token-2", **sent)
+    assert again["eventId"] == first["eventId"] != other["eventId"]
+    listed = client.list_events(memoryId=MEMORY, actorId=who, sessionId="retry")["events"]
+    assert sorted(e["eventId"] for e in listed) == sorted([first["eventId"], other["eventId"]])
+
+
 def test_list_events_pages_newest_first_and_filters_metadata_and_branches(client: Any) -> None:
     who = actor()
     start = datetime(2026, 1, 1, tzinfo=UTC)

@@ -48,11 +48,14 @@ def memory_id_of_record(record: str, field: str = "memoryRecordId") -> str:
     return body
 
 
-def new_event_id(event_time: datetime) -> str:
+def new_event_id(event_time: datetime, retry_of: str | None = None) -> str:
+    """The event time in milliseconds, then a random part; or, for a request with a client token, a
+    hash of it (`retry_of`: tenant, actor, session and token), so a retried request names the same event."""
     ms = int(event_time.timestamp() * 1000)
     if not _MIN_MS <= ms <= _MAX_MS:
         raise ValidationError("eventTimestamp", "must be between 1970 and 2286")
-    return f"{ms:013d}#{uuid.uuid4().hex}"
+    unique = hashlib.sha256(retry_of.encode()).hexdigest()[:32] if retry_of else uuid.uuid4().hex
+    return f"{ms:013d}#{unique}"
 
 
 def check_event_id(event_id: str) -> str:

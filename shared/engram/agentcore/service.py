@@ -52,6 +52,7 @@ class NewEvent:
     branch: dict[str, str] | None = None
     metadata: dict[str, str] = field(default_factory=dict)
     extract: bool = True  # False: extractionMode SKIP, kept as an event only
+    client_token: str | None = None  # botocore fills it in and resends it on a retry
 
 
 @dataclass(frozen=True)
@@ -86,13 +87,19 @@ class AgentCoreService:
         """Kept as sent first, then its conversational turns go to the add pipeline as the session's
         messages, said at the event time (unless extraction is skipped)."""
         check_memory(tenant_id, memory_id)
+        retry_of = f"{tenant_id}\n{new.actor_id}\n{new.session_id}\n{new.client_token}" if new.client_token else None
+        event_id = new_event_id(new.event_timestamp, retry_of)
+        if retry_of is not None:  # a retry (the SDKs resend the token they made): the event it made, once
+            try:
+                return self.events.get(tenant_id, new.actor_id, new.session_id, event_id)
+            except NotFoundError:
+                pass
         turns = [
             Message(role=_ROLES[p["conversational"]["role"]], content=p["conversational"]["content"]["text"])
             for p in new.payload
             if "conversational" in p
         ]
         request = None
-        event_id = new_event_id(new.event_timestamp)
         if new.extract and turns:
             said = [t.model_copy(update={"created_at": new.event_timestamp}) for t in turns]
             request = _add_request(

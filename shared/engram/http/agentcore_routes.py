@@ -78,6 +78,7 @@ def create_event(memoryId: str, body: CreateEventBody) -> Response[Any]:
         branch=body.branch.model_dump(exclude_none=True) if body.branch else None,
         metadata=body.metadata_strings(),
         extract=body.extractionMode != "SKIP",
+        client_token=body.clientToken,
     )
     event = agentcore().create_event(tenant(), memoryId, new)
     return answer(201, {"event": event_view(memoryId, event)})
