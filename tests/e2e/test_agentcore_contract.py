@@ -486,3 +486,14 @@ def test_a_client_signing_for_api_gateway_as_on_aws_works_too(stack: StackProces
     )
     assert "actorSummaries" in client.list_actors(memoryId=MEMORY)
     assert scopes == ["execute-api"]
+
+
+def test_extraction_jobs_are_listed_per_session_and_an_unknown_one_is_not_found(client: Any) -> None:
+    who = actor()
+    say(client, who, "jobs", ("I live in Porto.", "USER"))
+    filters = {"actorId": who, "sessionId": "jobs"}
+    assert client.list_memory_extraction_jobs(memoryId=MEMORY, filter=filters)["jobs"] == []  # none failed
+    unfiltered = error_of(client.list_memory_extraction_jobs, memoryId=MEMORY)
+    assert [f["name"] for f in unfiltered.response["fieldList"]] == ["filter"]
+    unknown = error_of(client.start_memory_extraction_job, memoryId=MEMORY, extractionJob={"jobId": "no-such-job"})
+    assert unknown.response["Error"]["Code"] == "ResourceNotFoundException"

@@ -72,6 +72,8 @@ AGENTCORE_ROUTES = {
     ("POST", "/memories/{memoryId}/memoryRecords/batchCreate"),
     ("POST", "/memories/{memoryId}/memoryRecords/batchUpdate"),
     ("POST", "/memories/{memoryId}/memoryRecords/batchDelete"),
+    ("POST", "/memories/{memoryId}/extractionJobs"),
+    ("POST", "/memories/{memoryId}/extractionJobs/start"),
 }
 EXPECTED_ROUTES |= AGENTCORE_ROUTES
 PUBLIC_ROUTES = {("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/ui"), ("GET", "/ui/{name}")}

@@ -30,11 +30,15 @@ from engram.domain.models import (
     Message,
     SearchFilters,
     SearchQuery,
+    Task,
+    TaskKind,
+    TaskStatus,
     UserPage,
     utcnow,
 )
 from engram.domain.ports import UserDirectory
 from engram.services.memory import MemoryService
+from engram.services.task_inputs import load_request
 from engram.writes.unit_of_work import Lifecycle
 
 _ROLES = {"USER": "user", "ASSISTANT": "assistant", "TOOL": "tool", "OTHER": "system"}
@@ -198,6 +202,43 @@ class AgentCoreService:
             request = _add_request(messages=messages, user_id=actor_id, run_id=session_id, metadata=metadata)
             self.memories.submit(tenant_id, request)
         return session_id
+
+    # --- extraction jobs ----------------------------------------------------------------------
+    def failed_extractions(
+        self, tenant_id: str, memory_id: str, actor_id: str, session_id: str, limit: int, token: str | None
+    ) -> tuple[list[tuple[StoredEvent, Task]], str | None]:
+        """The session's events whose add failed (AgentCore's failed extraction jobs), read `limit` events
+        at a time: a page may hold fewer jobs while the token says there are more events."""
+        check_memory(tenant_id, memory_id)
+        page = self.events.events(tenant_id, actor_id, session_id, lambda e: e.task_id is not None, limit, token)
+        failed: list[tuple[StoredEvent, Task]] = []
+        for event in page.items:
+            try:
+                task = self.memories.task(tenant_id, str(event.task_id))
+            except NotFoundError:  # tasks are kept 30 days; an older one says nothing now
+                continue
+            if task.status is TaskStatus.FAILED:
+                failed.append((event, task))
+        return failed, page.next_token
+
+    def retry_extraction(self, tenant_id: str, memory_id: str, job_id: str) -> str:
+        """The failed add of an event, submitted again as it was sent; the new task is the new job."""
+        check_memory(tenant_id, memory_id)
+        field = "extractionJob.jobId"
+        try:
+            task = self.memories.task(tenant_id, job_id)
+        except NotFoundError as err:
+            raise NotFoundError("extraction job", job_id) from err
+        if task.status is not TaskStatus.FAILED or task.kind is not TaskKind.ADD:
+            raise ValidationError(field, f"job {job_id!r} is {task.status.value}, not a failed extraction")
+        request = load_request(task, self.memories.blobs)
+        event_id = request.metadata.get("agentcore_event_id")
+        if not isinstance(event_id, str) or request.run_id is None:
+            raise ValidationError(field, f"job {job_id!r} is not the extraction of an event")
+        event = self.events.get(tenant_id, request.user_id, request.run_id, event_id)
+        again = self.memories.submit(tenant_id, request)
+        self.events.put(event.model_copy(update={"task_id": again.task_id}))
+        return again.task_id
 
     # --- memory records -----------------------------------------------------------------------
     def retrieve(

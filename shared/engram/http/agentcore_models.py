@@ -11,7 +11,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 from engram.agentcore.ids import namespace_of, record_id, strategy_of
 from engram.domain.agentcore import MetadataFilter, StoredEvent
-from engram.domain.models import Fact
+from engram.domain.models import Fact, Task
 
 # AgentCore's patterns, without its nested groups (linear either way): actor ids here take no "/",
 # which would split Engram's namespace paths and the local front's routes (docs/agentcore.md).
@@ -279,6 +279,35 @@ class IngestBody(Body):
         return [(p.conversational.role, p.conversational.content.text) for p in items if p.conversational]
 
 
+class JobFilter(Body):
+    actorId: ActorId | None = None
+    sessionId: SessionId | None = None
+    strategyId: str | None = Field(default=None, max_length=100)
+    status: Literal["FAILED"] | None = None
+
+
+class ListJobsBody(Body):
+    maxResults: int = Field(default=20, ge=1, le=50)
+    filter: JobFilter | None = None
+    nextToken: Token | None = None
+
+    def session(self) -> tuple[str, str]:
+        """Engram keeps jobs with a session's events: the filter names the actor and the session."""
+        found = self.filter or JobFilter()
+        if found.actorId is None or found.sessionId is None:
+            raise ValueError("give filter.actorId and filter.sessionId: Engram lists a session's extraction jobs")
+        return found.actorId, found.sessionId
+
+
+class ExtractionJob(Body):
+    jobId: str = Field(min_length=1, max_length=64)
+
+
+class StartJobBody(Body):
+    extractionJob: ExtractionJob
+    clientToken: str | None = Field(default=None, max_length=256)
+
+
 RecordMetadataFilter.model_rebuild()
 
 
@@ -304,6 +333,19 @@ def event_view(memory_id: str, event: StoredEvent, payloads: bool = True) -> dic
     if event.metadata:
         view["metadata"] = {k: {"stringValue": v} for k, v in event.metadata.items()}
     return view
+
+
+def job_view(event: StoredEvent, task: Task) -> dict[str, Any]:
+    """A failed extraction: the add of one event, its conversational turns the messages it read."""
+    turns = [i for i, p in enumerate(event.payload) if "conversational" in p]
+    return {
+        "jobID": task.task_id,
+        "messages": {"messagesList": [{"eventId": event.event_id, "messageIndex": i} for i in turns]},
+        "status": "FAILED",
+        "failureReason": task.error or "failed",
+        "sessionId": event.session_id,
+        "actorId": event.actor_id,
+    }
 
 
 def record_view(fact: Fact, score: float | None = None) -> dict[str, Any]:

@@ -23,10 +23,13 @@ from engram.http.agentcore_models import (
     CreateEventBody,
     IngestBody,
     ListEventsBody,
+    ListJobsBody,
     ListRecordsBody,
     PageBody,
     RetrieveBody,
+    StartJobBody,
     event_view,
+    job_view,
     record_view,
 )
 
@@ -129,6 +132,19 @@ def ingest_data(memoryId: str, body: IngestBody) -> Response[Any]:
     return answer(202, {"sessionId": session})
 
 
+@router.post("/memories/<memoryId>/extractionJobs", **HIDDEN)
+def list_memory_extraction_jobs(memoryId: str, body: ListJobsBody) -> Response[Any]:
+    actor, session = _checked(body.session, "filter")
+    jobs, token = agentcore().failed_extractions(tenant(), memoryId, actor, session, body.maxResults, body.nextToken)
+    return answer(200, {"jobs": [job_view(e, t) for e, t in jobs]} | ({"nextToken": token} if token else {}))
+
+
+@router.post("/memories/<memoryId>/extractionJobs/start", **HIDDEN)
+def start_memory_extraction_job(memoryId: str, body: StartJobBody) -> Response[Any]:
+    job = agentcore().retry_extraction(tenant(), memoryId, body.extractionJob.jobId)
+    return answer(200, {"jobId": job})
+
+
 # --- memory records ----------------------------------------------------------------------------------
 
 
@@ -194,7 +210,12 @@ def batch_delete_memory_records(memoryId: str, body: BatchDeleteBody) -> Respons
 
 
 def _chosen(choose: Any) -> tuple[str, bool, str]:
+    return _checked(choose, "namespace")  # type: ignore[no-any-return]
+
+
+def _checked(choose: Any, field: str) -> Any:
+    """A choice among fields the model cannot express, refused naming `field`."""
     try:
-        return choose()  # type: ignore[no-any-return]
+        return choose()
     except ValueError as err:
-        raise ValidationError("namespace", str(err)) from err
+        raise ValidationError(field, str(err)) from err
