@@ -16,7 +16,7 @@ from engram.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # each part's classes are imported when it is first built (a request loads what it uses)
     from engram.agentcore.service import AgentCoreService
-    from engram.domain.agentcore import Callers
+    from engram.domain.agentcore import Callers, EventStore
     from engram.domain.operations_ports import ConnectionStore, EventPublisher, Metrics, QueueMetrics, UsageCounters
     from engram.domain.policy import TenantConfig
     from engram.domain.ports import (
@@ -332,12 +332,16 @@ class Container:
     @cached_property
     def agentcore(self) -> AgentCoreService:
         """AgentCore Memory's data plane over the memories, its events on the memory table."""
-        from engram.adapters.dynamo.event_store import DynamoEventStore
         from engram.agentcore.service import AgentCoreService
 
-        events = DynamoEventStore(self.aws.dynamodb, self.settings.memory_table)
         expiry = timedelta(days=self.settings.agentcore_event_expiry_days)
-        return AgentCoreService(self.memories, self.lifecycle, events, self.users, expiry)
+        return AgentCoreService(self.memories, self.lifecycle, self.agentcore_events, self.users, expiry)
+
+    @cached_property
+    def agentcore_events(self) -> EventStore:
+        from engram.adapters.dynamo.event_store import DynamoEventStore
+
+        return DynamoEventStore(self.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def agentcore_callers(self) -> Callers:
@@ -385,7 +389,7 @@ class Container:
     def forgetters(self) -> list[Forgetter]:
         """What else keeps something of a user, called after the memories are closed."""
         graph = [self.graph.forget_user] if self.graph is not None else []
-        return [*graph, self.users.forget]
+        return [*graph, self.users.forget, self.agentcore_events.forget_actor]  # AgentCore's events of the actor
 
     @cached_property
     def forgetter(self) -> UserForgetter:

@@ -101,3 +101,17 @@ def test_a_token_from_another_listing_is_refused_naming_next_token(db: Any) -> N
     with pytest.raises(ValidationError) as caught:
         store.events("acme", "alice", "s2", lambda e: True, 1, token)
     assert caught.value.field == "nextToken"
+
+
+def test_forgetting_an_actor_deletes_its_events_and_sessions_only(db: Any) -> None:
+    store = DynamoEventStore(db, TABLE)
+    for minute in range(120):  # more than one page of events
+        store.put(event(minute, session="long"))
+    store.put(event(1, session="short"))
+    kept = event(2, tenant_id="globex")
+    store.put(kept)
+    store.forget_actor("acme", "alice")
+    store.forget_actor("acme", "alice")  # again, as a retried delete-all does: nothing left, no error
+    assert ids(store, 200, session="long") == [[]] and ids(store, 200, session="short") == [[]]
+    assert store.sessions("acme", "alice", 10, None).items == []
+    assert store.get("globex", "alice", "s1", kept.event_id) == kept

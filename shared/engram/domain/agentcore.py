@@ -67,6 +67,10 @@ class EventStore(Protocol):
 
     def sessions(self, tenant_id: str, actor_id: str, limit: int, token: str | None) -> SessionPage: ...
 
+    def forget_actor(self, tenant_id: str, actor_id: str) -> None:
+        """Deletes every event and session of the actor (a delete-all of the user)."""
+        ...
+
 
 class Callers(Protocol):
     def tenant(self, request: Mapping[str, Any]) -> str:

@@ -50,6 +50,9 @@ class MemoryEventStore:
     def sessions(self, tenant_id: str, actor_id: str, limit: int, token: str | None) -> SessionPage:
         return SessionPage(items=[])
 
+    def forget_actor(self, tenant_id: str, actor_id: str) -> None:
+        self.stored = {k: e for k, e in self.stored.items() if k[:2] != (tenant_id, actor_id)}
+
 
 @pytest.fixture
 def world() -> tuple[AgentCoreService, MemoryTaskStore, MemoryQueue]:

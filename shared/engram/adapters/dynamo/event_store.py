@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from engram.adapters.aws.clients import aws_errors, error_code
+from engram.adapters.dynamo.batch import batch_delete
 from engram.adapters.dynamo.cursor import decode_cursor, encode_cursor
 from engram.adapters.dynamo.fact_store import memory_pk
 from engram.adapters.dynamo.values import iso
@@ -112,6 +113,27 @@ class DynamoEventStore:
         items, _ = self._query(partition, _start(token, partition), limit + 1)  # one more: is there a next page?
         found = [(i["sk"]["S"], datetime.fromisoformat(i["created_at"]["S"])) for i in items[:limit]]
         return SessionPage(items=found, next_token=_token(items[limit - 1]) if len(items) > limit else None)
+
+    def forget_actor(self, tenant_id: str, actor_id: str) -> None:
+        """Every event and session of the actor (a delete-all of the user): sessions last, so a retry
+        after a failure still finds the events."""
+        partition = sessions_pk(tenant_id, actor_id)
+        sessions: list[Any] = []
+        start: dict[str, Any] | None = None
+        while True:
+            items, start = self._query(partition, start, _PAGE)
+            sessions += items
+            if start is None:
+                break
+        for session in sessions:
+            events = events_pk(tenant_id, actor_id, session["sk"]["S"])
+            start = None
+            while True:
+                items, start = self._query(events, start, _PAGE)
+                batch_delete(self._db, self._table, [{"pk": i["pk"], "sk": i["sk"]} for i in items])
+                if start is None:
+                    break
+        batch_delete(self._db, self._table, [{"pk": i["pk"], "sk": i["sk"]} for i in sessions])
 
     def _query(
         self, partition: str, start: dict[str, Any] | None, limit: int, newest_first: bool = False
