@@ -18,8 +18,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from engram.agentcore.ids import memory_id_of
-from tests.e2e.conftest import API_KEYS
-from tests.e2e.stack_process import StackProcess
+from tests.e2e.conftest import ACME_KEY, API_KEYS
+from tests.e2e.stack_process import Api, StackProcess
 from tests.support.agentcore_shapes import shape_errors
 
 pytestmark = pytest.mark.e2e
@@ -497,3 +497,17 @@ def test_extraction_jobs_are_listed_per_session_and_an_unknown_one_is_not_found(
     assert [f["name"] for f in unfiltered.response["fieldList"]] == ["filter"]
     unknown = error_of(client.start_memory_extraction_job, memoryId=MEMORY, extractionJob={"jobId": "no-such-job"})
     assert unknown.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_a_retrieval_counts_as_a_search_in_the_tenants_usage(stack: StackProcess, client: Any) -> None:
+    def searches() -> int:
+        resp = Api(stack, ACME_KEY).request("GET", "/v1/usage")
+        assert resp.status_code == 200, resp.text
+        return int(resp.json()["totals"]["searches"])
+
+    before = searches()
+    for _ in range(2):
+        client.retrieve_memory_records(
+            memoryId=MEMORY, namespace=f"/strategies/semantic/actors/{actor()}/", searchCriteria={"searchQuery": "x"}
+        )
+    assert searches() == before + 2

@@ -153,10 +153,11 @@ def retrieve_memory_records(memoryId: str, body: RetrieveBody) -> Response[Any]:
     text, exact, field = _chosen(body.chosen)
     criteria = body.searchCriteria
     filters = [f.as_filter() for f in criteria.metadataFilters]
-    top_k = min(criteria.topK, body.maxResults)
     namespace = parse_namespace(text, exact, field)
-    hits = agentcore().retrieve(tenant(), memoryId, namespace, criteria.searchQuery, top_k, filters)
-    return answer(200, {"memoryRecordSummaries": [record_view(f, s) for f, s in hits]})
+    caller = tenant()
+    with bootstrap.container().accounting.search(caller):  # the tenant's usage and the latency metric, as /v1's
+        hits = agentcore().retrieve(caller, memoryId, namespace, criteria.searchQuery, criteria.topK, filters)
+    return answer(200, {"memoryRecordSummaries": [record_view(f, s) for f, s in hits]})  # topK in one page
 
 
 @router.post("/memories/<memoryId>/memoryRecords", **HIDDEN)
