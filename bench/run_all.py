@@ -5,7 +5,7 @@
     python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, cold, policy, state, qa, ...
 
 The parts that need a real model (qa, reconcile, state's "model" mode on the held-aside third) use
-the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/bench_model.py) and are skipped without it.
+the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/rig/bench_model.py) and are skipped without it.
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
 embedded once (by the recall part's real ingestion) and their vectors reused by the speed parts.
@@ -44,7 +44,7 @@ PARTS = (
 
 
 # The stated samples of the answer-accuracy part: a 1.5B answerer and judge on 2 cores take ~35 s a
-# question (two contexts, an answer and a verdict each); `python -m bench.qa --all` runs every question.
+# question (two contexts, an answer and a verdict each); `python -m bench.parts.qa --all` runs every question.
 QA_SAMPLE = ["--locomo", "4", "--lme", "12"]  # 4 a LoCoMo category (1-4), 2 of each LongMemEval type
 QA_SAMPLE_QUICK = ["--locomo", "2", "--lme", "6"]
 
@@ -67,12 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     os.environ.setdefault("MEM0_TELEMETRY", "False")
 
-    from bench import cold_start, ingest, locomo_recall, mem0_compare, report, search_latency
-    from bench.bench_model import NO_MODEL, BenchModel
-    from bench.corpus import Corpus
-    from bench.engram_env import VectorCache
-    from bench.locomo_data import load
-    from bench.procs import ROOT, ModelServer, MotoProcess, git_commit
+    from bench.data.corpus import Corpus
+    from bench.data.locomo_data import load
+    from bench.parts import cold_start, ingest_speed, locomo_recall, mem0_compare, search_latency
+    from bench.report import report
+    from bench.rig.bench_model import NO_MODEL, BenchModel
+    from bench.rig.engram_env import VectorCache
+    from bench.rig.procs import ROOT, ModelServer, MotoProcess, git_commit
 
     began = time.perf_counter()
     run: dict[str, Any] = {
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         convs = convs[:2]
     cache = VectorCache()
-    model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/bench_model.py), if any
+    model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/rig/bench_model.py), if any
     if model is not None:
         run["model"] = model.describe()
 
@@ -120,12 +121,12 @@ def main(argv: list[str] | None = None) -> int:
 
             def ingest_part() -> dict[str, Any]:
                 out: dict[str, Any] = {"turns_per_conversation": turns, "conversations": len(convs)}
-                out["in_process"] = ingest.in_process(llm, convs, turns)
+                out["in_process"] = ingest_speed.in_process(llm, convs, turns)
                 out["local_stack"] = []
                 with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
                     for infer in (False, True):
                         try:
-                            out["local_stack"].append(ingest.through_stack(Path(tmp), llm, convs[0], 100, infer))
+                            out["local_stack"].append(ingest_speed.through_stack(Path(tmp), llm, convs[0], 100, infer))
                         except RuntimeError as err:  # the local stack did not start: say so
                             out["local_stack"].append({"mode": f"infer={infer}", "error": str(err)[:300]})
                         print(f"  local stack: {out['local_stack'][-1]}", flush=True)
@@ -147,23 +148,23 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             )
     if "infer" in parts:
-        from bench import locomo_infer
+        from bench.parts import locomo_infer
 
         timed("locomo_infer", lambda: locomo_infer.run(convs, cache))
     if "facts" in parts:
-        from bench import fact_ranking
+        from bench.parts import fact_ranking
 
         timed("fact_ranking", lambda: fact_ranking.run(12 if args.quick else 42))
     if "extract" in parts:
-        from bench import extraction_quality
+        from bench.parts import extraction_quality
 
         timed("extraction_quality", extraction_quality.run)
     if "policy" in parts:
-        from bench import policy_screen
+        from bench.parts import policy_leaks
 
-        timed("policy_screen", lambda: policy_screen.run(3 if args.quick else 5))
-    if "state" in parts:  # memory state after short histories (bench/memory_state.py)
-        from bench import memory_state
+        timed("policy_screen", lambda: policy_leaks.run(3 if args.quick else 5))
+    if "state" in parts:  # memory state after short histories (bench/parts/memory_state.py)
+        from bench.parts import memory_state
 
         def state_part() -> dict[str, Any]:
             out = memory_state.run()  # offline and the stub LLM, both thirds
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:
-        from bench import bulk
+        from bench.parts import bulk
 
         with tempfile.TemporaryDirectory(prefix="engram-bulk-") as tmp:
             timed(
@@ -188,32 +189,32 @@ def main(argv: list[str] | None = None) -> int:
                 lambda: bulk.run(Path(tmp), memories=2_000 if args.quick else 10_000, runs=1 if args.quick else 3),
             )
     if "longmemeval" in parts:
-        from bench import longmemeval
+        from bench.parts import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
     if "reconcile" in parts:  # a real model's reconciliation, before and after the plan checks
-        from bench import reconcile_checks
+        from bench.parts import reconcile_checks
 
         if reconcile_checks.model_configured():
             timed("reconcile_checks", reconcile_checks.run)
         else:
             print(f"[reconcile_checks] skipped: {reconcile_checks.NO_MODEL}", flush=True)
-    if "qa" in parts:  # LLM-judge J, only with a model configured (bench/qa.py)
-        from bench import qa
+    if "qa" in parts:  # LLM-judge J, only with a model configured (bench/parts/qa.py)
+        from bench.parts import qa
 
         settings = qa.QASettings.from_env()
         if settings is None:
             print(f"[qa] skipped: {NO_MODEL}", flush=True)
         else:
             timed("qa", lambda: qa.run(settings, qa.parse_args(QA_SAMPLE_QUICK if args.quick else QA_SAMPLE)))
-    # The field's session-level recall on the whole sets (bench/session_recall.py): after qa, whose
+    # The field's session-level recall on the whole sets (bench/parts/session_recall.py): after qa, whose
     # searches fill the embedding cache it reads.
     if "sessions" in parts:
-        from bench import session_recall
+        from bench.parts import session_recall
 
         timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
-    if "cost" in parts:  # last: prices the ingest figures measured above (bench/cost.py)
-        from bench import cost
+    if "cost" in parts:  # last: prices the ingest figures measured above (bench/parts/cost.py)
+        from bench.parts import cost
 
         timed("cost", cost.run)
     run["wall_s"] = round(time.perf_counter() - began, 1)

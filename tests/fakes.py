@@ -24,6 +24,8 @@ from engram.domain.models import (
     SearchFilters,
     Task,
     Usage,
+    UserActivity,
+    UserPage,
 )
 from engram.domain.operations import BreakerState
 from engram.domain.policy import TenantConfig
@@ -377,6 +379,27 @@ class MemoryAttachmentStore:
     def holders(self, tenant_id: str, attachment_id: str) -> list[str]:
         self.get(tenant_id, attachment_id)
         return sorted(self.holding.get((tenant_id, attachment_id), set()))
+
+
+class MemoryUserDirectory:
+    """UserDirectory in a dict: each tenant's users in user_id order, the offset as cursor."""
+
+    def __init__(self) -> None:
+        self.active: dict[str, dict[str, datetime]] = {}
+
+    def touch(self, tenant_id: str, user_id: str, when: datetime) -> None:
+        users = self.active.setdefault(tenant_id, {})
+        users[user_id] = max(when, users.get(user_id, when))
+
+    def list(self, tenant_id: str, limit: int, cursor: str | None = None) -> UserPage:
+        users = sorted(self.active.get(tenant_id, {}).items())
+        start = int(cursor or 0)
+        items = [UserActivity(user_id=u, last_active_at=t) for u, t in users[start : start + limit]]
+        more = start + limit < len(users)
+        return UserPage(items=items, next_cursor=str(start + limit) if more else None)
+
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        self.active.get(tenant_id, {}).pop(user_id, None)
 
 
 # --- graph memory ---------------------------------------------------------------------------------

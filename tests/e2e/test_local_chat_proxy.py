@@ -94,7 +94,7 @@ def test_an_openai_client_streams_through_engram_with_memories(chat_stack: Stack
     sent = [r for r in stub.chat_requests if not r.get("response_format")][-1]
     assert sent["stream"] is True and sent["messages"][-1] == messages[0]
     today = said_on(datetime.now(UTC))
-    assert f"- Lives in Berlin (said {today})" in sent["messages"][0]["content"]
+    assert f'- "Lives in Berlin" (said by the user, {today})' in sent["messages"][0]["content"]
     # the exchange is queued once the stream ends, and the worker makes it a memory
     wait_for_memory(api, "sam", "Is planning a trip to Lisbon in June")
 

@@ -1,5 +1,5 @@
 """Drives each operation through the real Lambda handlers on moto, with the real OpenSearch adapter on a
-simulated cluster, and counts the AWS requests each one sends: the table bench/cost.py prices.
+simulated cluster, and counts the AWS requests each one sends: the table bench/parts/cost.py prices.
 
 The container is the production wiring (offline extractor and reconciler, episodes and graph on, the
 OpenSearch index) except two timers: search counts and search hits ("uses") are buffered and written

@@ -1,5 +1,5 @@
 """The memory-state bench's "model" mode end to end against a real model: llama.cpp serving SmolLM2-135M
-(tests/support/llama.py), through the bench's model settings (bench/bench_model.py), Engram's OpenAI adapter
+(tests/support/llama.py), through the bench's model settings (bench/rig/bench_model.py), Engram's OpenAI adapter
 and the real openai client. SmolLM2's answers are poor: what is checked is that the run goes through the
 model and scores one history as the other modes do, not the scores themselves. No timing is asserted."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bench import memory_state
-from bench.bench_model import BenchModel
+from bench.parts import memory_state
+from bench.rig.bench_model import BenchModel
 from engram.adapters.openai.llm import OpenAILLM
 from engram.domain.steps import LLMReply
 from tests.support.llama import ALIAS, smollm2_server

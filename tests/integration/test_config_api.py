@@ -17,6 +17,9 @@ CONFIG = {
     "exclude": ["Health"],
     "examples": {},
     "prompts": {"extraction": None, "reconcile": None, "graph": None},
+    "redact": [],
+    "stored_instructions": "flag",
+    "inject_instructions": False,
     "events_include_text": False,
 }
 

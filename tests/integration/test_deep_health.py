@@ -69,8 +69,8 @@ class BrokenQueue:
 
 
 def test_a_down_dependency_is_named_with_503(health: Any, key: str, stack: Stack) -> None:
-    stack.container.__dict__["embedder"] = BrokenEmbedder()
-    stack.container.__dict__["queue"] = BrokenQueue()
+    stack.container.embedder = BrokenEmbedder()
+    stack.container.queue = BrokenQueue()
     status, body = health(key)
     assert status == 503
     assert body["status"] == "down" and body["down"] == ["embedder", "sqs"]
@@ -89,8 +89,8 @@ class HangingLLM:
 @pytest.fixture
 def hanging_llm(stack: Stack) -> Iterator[HangingLLM]:
     llm = HangingLLM()
-    stack.container.__dict__["llm"] = llm
-    stack.container.__dict__["settings"] = stack.container.settings.model_copy(update={"health_timeout_s": 0.2})
+    stack.container.llm = llm
+    stack.container.settings = stack.container.settings.model_copy(update={"health_timeout_s": 0.2})
     yield llm
     llm.release.set()
 

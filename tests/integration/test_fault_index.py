@@ -70,9 +70,8 @@ def index(stack: Stack) -> FaultyIndex:
     """Every user of the index (pipeline, lifecycle, search, repair) goes through the faulty one."""
     c = stack.container
     faulty = FaultyIndex(c.index)
-    c.__dict__["index"] = faulty
-    for name in ("pipeline", "lifecycle", "searcher", "memories", "maintenance", "worker"):
-        c.__dict__.pop(name, None)
+    c.index = faulty
+    c.rebuild("pipeline", "lifecycle", "searcher", "memories", "maintenance", "worker")
     c.pipeline.extractor = LLMFactExtractor(RephrasingLLM())
     return faulty
 

@@ -66,11 +66,13 @@ def test_hostile_bodies_get_a_4xx_naming_the_problem(call: Any, stack: Stack, na
     assert stack.queued() == []  # nothing was stored or queued
 
 
-def test_a_body_that_is_not_utf8_is_refused(stack: Stack) -> None:
+def test_a_body_that_is_not_utf8_is_refused_as_not_json(stack: Stack) -> None:
+    # 400 InvalidJSONError, as docs/errors.md says for a body that cannot be read (not the 422 code)
     event = api_event("POST", "/v1/memories", raw_body=base64.b64encode(b"\xff\xfe{}").decode())
     event["isBase64Encoded"] = True
     response = load_function("api").lambda_handler(event, FakeContext())
-    assert response["statusCode"] == 400 and "UTF-8" in response["body"]
+    answer = json.loads(response["body"])
+    assert (response["statusCode"], answer["error"]) == (400, "InvalidJSONError") and "UTF-8" in answer["message"]
 
 
 def test_a_body_over_the_limit_is_413_naming_it(stack: Stack) -> None:

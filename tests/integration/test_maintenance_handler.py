@@ -123,7 +123,7 @@ def test_a_bad_event_is_rejected_with_a_validation_error(stack: Stack, handler: 
 def test_summarise_over_dynamodb_merges_old_similar_facts_and_moves_their_attachment(
     stack: Stack, handler: Any
 ) -> None:
-    stack.container.__dict__["llm"] = stack.llm  # as if an LLM were configured
+    stack.container.llm = stack.llm  # as if an LLM were configured
     old = datetime.now(UTC) - timedelta(days=45)
     dog = "Has a dog named Max, a golden retriever who loves long walks in the park"
     stack.container.attachment_store.create(

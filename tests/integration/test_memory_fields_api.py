@@ -157,7 +157,7 @@ def test_history_says_why_a_memory_was_closed(call: Any, stack: Stack) -> None:
     task = add_and_process(call, stack, "I like tea", answer=facts_json("Likes tea"))
     memory_id = task["results"][0]["id"]
     stack.container.settings = stack.container.settings.model_copy(update={"prune_cap": 0})
-    stack.container.__dict__.pop("maintenance", None)  # the worker built it already, with the old policy
+    stack.container.rebuild("maintenance")  # the worker built it already, with the old policy
     stack.container.maintenance.run("prune", "acme", "alice")
     history = call("GET", f"/v1/memories/{memory_id}/history")[1]["results"]
     assert [(h["event"], h["actor"], h["note"]) for h in history] == [

@@ -1,5 +1,5 @@
 """The AWS requests each operation sends, counted through the real handlers (request_accounting.py), must
-match the checked-in table bench/results/requests.json that the cost model (bench/cost.py) prices.
+match the checked-in table bench/results/requests.json that the cost model (bench/parts/cost.py) prices.
 
 A change that adds or removes a request fails here; regenerate the table with
     ENGRAM_WRITE_REQUEST_TABLE=1 .venv/bin/python -m pytest -q tests/integration/test_request_table.py

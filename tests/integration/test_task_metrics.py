@@ -21,7 +21,7 @@ from tests.support.handlers import FakeContext, load_function
 @pytest.fixture
 def metrics(stack: Stack) -> RecordedMetrics:
     recorded = RecordedMetrics()
-    stack.container.__dict__["metrics"] = recorded
+    stack.container.metrics = recorded
     return recorded
 
 
@@ -53,7 +53,7 @@ def test_a_failure_is_a_retry_until_the_last_receive(stack: Stack, metrics: Reco
     def outage(system: str, user: str) -> str:
         raise TransientError("LLM: 503")
 
-    stack.container.__dict__["breaker"] = None  # plain failures here (the breaker has its own tests)
+    stack.container.breaker = None  # plain failures here (the breaker has its own tests)
     for final in (False, True):
         stack.llm.answers.append(outage)
         with pytest.raises(TransientError):

@@ -406,8 +406,8 @@ def test_api_key_authorizer_guards_the_api_by_default() -> None:
 
 
 def handler_routes() -> set[tuple[str, str]]:
-    """Routes the API handler registers with the Powertools resolver (`<id>` becomes `{id}`), its
-    own and those of the routers it includes."""
+    """Routes the API handler registers with the Powertools resolver (`<id>` becomes `{id}`): those of the
+    routers it includes (tests/unit/test_route_placement.py keeps app.py free of its own)."""
     found: set[tuple[str, str]] = set()
     sources = [ROOT / "functions" / "api" / "app.py", *(ROOT / "shared" / "engram" / "http").glob("*_routes.py")]
     nodes = [node for source in sources for node in ast.walk(ast.parse(source.read_text()))]

@@ -103,6 +103,7 @@ class TenantConfig(_Open):
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     prompts: Prompts = Field(default_factory=Prompts)
+    redact: list[str] = Field(default_factory=list)  # kinds of personal data replaced before storage
 
 
 class Task(_Open):

@@ -85,7 +85,7 @@ class Message(Model):
         return value.astimezone(UTC) if value is not None else None
 
 
-MemoryKind = Literal["fact", "episode"]
+MemoryKind = Literal["fact", "episode", "instruction"]
 
 
 SpeakerRole = Literal["user", "assistant", "tool"]
@@ -136,7 +136,9 @@ class Fact(Model):
     embedding_model: str | None = None
     source: MemorySource | None = None
     expires_at: datetime | None = None  # hidden from reads once passed (unless protected); expire closes it
-    kind: MemoryKind = "fact"  # "episode": a message kept in its own words beside the facts read from it
+    # "episode": a message kept in its own words beside the facts read from it; "instruction": a sentence
+    # addressed to the assistant, kept apart and never injected unless the tenant opts in (docs/safety.md)
+    kind: MemoryKind = "fact"
     episode_id: str | None = None  # a fact's episode: the message it came from, kept as said
     # An episode part of which later statements replaced: the memories that did (what it says of
     # them is outdated; the rest still holds).

@@ -10,7 +10,8 @@ the `examples` the config gives for it (a few sentences a person would say about
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from enum import StrEnum
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
@@ -69,6 +70,21 @@ class Prompts(Model):
         return any(v is not None for v in (self.extraction, self.reconcile, self.graph))
 
 
+class RedactKind(StrEnum):
+    """What `redact` in a tenant's configuration can name. Credentials are redacted whatever it says."""
+
+    EMAIL = "email"
+    PHONE = "phone"
+    CARD = "card"
+    IBAN = "iban"
+    NATIONAL_ID = "national_id"
+    ADDRESS = "address"
+    CREDENTIAL = "credential"
+
+
+StoredInstructions = Literal["flag", "drop"]
+
+
 class TenantConfig(Model):
     """A tenant's stored configuration (PUT replaces it whole)."""
 
@@ -79,6 +95,13 @@ class TenantConfig(Model):
     exclude: Entries = Field(default_factory=list)
     examples: Examples = Field(default_factory=dict)  # a free topic's example sentences, by the topic
     prompts: Prompts = Field(default_factory=Prompts)
+    # Kinds of personal data replaced by a placeholder before anything is stored; credentials always are.
+    redact: list[RedactKind] = Field(default_factory=list, max_length=len(RedactKind))
+    # A sentence addressed to the assistant (safety/instructions.py): kept apart as a memory of kind
+    # "instruction" ("flag"), or stored nowhere ("drop"); never read as a fact about the user either way.
+    stored_instructions: StoredInstructions = "flag"
+    # Whether the chat proxy may put flagged instructions into a prompt (as quoted data, like every memory).
+    inject_instructions: bool = False
     # Memory events on the event bus carry the memory's text only when the tenant says so (docs/events.md).
     events_include_text: bool = False
 
@@ -124,6 +147,7 @@ class MemoryPolicy(Model):
     exclude: list[str] = Field(default_factory=list)
     examples: dict[str, list[str]] = Field(default_factory=dict)
     prompts: Prompts = Field(default_factory=Prompts)
+    stored_instructions: StoredInstructions = "flag"
 
     @classmethod
     def of(
@@ -140,7 +164,12 @@ class MemoryPolicy(Model):
             exclude=config.exclude if exclude is None else exclude,
             examples=config.examples,
             prompts=config.prompts,
+            stored_instructions=config.stored_instructions,
         )
+
+    @property
+    def excluded(self) -> set[str]:
+        return {t.lower() for t in self.exclude}
 
     @property
     def filters(self) -> bool:

@@ -1,5 +1,5 @@
 """AgentCore Memory's data plane (botocore's `bedrock-agentcore` request URIs, at the root beside /v1):
-HTTP glue only. The caller's tenant comes from the SigV4 signature (http/sigv4.py); errors are
+HTTP glue only. The caller's tenant comes from the SigV4 signature (domain/agentcore.py Callers); errors are
 AgentCore's (http/errors.py); the domain is engram.agentcore."""
 
 from __future__ import annotations

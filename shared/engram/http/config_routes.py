@@ -5,9 +5,13 @@ with `warnings`: what of the configuration this deployment cannot honour (instru
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from engram import bootstrap
+from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.policy import ConfigAnswer, TenantConfig
 from engram.http.authorization import tenant_of
 from engram.http.operation_docs import OPERATIONS
@@ -15,13 +19,22 @@ from engram.http.operation_docs import OPERATIONS
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
 
 
+# With user_id: that user's own policy, what they asked in chat not to be remembered (docs/safety.md);
+# only its `exclude` applies, on top of the tenant's.
+UserId = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
+
+
 @router.get("/v1/config", **OPERATIONS["get_config"])
-def get_config() -> TenantConfig:
-    return bootstrap.container().configs.get(tenant_of(router.current_event))
+def get_config(user_id: UserId = None) -> TenantConfig:
+    configs, tenant = bootstrap.container().configs, tenant_of(router.current_event)
+    return configs.of_user(tenant, user_id) if user_id else configs.get(tenant)
 
 
 @router.put("/v1/config", **OPERATIONS["put_config"])
-def put_config(body: TenantConfig) -> ConfigAnswer:
-    container = bootstrap.container()
-    stored = container.configs.put(tenant_of(router.current_event), body)
+def put_config(body: TenantConfig, user_id: UserId = None) -> ConfigAnswer:
+    container, tenant = bootstrap.container(), tenant_of(router.current_event)
+    if user_id:
+        stored = container.configs.put_user(tenant, user_id, body)
+        return ConfigAnswer(**stored.model_dump())
+    stored = container.configs.put(tenant, body)
     return ConfigAnswer(**stored.model_dump(), warnings=container.policy_warnings(stored))

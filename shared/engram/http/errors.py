@@ -38,6 +38,22 @@ _STATUS: list[tuple[type[EngramError], int]] = [
 ]
 
 
+# The answers given before any domain code runs: a body that cannot be read, or that the request schema refuses
+# (http/screen.py, the framework's validation). `error` code -> status.
+REQUEST_ERRORS: dict[str, int] = {
+    "InvalidJSONError": 400,  # not JSON at all: not UTF-8, broken base64, a syntax error
+    "RequestValidationError": 422,  # JSON that breaks the schema: every field at fault under `detail`
+    "PayloadTooLargeError": 413,
+    "UnsupportedMediaTypeError": 415,
+}
+INTERNAL_ERROR = "InternalError"
+
+
+def status_of(kind: type[EngramError]) -> int:
+    """The status an error of this class answers with (500 for one this table does not know)."""
+    return next((status for cls, status in _STATUS if issubclass(kind, cls)), 500)
+
+
 # A 503 that trying again will not change (a setting is missing): the openai SDKs honour this header
 # instead of retrying every 5xx for seconds, and so do Engram's clients.
 NO_RETRY = {"x-should-retry": "false"}
@@ -48,13 +64,13 @@ def retry_headers(error: EngramError) -> dict[str, str]:
 
 
 def to_http(error: EngramError) -> tuple[int, dict[str, Any]]:
-    for kind, status in _STATUS:
-        if isinstance(error, kind):
-            body: dict[str, Any] = {"error": type(error).__name__, "message": str(error)}
-            if isinstance(error, ValidationError):
-                body["field"] = error.field
-            return status, body
-    return 500, {"error": "InternalError", "message": "internal error"}
+    status = status_of(type(error))
+    if status == 500:
+        return 500, {"error": INTERNAL_ERROR, "message": "internal error"}
+    body: dict[str, Any] = {"error": type(error).__name__, "message": str(error)}
+    if isinstance(error, ValidationError):
+        body["field"] = error.field
+    return status, body
 
 
 def validation_body(errors: Sequence[Any]) -> dict[str, Any]:
@@ -78,8 +94,8 @@ def validation_response(errors: Sequence[Any], body: Any = None) -> tuple[int, d
     message says where it breaks (not a field: there is none yet); anything else the 422 list."""
     for err in errors:
         if err.get("type") == "json_invalid":
-            return 400, {"error": "InvalidJSONError", "message": _json_error(err, body)}
-    return 422, validation_body(errors)
+            return REQUEST_ERRORS["InvalidJSONError"], {"error": "InvalidJSONError", "message": _json_error(err, body)}
+    return REQUEST_ERRORS["RequestValidationError"], validation_body(errors)
 
 
 def _json_error(err: dict[str, Any], body: Any) -> str:

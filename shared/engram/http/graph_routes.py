@@ -10,20 +10,16 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from engram import bootstrap
 from engram.domain.errors import NotFoundError
-from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.http.authorization import tenant_of
 from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.models import aware
 from engram.http.operation_docs import OPERATIONS
+from engram.http.query import Cursor, Limit, UserId
 
 if TYPE_CHECKING:  # built by the container when a request first uses graph memory
     from engram.graph.service import GraphService
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
-
-UserId = Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
-Cursor = Annotated[str | None, Query(max_length=4096)]
-
 
 def graph() -> GraphService:
     service = bootstrap.container().graph
@@ -35,7 +31,7 @@ def graph() -> GraphService:
 @router.get("/v1/graph", **OPERATIONS["get_graph"])
 def get_graph(
     user_id: UserId,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
     entity_cursor: Cursor = None,
     relation_cursor: Cursor = None,
     as_of: Annotated[datetime | None, Query()] = None,

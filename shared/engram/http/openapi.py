@@ -16,6 +16,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
+from engram.domain.limits import MAX_BODY_BYTES
 from engram.http.errors import openai_shaped
 
 TITLE = "Engram"
@@ -196,7 +197,7 @@ ERROR_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
         "The body is over the size limit",
         {
             "error": "PayloadTooLargeError",
-            "message": "the body is 12000000 bytes; the limit is 10485760 (MAX_BODY_BYTES)",
+            "message": f"the body is {MAX_BODY_BYTES + 1} bytes; the limit is {MAX_BODY_BYTES} (MAX_BODY_BYTES)",
         },
     ),
     "415": (
@@ -216,7 +217,7 @@ ERROR_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "429": (
         "Over the API key's request rate",
-        {"error": "ThrottledError", "message": "Too Many Requests: this API key is over 50 requests a second"},
+        {"error": "ThrottledError", "message": "Too Many Requests: this API key is over 100 requests a second"},
     ),
     "500": ("An unexpected failure", {"error": "InternalError", "message": "Internal server error"}),
 }

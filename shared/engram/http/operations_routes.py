@@ -1,5 +1,5 @@
 """The operations routes of the API function (a Powertools Router the handler includes): health, queue
-figures, usage, maintenance runs, the tenant's users and the memory page's static files. HTTP glue only."""
+figures, usage and the memory page's static files. HTTP glue only."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from engram import bootstrap
 from engram.domain.errors import UnauthorizedError
 from engram.domain.operations import HealthReport, QueueFigures, UsageReport
 from engram.http.authorization import authorize, tenant_of
-from engram.http.maintenance_models import MaintenanceBody, MaintenanceRunView, MaintenanceStarted
-from engram.http.models import UsersResponse
 from engram.http.operation_docs import OPERATIONS
 from engram.ui import static_file
 
@@ -66,30 +64,7 @@ def usage(
     return bootstrap.container().usage.report(tenant_of(router.current_event), from_, to)
 
 
-# --- maintenance runs --------------------------------------------------------------------------
-@router.post("/v1/maintenance", **OPERATIONS["start_maintenance"])
-def start_maintenance(body: MaintenanceBody) -> Response[MaintenanceStarted]:
-    execution_id = bootstrap.container().maintenance_runs.start(
-        tenant_of(router.current_event), body.actions, body.user_id
-    )
-    return Response(202, content_types.APPLICATION_JSON, MaintenanceStarted(execution_id=execution_id))
-
-
-@router.get("/v1/maintenance/<execution_id>", **OPERATIONS["get_maintenance"])
-def get_maintenance(execution_id: str) -> MaintenanceRunView:
-    return MaintenanceRunView.of(
-        bootstrap.container().maintenance_runs.get(tenant_of(router.current_event), execution_id)
-    )
-
-
-# --- the tenant's users, and the memory page's static files (no key: the page sends it on API calls)
-@router.get("/v1/users", **OPERATIONS["list_users"])
-def list_users(
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100, cursor: Annotated[str | None, Query(max_length=4096)] = None
-) -> UsersResponse:
-    return UsersResponse.of(bootstrap.container().memories.list_users(tenant_of(router.current_event), limit, cursor))
-
-
+# --- the memory page's static files (no key: the page sends it on API calls)
 @router.get("/ui", include_in_schema=False)  # a page, not an API operation
 @router.get("/ui/<name>", include_in_schema=False)
 def ui_file(name: str = "index.html") -> Response[str]:

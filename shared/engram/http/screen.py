@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from engram.domain.limits import MAX_BODY_BYTES, MAX_JSON_DEPTH
+from engram.http.errors import REQUEST_ERRORS
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
@@ -31,12 +32,17 @@ def json_depth(text: str) -> int:
 _READ_AS_JSON = frozenset({"", "application/x-www-form-urlencoded", "text/plain"})
 
 
-def refusal(
-    status: int, message: str, kind: str = "body_rejected", error: str = "RequestValidationError"
-) -> dict[str, Any]:
-    detail = [{"field": "body", "loc": ["body"], "type": kind, "message": message}]
-    payload = {"error": error, "message": message, "field": "body", "detail": detail}
-    return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": json.dumps(payload)}
+def refusal(error: str, message: str, kind: str = "body_rejected") -> dict[str, Any]:
+    """A proxy response refusing the body, with the status errors.py maps `error` to."""
+    payload: dict[str, Any] = {"error": error, "message": message}
+    if error != "InvalidJSONError":  # a body that cannot be read has no field at fault yet
+        detail = [{"field": "body", "loc": ["body"], "type": kind, "message": message}]
+        payload.update(field="body", detail=detail)
+    return {
+        "statusCode": REQUEST_ERRORS[error],
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps(payload),
+    }
 
 
 def _as_json(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -49,7 +55,7 @@ def _as_json(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if mime not in _READ_AS_JSON:
         message = f"the body must be JSON (content-type: application/json), not {mime}"
-        return refusal(415, message, "unsupported_media_type", "UnsupportedMediaTypeError")
+        return refusal("UnsupportedMediaTypeError", message, "unsupported_media_type")
     if name is not None:
         del headers[name]
     event["headers"] = {**headers, "content-type": "application/json"}
@@ -70,22 +76,25 @@ def screen(event: dict[str, Any]) -> dict[str, Any] | None:
         try:
             raw = base64.b64decode(body, validate=True)
         except (binascii.Error, ValueError):
-            return refusal(400, "the body is marked base64 but is not valid base64", "body_encoding")
+            return refusal(
+                "InvalidJSONError", "the body is not valid JSON: it is marked base64 but is not valid base64"
+            )
     else:
         raw = str(body).encode("utf-8", "surrogatepass")
     if len(raw) > MAX_BODY_BYTES:
         return refusal(
-            413,
+            "PayloadTooLargeError",
             f"the body is {len(raw)} bytes; the limit is {MAX_BODY_BYTES} (MAX_BODY_BYTES)",
             "too_large",
-            "PayloadTooLargeError",
         )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return refusal(400, "the body is not valid UTF-8", "body_encoding")
+        return refusal("InvalidJSONError", "the body is not valid JSON: it is not UTF-8")
     if json_depth(text) > MAX_JSON_DEPTH:
-        return refusal(422, f"JSON nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)", "too_deep")
+        return refusal(
+            "RequestValidationError", f"JSON nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)", "too_deep"
+        )
     if event.get("isBase64Encoded"):
         event["body"], event["isBase64Encoded"] = text, False
     return _as_json(event)

@@ -165,7 +165,8 @@ class SummariseService:
         cutoff = utcnow() - timedelta(days=self.min_age_days)
         groups: dict[tuple[str, str | None, str | None], list[Fact]] = defaultdict(list)
         for fact in sorted(self.scanner.current(tenant_id, user_id), key=lambda f: (f.created_at, f.id)):
-            if fact.is_protected or fact.is_summarized or fact.updated_at > cutoff:
+            # an instruction kept apart (safety/instructions.py) never becomes part of a summary of the user
+            if fact.is_protected or fact.is_summarized or fact.kind == "instruction" or fact.updated_at > cutoff:
                 continue
             # Search filters on bank, agent and run; a summary must stay findable under the same ones.
             groups[(fact.memory_bank.value, fact.agent_id, fact.run_id)].append(fact)

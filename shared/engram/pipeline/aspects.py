@@ -5,7 +5,7 @@ plain statements about it; a clause is compared with them by the local embedder,
 statements about nothing in particular (meals, weather, moods, other people). It is read as that
 aspect when its best aspect statement is close enough and clearly closer than anything else, and
 the aspect's value (a place, an organisation, a name, ...) is then lifted from its words with the
-linear-time text tools of offline/values.py. No value, no reading: precision before recall.
+linear-time text tools of rules/values.py. No value, no reading: precision before recall.
 
 Single-valued aspects (home, employer, job, partner, diet) hold one value at a time, so a newer
 statement of another value replaces the older (pipeline/supersede.py); multi-valued ones (pets,
@@ -488,7 +488,7 @@ def aspect_of_fact(fact: Fact | CandidateFact, readings: tuple[Reading, ...]) ->
     return [(r.aspect.name, r.value) for r in readings]
 
 
-# What a reading becomes as a fact: text, key and bank, in the rules' vocabulary (offline/rules_*.py).
+# What a reading becomes as a fact: text, key and bank, in the vocabulary of the rules (rules/*.py).
 def as_candidate(reading: Reading, message_index: int) -> CandidateFact:
     v = reading.value
     name = reading.aspect.name

@@ -35,6 +35,7 @@ from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
+from engram.pipeline import instruction_screen
 from engram.pipeline.apply import Applier
 from engram.pipeline.aspects import AspectReader
 from engram.pipeline.attachment_settle import settle_attachments
@@ -111,6 +112,7 @@ class IngestRun:
     screen: PolicyScreen | None = None
     skipped: list[Located] = field(default_factory=list)  # what the policy left out: clauses, then facts
     redacted: bool = False  # clauses were cut from the messages
+    flagged: list[CandidateFact] = field(default_factory=list)  # sentences addressed to the assistant, kept apart
     prompt: ExtractionPrompt = ExtractionPrompt.USER  # chosen once the messages are screened
     planned: OneCallAnswer | None = None
     outcome: IngestOutcome | None = None
@@ -455,6 +457,16 @@ def screen_messages(pipeline: IngestPipeline, run: IngestRun) -> None:
     run.prompt = choose_prompt(run.request.messages, run.request.prompt)
 
 
+def screen_instructions(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """Sentences addressed to the assistant leave the messages too: no step reads them as the user's facts."""
+    mode = run.policy.stored_instructions if run.policy is not None else "flag"
+    screened = instruction_screen.screen(run.request, mode)
+    run.request, run.flagged = screened.request, screened.flagged
+    if screened.skipped:
+        run.skipped += screened.skipped
+        run.redacted = True
+
+
 def plan(pipeline: IngestPipeline, run: IngestRun) -> None:
     """The single LLM call's facts, decisions and relations, where it can answer for the run."""
     run.planned = pipeline._ask_once(run.scope, run.request, run.prompt, run.reads, run.policy)
@@ -465,6 +477,26 @@ def store_facts(pipeline: IngestPipeline, run: IngestRun) -> None:
     run.outcome = pipeline._facts(
         run.scope, run.request, run.prompt, run.task_id, run.sources, run.planned, run.reads, run.screen, run.skipped
     )
+
+
+def keep_instructions(pipeline: IngestPipeline, run: IngestRun) -> None:
+    """The flagged sentences, each a memory of kind "instruction" with its message as provenance: never
+    reconciled with facts, outdating nothing, left out of summaries and of the chat proxy's prompts."""
+    if not run.flagged:
+        return
+    flagged, outcome = run.flagged, run.result
+    texts = [c.text for c in flagged]
+    vectors = dict(zip(texts, pipeline.embedder.embed(texts), strict=True))
+    decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(flagged)]
+    applied = Applier(pipeline._lifecycle).apply_each(
+        run.scope, run.request, run.task_id, flagged, vectors, decisions, (), run.sources
+    )
+    outcome.results += [result for _, result in applied]
+    outcome.counts["instructions"] = len(applied)
+    outcome.counts["ADD"] = outcome.counts.get("ADD", 0) + len(applied)
+    if outcome.shares is not None:
+        outcome.shares.add_results(applied, flagged)
+        outcome.shares.add_run_counts({"instructions": len(applied)})
 
 
 def drop_unsaid(pipeline: IngestPipeline, run: IngestRun) -> None:
@@ -483,9 +515,17 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
     decided = run.planned.graph if run.planned is not None else None
     protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
     stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
-    changes, used = graph.ingest(
-        run.scope, run.request.messages, outcome.candidates, run.task_id, decided, protected, stored
-    )
+    messages = run.request.messages
+    if run.policy is not None and run.policy.include:
+        # With include, what was not included is stored nowhere, the graph included: it reads the facts kept,
+        # not the messages, whose other clauses still say what was left out.
+        said = messages[-1].created_at if messages else None
+        kept = [c.text for c in outcome.candidates if c.kind == "fact"]
+        messages = [Message(role="user", content=text, created_at=said) for text in kept]
+        decided = None
+        if not messages:
+            return
+    changes, used = graph.ingest(run.scope, messages, outcome.candidates, run.task_id, decided, protected, stored)
     outcome.usage.add(used)
     outcome.counts.update(changes.counts())
     outcome.relations = changes.relations()
@@ -508,4 +548,7 @@ def report_skipped(pipeline: IngestPipeline, run: IngestRun) -> None:
 
 
 Stage = Callable[[IngestPipeline, IngestRun], None]
-STAGES: tuple[Stage, ...] = (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)
+STAGES: tuple[Stage, ...] = (
+    *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
+    *(drop_unsaid, add_relations, report_skipped),
+)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engram.domain.models import AddRequest, MemoryBank
+from engram.domain.models import AddRequest, Fact, MemoryBank
 from engram.domain.policy import EXCLUDED, MemoryPolicy, Skipped
 from engram.domain.steps import CandidateFact
 from engram.pipeline.clauses import clauses, segments
@@ -152,6 +152,15 @@ class PolicyScreen:
             return scores is not None and scores.vague
 
         return Decide(reason, vague)
+
+    def excluded_memories(self, memories: Sequence[Fact]) -> list[Fact]:
+        """The stored memories (facts, episodes) whose text is about an excluded bank or topic."""
+        scores = self._scores([m.text for m in memories])
+        return [
+            m
+            for m, s in zip(memories, scores, strict=True)
+            if self._excluded_by(m.text, m.memory_bank, m.fact_key, s) is not None
+        ]
 
     def screen(self, candidates: Sequence[CandidateFact]) -> tuple[list[CandidateFact], list[Located]]:
         """The candidates the policy keeps; facts first, then episodes without what was left out."""

@@ -1,6 +1,7 @@
 """Which memory banks and free topics a clause is about, by meaning: the local embedder against each
 topic's description (pipeline/topic_descriptions.py for the seven banks; a free topic is its own
-description, with the examples the tenant's config gives).
+description, with the examples the tenant's config gives and, for a topic tenants often name, the example
+statements of pipeline/topic_catalogue.json).
 
 A clause's score for a topic is its best cosine to the topic's statements. A bank is decided relative
 to the other banks (a clause is about the bank it is nearest to, or within the bank's margin of it),
@@ -8,7 +9,7 @@ above the bank's floor under which a clause is about nothing in particular, or o
 sure to be about it; a free topic, which may lie inside any bank, on its own score. Each bank has its
 own constants: the banks are not equally distinct (health talk is far from the rest; interests, events
 and personal details run into each other), and one setting for all would make every bank pay for the
-vaguest. They were chosen by bench/policy_screen.py on two thirds of a labelled set of chat clauses
+vaguest. They were chosen by bench/parts/policy_leaks.py on two thirds of a labelled set of chat clauses
 (bench/data/policy_clauses.json) for the all-MiniLM-L6-v2 embedder, and are reported with the
 held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
 differently: a close call excludes (a clause near an excluded bank goes, even when another bank is a
@@ -18,9 +19,12 @@ nearest), so privacy errs toward not storing.
 
 from __future__ import annotations
 
+import functools
+import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources
 
 import numpy as np
 import numpy.typing as npt
@@ -43,10 +47,14 @@ class BankRule:
 class Thresholds:
     banks: Mapping[MemoryBank, BankRule]
     topic_floor: float  # a free topic's score from which a clause is about it
+    # A topic's catalogue statements (topic_catalogue.json) are broad: a clause is about the topic by them
+    # only when they score within this of the clause's nearest bank, as a bank is decided relative to the
+    # others (so "I work as a nurse" is not about religion because "I'm an atheist" is a statement about one).
+    catalogue_margin: float = 0.05
     vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
 
 
-# Chosen by bench/policy_screen.py on two thirds of the labelled set (MiniLM int8), scored piece by piece
+# Chosen by bench/parts/policy_leaks.py on two thirds of the labelled set (MiniLM int8), scored piece by piece
 # as the screen cuts clauses, each bank for no leak, then fewest false exclusions, then the widest margin,
 # widened by the slack cross-validation inside those two thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(
@@ -72,8 +80,9 @@ class Scores:
     """One clause's score per bank and per free topic asked about."""
 
     banks: Mapping[MemoryBank, float]
-    topics: Mapping[str, float]
+    topics: Mapping[str, float]  # by the topic's name and the tenant's examples
     thresholds: Thresholds = THRESHOLDS  # what the decisions below use unless given others
+    catalogue: Mapping[str, float] = field(default_factory=dict)  # by the topic's catalogue statements
 
     @property
     def nearest(self) -> float:
@@ -95,7 +104,11 @@ class Scores:
         return score >= (t or self.thresholds).banks[bank].floor and score > others
 
     def about_topic(self, topic: str, t: Thresholds | None = None) -> bool:
-        return self.topics.get(topic.lower(), 0.0) >= (t or self.thresholds).topic_floor
+        t = t or self.thresholds
+        if self.topics.get(topic.lower(), 0.0) >= t.topic_floor:
+            return True
+        broad = self.catalogue.get(topic.lower(), 0.0)
+        return broad >= t.topic_floor and broad >= self.nearest - t.catalogue_margin
 
 
 Matrix = npt.NDArray[np.float32]
@@ -140,17 +153,42 @@ class TopicMeaning:
             return []
         banks = self._bank_vectors()
         wanted = {t.lower(): self._topic_vectors(t, examples) for t, examples in (topics or {}).items()}
+        broad = {t.lower(): self._topic_vectors(t, found) for t in topics or {} if (found := catalogue_examples(t))}
         vectors = _matrix(self.embedder.embed(list(clauses)))
         bank_best = {bank: (vectors @ protos.T).max(axis=1) for bank, protos in banks.items()}
         topic_best = {topic: (vectors @ protos.T).max(axis=1) for topic, protos in wanted.items()}
+        broad_best = {topic: (vectors @ protos.T).max(axis=1) for topic, protos in broad.items()}
         return [
             Scores(
                 {bank: float(best[row]) for bank, best in bank_best.items()},
                 {topic: float(best[row]) for topic, best in topic_best.items()},
                 self.thresholds,
+                {topic: float(best[row]) for topic, best in broad_best.items()},
             )
             for row in range(len(clauses))
         ]
+
+
+@functools.cache
+def _catalogue() -> dict[str, tuple[str, ...]]:
+    """Each name and alias of topic_catalogue.json, folded, with its topic's example statements."""
+    data = json.loads(resources.files("engram.pipeline").joinpath("topic_catalogue.json").read_text("utf-8"))
+    out: dict[str, tuple[str, ...]] = {}
+    for name, entry in data["topics"].items():
+        for alias in (name, *entry["aliases"]):
+            out[_fold(alias)] = tuple(entry["examples"])
+    return out
+
+
+def _fold(topic: str) -> str:
+    return " ".join(topic.lower().split())
+
+
+def catalogue_examples(topic: str) -> tuple[str, ...]:
+    """A free topic's built-in statements: a tenant's "religion" is read as what people say of religion,
+    not only as the word (none for a topic the catalogue does not know)."""
+    folded = _fold(topic)
+    return _catalogue().get(folded) or _catalogue().get(folded.removesuffix("s"), ())
 
 
 def _matrix(vectors: Sequence[Sequence[float]]) -> Matrix:

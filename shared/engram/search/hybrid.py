@@ -1,9 +1,9 @@
 """Relevance search: semantic k-NN and BM25 over the same documents, fused into one ranking, then
 conversation context: a memory recorded right next to a strong hit inherits part of its score.
 
-Measured on LoCoMo (bench/locomo_recall.py, evidence recall@10 over categories 1-4): cosine alone
+Measured on LoCoMo (bench/parts/locomo_recall.py, evidence recall@10 over categories 1-4): cosine alone
 0.45, BM25 alone 0.57; each step below is there because it moved that number, not for its own sake
-(bench/README.md lists the gains; bench/recall_lab.py is the quick loop they were measured with).
+(bench/README.md lists the gains; bench/labs/recall_lab.py is the quick loop they were measured with).
 """
 
 from __future__ import annotations

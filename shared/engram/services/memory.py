@@ -37,6 +37,8 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.pipeline.reads import kept_or_stored
+from engram.safety.messages import REDACTED, redact_messages
+from engram.safety.redaction import redact
 from engram.search.hybrid import HybridSearcher
 from engram.search.pipeline import SearchPipeline
 from engram.services.attachments import AttachmentService
@@ -46,7 +48,9 @@ from engram.services.touches import TouchBuffer
 from engram.writes.unit_of_work import Lifecycle, index_doc, next_version
 
 if TYPE_CHECKING:
+    from engram.domain.policy import RedactKind
     from engram.graph.service import GraphService
+    from engram.services.tenant_config import TenantConfigs
 
 @dataclass
 class MemoryService:
@@ -65,6 +69,7 @@ class MemoryService:
     graph: GraphService | None = None  # None when graph memory is off
     users: UserDirectory | None = None  # the tenant's user listing (touched by the worker as adds finish)
     lifecycle: Lifecycle | None = None  # how corrections and deletes change memories (built if not given)
+    configs: TenantConfigs | None = None  # the tenant's `redact` kinds (credentials are redacted without it)
 
     def __post_init__(self) -> None:
         if self.search_pipeline is None:
@@ -90,6 +95,11 @@ class MemoryService:
         # A message without a time was said when the add was accepted, not when the worker reads it
         # (a task that waited for the LLM's breaker resolves "yesterday" against the day it was said).
         said = [m if m.created_at else m.model_copy(update={"created_at": task.created_at}) for m in request.messages]
+        # Personal data and secrets are replaced before the input is stored, so no store, log, LLM or
+        # event ever holds them (docs/safety.md).
+        said, found = redact_messages(said, self._redact_kinds(tenant_id))
+        if found:
+            task.counts[REDACTED] = sum(found.values())
         task.request = request = request.model_copy(update={"messages": said})
         payload = request.model_dump_json().encode("utf-8")
         if len(payload) > self.max_inline_payload_bytes and self.blobs is not None:
@@ -107,13 +117,23 @@ class MemoryService:
         if self.blobs is None:
             raise ValidationError("memories", "imports are not configured on this deployment")
         self._check_attachments(tenant_id, request)
+        kinds = self._redact_kinds(tenant_id)
+        texts = [redact(m.memory, kinds) for m in request.memories]
+        pairs = zip(request.memories, texts, strict=True)
+        kept = [m.model_copy(update={"memory": t.text}) if t.found else m for m, t in pairs]
+        request = request.model_copy(update={"memories": kept})
         counts = {"memories": len(request.memories), "added": 0, "skipped": 0}
+        if found := sum(t.count for t in texts):
+            counts[REDACTED] = found
         task = Task(tenant_id=tenant_id, user_id=request.user_id, kind=TaskKind.IMPORT, counts=counts)
         task.payload_key = f"{PAYLOADS}{tenant_id}/{task.task_id}.json"
         self.blobs.put(task.payload_key, request.model_dump_json().encode("utf-8"), "application/json")
         self.tasks.create(task)
         self.queue.enqueue(task)
         return task
+
+    def _redact_kinds(self, tenant_id: str) -> list[RedactKind]:
+        return self.configs.get(tenant_id).redact if self.configs is not None else []
 
     def _check_attachments(self, tenant_id: str, request: ImportRequest) -> None:
         """Every attachment an imported memory names must be this tenant's (uploaded before)."""
@@ -247,6 +267,8 @@ class MemoryService:
         its key and value (so later statements reconcile against what it now says), its embedding
         (at commit), its source (the correction itself) and the graph relations it states."""
         old = self.facts.get(tenant_id, memory_id)
+        if patch.text is not None:
+            patch = patch.model_copy(update={"text": redact(patch.text, self._redact_kinds(tenant_id)).text})
         changes: dict[str, object] = patch.model_dump(exclude_none=True, exclude={"text", "metadata"})
         if patch.metadata is not None:
             changes["metadata"] = {**old.metadata, **patch.metadata}

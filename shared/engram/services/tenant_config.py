@@ -43,9 +43,25 @@ class TenantConfigs:
             self._cached[tenant_id] = (self._clock(), config)
         return config
 
+    def of_user(self, tenant_id: str, user_id: str) -> TenantConfig:
+        """A user's own policy: what they asked in chat not to be remembered (safety/requests.py), or a
+        PUT /v1/config?user_id=... set for them. Only its `exclude` is applied."""
+        return self.get(user_key(tenant_id, user_id))
+
+    def put_user(self, tenant_id: str, user_id: str, config: TenantConfig) -> TenantConfig:
+        return self.put(user_key(tenant_id, user_id), config)
+
     def policy(self, tenant_id: str, request: AddRequest) -> MemoryPolicy:
-        """What an add runs with: its own instructions, include and exclude, else the tenant's."""
-        return MemoryPolicy.of(self.get(tenant_id), request.instructions, request.include, request.exclude)
+        """What an add runs with: its own instructions, include and exclude, else the tenant's; and always
+        what the user asked not to be remembered."""
+        policy = MemoryPolicy.of(self.get(tenant_id), request.instructions, request.include, request.exclude)
+        own = [t for t in self.of_user(tenant_id, request.user_id).exclude if t.lower() not in policy.excluded]
+        return policy.model_copy(update={"exclude": [*policy.exclude, *own]}) if own else policy
+
+
+def user_key(tenant_id: str, user_id: str) -> str:
+    # Tenant ids never hold '#': no tenant's key can take this form.
+    return f"{tenant_id}#user#{user_id}"
 
 
 INSTRUCTIONS_NEED_AN_LLM = (

@@ -30,11 +30,13 @@ from engram.domain.ports import BlobStore, FinishedRuns, TaskStore, UserDirector
 from engram.operations.circuit_breaker import CircuitBreaker
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.nothing_new import why_nothing_changed
+from engram.safety.messages import REDACTED
 from engram.services.forget import UserForgetter
 from engram.services.importer import MemoryImporter
 from engram.services.task_events import NoEvents, TaskEvents
 from engram.services.task_inputs import load_request, redact_input, retain_if_source
 from engram.services.tenant_config import TenantConfigs
+from engram.services.user_requests import UserRequests
 
 logger = Logger(child=True)
 
@@ -86,6 +88,7 @@ class ExtractionWorker:
     users: UserDirectory | None = None
     importer: MemoryImporter | None = None  # runs import tasks
     configs: TenantConfigs | None = None  # the tenant's memory policy (None: the built-in behaviour)
+    requests: UserRequests | None = None  # what users ask of their own memory in chat (None: not read)
     # Writes a run's finished tasks and its user's entry together (one request, not two); without
     # it, the entry is touched and then the tasks saved.
     finished: FinishedRuns | None = None
@@ -158,6 +161,8 @@ class ExtractionWorker:
         try:
             if tried_before and self.repair is not None:
                 self.repair(tenant_id, request.user_id)
+            # A user's "don't remember X" holds from the add that says it: applied before its policy is read.
+            requested = self.requests.apply(scope, request.messages, leader.task_id) if self.requests else {}
             policy = self.configs.policy(tenant_id, request) if self.configs is not None else None
             outcome = self.pipeline.run(scope, request, leader.task_id, sources, policy)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry
@@ -177,7 +182,10 @@ class ExtractionWorker:
             first += len(asked.messages)
             task.status = TaskStatus.COMPLETED
             task.results = share.results
-            task.counts = share.counts
+            # what was redacted at the API stays counted beside what the run made
+            task.counts = {k: v for k, v in task.counts.items() if k == REDACTED} | share.counts
+            if task is leader:
+                task.counts |= requested
             task.skipped = share.skipped
             task.relations = share.relations
             notes = [why_nothing_changed(asked, share.counts, share.results), outcome.unread]

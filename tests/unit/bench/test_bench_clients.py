@@ -10,10 +10,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from bench import ingest as http_ingest
-from bench import locomo_infer, locomo_recall, longmemeval
-from bench.locomo_data import parse_conversation
-from bench.longmemeval_data import Session, Turn
+from bench.data.locomo_data import parse_conversation
+from bench.data.longmemeval_data import Session, Turn
+from bench.parts import ingest_speed as http_ingest
+from bench.parts import locomo_infer, locomo_recall, longmemeval
 from engram.domain.models import SPEAKER_KEY, AddRequest
 
 ENGRAM = Path(__file__).resolve().parents[3] / "shared" / "engram"

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from bench.longmemeval_data import TYPES
-from bench.report_goals import GOALS
+from bench.data.longmemeval_data import TYPES
+from bench.report.report_goals import GOALS
 
 
 def _longmemeval(all_at_10: float, newest: float, sessions: float) -> dict[str, Any]:

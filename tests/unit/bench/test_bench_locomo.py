@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from bench.locomo_data import (
+from bench.data.locomo_data import (
     Turn,
     normalise_evidence,
     parse_conversation,
@@ -17,7 +17,7 @@ from bench.locomo_data import (
     parse_session_time,
     split_evidence,
 )
-from bench.locomo_recall import said_at
+from bench.parts.locomo_recall import said_at
 
 
 @pytest.mark.parametrize(
@@ -108,6 +108,6 @@ def test_parse_conversation_keeps_categories_one_to_four() -> None:
     assert conv.questions[2].dropped == ("D7:1",)
     assert conv.user_id == "locomo-conv-x"
     # the QA and session-recall labs store each turn as its speaker said it (the search's speaker step)
-    from bench.qa import locomo_memories
+    from bench.parts.qa import locomo_memories
 
     assert [m.speaker for m in locomo_memories(conv)] == ["Ann", "Bo", "Ann"]

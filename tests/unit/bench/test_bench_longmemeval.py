@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bench.longmemeval_data import TYPES, parse_date, parse_question, stratified
-from bench.longmemeval_score import UNKNOWN, Hit, hit_of, newest_first, score, summarise
+from bench.data.longmemeval_data import TYPES, parse_date, parse_question, stratified
+from bench.parts.longmemeval_score import UNKNOWN, Hit, hit_of, newest_first, score, summarise
 from engram.domain.models import Fact, MemorySource
 
 MAY_20 = datetime(2023, 5, 20, 2, 21, tzinfo=UTC)
@@ -156,7 +156,7 @@ def test_the_subset_is_stratified_and_fixed_by_question_id() -> None:
 
 
 def test_the_summary_table_shows_each_mode_and_only_types_with_questions() -> None:
-    from bench.report_longmemeval import sections
+    from bench.report.report_longmemeval import sections
 
     evidence = parse_question(_item()).evidence()
     rows = [{**score(evidence, [_hit("late#0", 28), _hit("early#2", 20)]), "type": "knowledge-update"}]

@@ -1,4 +1,4 @@
-"""The bench's real model is configured by ENGRAM_QA_* alone (bench/bench_model.py), never by the
+"""The bench's real model is configured by ENGRAM_QA_* alone (bench/rig/bench_model.py), never by the
 product's ENGRAM_OPENAI_BASE_URL, which the offline parts' own settings read."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from bench import memory_state, qa, reconcile_checks
-from bench.bench_model import BenchModel
+from bench.parts import memory_state, qa, reconcile_checks
+from bench.rig.bench_model import BenchModel
 from tests.fakes import HashEmbedder
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens: a part that called a model here would fail
@@ -104,7 +104,7 @@ def test_the_memory_state_screens_by_meaning_as_the_product_does() -> None:
 def test_a_fresh_engram_keeps_the_bench_model_for_later_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """make bench's LongMemEval part builds fresh Engrams (clearing ENGRAM_* settings); the reconcile and
     qa parts after it must still find the bench's model (they were skipped when it went too)."""
-    from bench.engram_env import clear_product_settings
+    from bench.rig.engram_env import clear_product_settings
 
     monkeypatch.setenv("ENGRAM_QA_MODEL", "m")
     monkeypatch.setenv("ENGRAM_QA_BASE_URL", "http://127.0.0.1:1/v1")

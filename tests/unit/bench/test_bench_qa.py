@@ -1,4 +1,4 @@
-"""bench/qa.py and bench/qa_prompts.py: the field's prompts verbatim, their answers read the field's way,
+"""bench/parts/qa.py and bench/parts/qa_prompts.py: the field's prompts verbatim, their answers read the field's way,
 and the harness's contexts, rows and J, with a fake model (no network)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from bench import qa, qa_prompts
+from bench.parts import qa, qa_prompts
 from engram.domain.models import Fact
 
 # sha256 of the upstream strings (mem0ai/mem0 b3ede5b7, xiaowu0162/LongMemEval 9e0b455f), taken from the sources.
@@ -136,13 +136,13 @@ def _item(dataset: str, qid: str, category: str, question: str, answer: str, evi
 def test_contexts_are_the_chat_proxys_block_engram_searched_oracle_the_evidence_full_everything() -> None:
     item = _item("locomo", "c#1", "4 single-hop", "What is Ann's cat called?", "Tom", {"m1"})
     searched = qa.context(item, "engram", lambda _: qa.Found([MEMORIES[2], MEMORIES[0]], 1.5), 4000)
-    assert searched.text.splitlines()[1:] == [
-        "- Ann: lovely weather today (said 10 May 2023)",
-        "- Ann: I adopted a cat named Tom (said 8 May 2023)",
+    assert searched.text.splitlines()[2:-1] == [
+        '- "Ann: lovely weather today" (said by the user, 10 May 2023)',
+        '- "Ann: I adopted a cat named Tom" (said by the user, 8 May 2023)',
     ]
     assert searched.memories == 2 and searched.search_ms == 1.5
     oracle = qa.context(item, "oracle", lambda _: pytest.fail("the oracle does not search"), 4000)
-    assert oracle.text.splitlines()[1:] == ["- Ann: I adopted a cat named Tom (said 8 May 2023)"]
+    assert oracle.text.splitlines()[2:-1] == ['- "Ann: I adopted a cat named Tom" (said by the user, 8 May 2023)']
     assert oracle.search_ms is None
     full = qa.context(item, "full", lambda _: [], 4000)
     assert full.memories == 3 and "Oslo" in full.text
@@ -279,7 +279,7 @@ def test_interleave_keeps_each_sets_order_and_mixes_them_in_proportion() -> None
 
 
 def test_the_summary_tables_show_j_side_by_side_and_the_session_figures() -> None:
-    from bench.report_field import qa_sections, session_sections
+    from bench.report.report_field import qa_sections, session_sections
 
     rows = [
         {

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import update_readme
-from bench.report_tables import TARGETS
-from bench.stats import (
+from bench.report.report import update_readme
+from bench.report.report_tables import TARGETS
+from bench.rig.stats import (
     all_at,
     dcg,
     distinct,

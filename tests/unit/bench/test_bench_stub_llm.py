@@ -6,7 +6,7 @@ import json
 
 import httpx
 
-from bench.stub_llm import conversation_facts, respond, statements
+from bench.doubles.stub_llm import conversation_facts, respond, statements
 from engram.domain.models import ExtractionPrompt
 from engram.reconcile.prompts import (
     EXTRACTION_SCHEMA,

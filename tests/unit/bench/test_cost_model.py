@@ -1,10 +1,10 @@
-"""bench/cost.py's arithmetic on a tiny request table and round prices."""
+"""bench/parts/cost.py's arithmetic on a tiny request table and round prices."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.cost import ESM_REQUESTS_PER_INVOCATION, RTT_MS, Scenario, monthly, per_operation
+from bench.parts.cost import ESM_REQUESTS_PER_INVOCATION, RTT_MS, Scenario, monthly, per_operation
 
 PRICES = {
     "as_of": "test",

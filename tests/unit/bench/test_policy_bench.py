@@ -1,10 +1,10 @@
-"""How bench/policy_screen.py chooses the policy screen's thresholds (issue 33): on the pieces the screen
+"""How bench/parts/policy_leaks.py chooses the policy screen's thresholds (issue 33): on the pieces the screen
 scores, widened toward exclusion by a slack that cross-validation inside the tuning split picks, a leak
 weighing more than a false exclusion."""
 
 from __future__ import annotations
 
-from bench.policy_screen import LEAK_WEIGHT, Clause, choose, choose_slack, decides, widened
+from bench.parts.policy_leaks import LEAK_WEIGHT, Clause, choose, choose_slack, decides, widened
 from engram.domain.models import MemoryBank
 from engram.pipeline.topic_meaning import THRESHOLDS, Scores
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.graph_corpus import run
+from bench.labs.graph_corpus import run
 from engram.domain.models import Message
 from engram.rules.relations import sentence_triples
 
@@ -82,6 +82,6 @@ def test_a_pronoun_refers_within_one_message_only() -> None:
 
 def test_the_rules_reach_precision_and_recall_090_on_the_corpus_they_were_written_against() -> None:
     """The development two thirds of tests/data/graph_corpus.jsonl (the held third is scored by
-    `python -m bench.graph_corpus --held`, reported in bench/README.md)."""
+    `python -m bench.labs.graph_corpus --held`, reported in bench/README.md)."""
     dev = run(splits=("dev",))["splits"]["dev"]
     assert dev["statements"] >= 100 and dev["precision"] >= 0.9 and dev["recall"] >= 0.9, dev

@@ -13,8 +13,10 @@ from engram.pipeline.ingest import (
     IngestRun,
     add_relations,
     drop_unsaid,
+    keep_instructions,
     plan,
     report_skipped,
+    screen_instructions,
     screen_messages,
     store_facts,
 )
@@ -37,7 +39,10 @@ def state(p: IngestPipeline, *messages: tuple[str, str], policy: MemoryPolicy | 
 
 
 def test_the_stages_run_in_this_order() -> None:
-    assert STAGES == (screen_messages, plan, store_facts, drop_unsaid, add_relations, report_skipped)
+    assert STAGES == (
+        *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
+        *(drop_unsaid, add_relations, report_skipped),
+    )
 
 
 def test_screening_cuts_excluded_clauses_and_chooses_the_prompt_once() -> None:

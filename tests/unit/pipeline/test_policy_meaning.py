@@ -286,7 +286,7 @@ def minilm() -> TopicMeaning:
 
 
 def labelled() -> list[tuple[str, set[str]]]:
-    from bench.policy_screen import DATA
+    from bench.parts.policy_leaks import DATA
 
     data = json.loads(DATA.read_text(encoding="utf-8"))
     return [(c["text"], set(c["about"])) for c in data["clauses"]]
@@ -322,8 +322,8 @@ def test_with_minilm_health_in_a_persons_own_words_is_cut_from_a_mixed_message(s
 
 
 def test_the_thresholds_in_use_are_the_ones_the_bench_chose() -> None:
-    from bench.policy_screen import _plain
-    from bench.report import RESULTS
+    from bench.parts.policy_leaks import _plain
+    from bench.report.report import RESULTS
 
     results = json.loads((RESULTS / "policy_screen.json").read_text(encoding="utf-8"))
     assert results["chosen"] == _plain(THRESHOLDS) and results["in_use_is_chosen"]

@@ -1,4 +1,4 @@
-"""Value lifting once a clause's aspect is known (offline/values.py): what each aspect holds, and
+"""Value lifting once a clause's aspect is known (rules/values.py): what each aspect holds, and
 nothing when the clause gives no clear value."""
 
 from __future__ import annotations

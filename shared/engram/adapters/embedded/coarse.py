@@ -5,7 +5,7 @@ MIN_ROWS rows the index also keeps every vector projected onto the top RANK prin
 the user's own vectors (a third of the bytes), ranks with those, and re-scores the best
 RESCORE_FACTOR x k candidates exactly, so the scores returned are exact cosines. Sentence
 embeddings concentrate their variance in few directions, so the exact top k is almost always among
-the candidates (bench/index_speed.py reports the overlap). The projection is fitted again whenever the
+the candidates (bench/labs/index_speed.py reports the overlap). The projection is fitted again whenever the
 user's rows have doubled since the last fit; a user below MIN_ROWS never pays for any of this.
 """
 

@@ -12,7 +12,7 @@ Two adjustments make its vectors fit the rest of Engram:
 - vectors are centred: e5's raw cosines sit between 0.75 and 1.0 for any two texts ("I like dogs" /
   "I like cats" 0.94, above the 0.95-ish duplicate and 0.85 summarise thresholds tuned on MiniLM).
   Subtracting the mean vector of memory-like sentences (e5_centre.json, derived by
-  bench/e5_centre.py) and normalising again puts unrelated texts near 0 and paraphrases near 0.8, as
+  bench/labs/e5_centre.py) and normalising again puts unrelated texts near 0 and paraphrases near 0.8, as
   MiniLM does, and keeps the ranking.
 """
 

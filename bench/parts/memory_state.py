@@ -1,0 +1,302 @@
+"""Memory state: after a person's short multi-session history, is what Engram holds true to it?
+
+    python -m bench.parts.memory_state                  # both modes, tuning and held-aside thirds
+    python -m bench.parts.memory_state --mode offline --split tune --show   # each miss, for tuning
+    ENGRAM_QA_MODEL=... ENGRAM_QA_BASE_URL=... python -m bench.parts.memory_state --mode model --split held_aside
+
+The corpus (bench/data/memory_state.json) holds histories written for this purpose, each with the
+expected end state: the current value per aspect, the values later statements replaced, the text an
+exclude policy must keep out, and other things that are true of the person. Every third history
+(by id: h03, h06, ...) is held aside: tune on the rest, read the held-aside figures at the end.
+
+Each session is one add (its messages dated), run through the product's ingest pipeline and
+searched through MemoryService in process, both as the container wires them (engram.bootstrap, its
+stores in memory: bench/doubles/in_memory.py), without HTTP. Scores:
+- state accuracy: for each expected aspect, its question ("where do I live?") is searched; the top
+  current memory (not marked outdated) holds the single value, or the top 5 hold each of a
+  multi-valued aspect's values;
+- stale-current rate: replaced values still stated by a current memory not marked outdated;
+- policy leak rate: excluded phrases found in any current memory;
+- fact precision: current memories read as facts whose value (for an aspect's key) is one the
+  history gave that aspect, or whose text names something true of the history.
+Offline mode: the offline extractor and reconciler. LLM mode: the stub LLM (bench/doubles/stub_llm.py)
+extracts each long enough sentence as said and reconciles by text, so supersession by meaning
+is what keeps its state current. Model mode: a real model (the bench's model, bench/rig/bench_model.py:
+Engram's OpenAI adapter and the openai client). With either LLM the product's LLM wiring applies as
+the settings say (the rules first, one call an add, its plan through the plan checks); an add the
+model makes fail (an error after the adapter's retries) is counted and its session skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.doubles.in_memory import in_memory_product
+from bench.rig.bench_model import NO_MODEL, BenchModel
+from engram.bootstrap import Container
+from engram.domain.errors import EngramError
+from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
+from engram.domain.policy import MemoryPolicy
+from engram.domain.ports import LLM, Embedder, FactStore
+from engram.domain.steps import LLMReply
+from engram.pipeline.aspects import BY_NAME, key_aspect
+from engram.services.memory import MemoryService
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "memory_state.json"
+HELD_ASIDE_EVERY = 3  # h03, h06, ...: scored only at the end
+MULTI_TOP = 5
+MODES = ("offline", "llm", "model")
+
+
+def held_aside(history_id: str) -> bool:
+    return int(history_id.lstrip("h")) % HELD_ASIDE_EVERY == 0
+
+
+class StubLLM:
+    """The bench's stub LLM (bench/doubles/stub_llm.py) in process, behind the LLM port."""
+
+    def ping(self) -> None:
+        return None
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
+        from bench.doubles.stub_llm import respond
+
+        request = {
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "response_format": {"json_schema": {"name": schema_name, "schema": schema}},
+        }
+        return LLMReply(content=respond(request))
+
+
+def product(mode: str, embedder: Embedder, llm: LLM | None = None) -> Container:
+    """Engram as the container wires it, its stores in memory: offline (no LLM), the stub LLM, or
+    `llm`, the real model of mode "model"."""
+    if mode == "offline":
+        llm = None
+    elif mode == "llm":
+        llm = StubLLM()
+    elif llm is None:
+        raise ValueError(f"mode {mode!r} needs a model: {NO_MODEL}")
+    return in_memory_product(embedder, llm)
+
+
+@dataclass
+class Score:
+    aspects: int = 0
+    correct: int = 0
+    outdated: int = 0
+    stale: int = 0
+    excluded: int = 0
+    leaked: int = 0
+    facts: int = 0
+    true_facts: int = 0
+    failed_adds: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        names = ("aspects", "correct", "outdated", "stale", "excluded", "leaked", "facts", "true_facts", "failed_adds")
+        for name in names:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.misses += other.misses
+
+    def figures(self) -> dict[str, Any]:
+        def ratio(a: int, b: int) -> float | None:
+            return round(a / b, 3) if b else None
+
+        return {
+            "state_accuracy": ratio(self.correct, self.aspects),
+            "stale_current_rate": ratio(self.stale, self.outdated),
+            "policy_leak_rate": ratio(self.leaked, self.excluded),
+            "fact_precision": ratio(self.true_facts, self.facts),
+            "aspects": self.aspects,
+            "outdated": self.outdated,
+            "excluded": self.excluded,
+            "facts": self.facts,
+            "failed_adds": self.failed_adds,
+        }
+
+
+def _holds(text: str, value: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(value.lower())}", text.lower()) is not None
+
+
+def _first_said(history: dict[str, Any], current: str | list[str] | None) -> datetime | None:
+    """When the history first names the aspect's current value (messages are dated as run_history dates them)."""
+    wanted = current if isinstance(current, list) else [current] if current else []
+    times = [
+        _said_at(session["at"], i)
+        for session in history["sessions"]
+        for i, text in enumerate(session["messages"])
+        if any(_holds(text, v) for v in wanted)
+    ]
+    return min(times) if times else None
+
+
+def _said_at(day: str, index: int) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC, hour=12) + timedelta(minutes=index)
+
+
+def _masked(text: str, phrases: Sequence[str]) -> str:
+    for phrase in phrases:
+        text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def _current(facts: FactStore, scope: Scope) -> list[Fact]:
+    out: list[Fact] = []
+    cursor: str | None = None
+    while True:
+        page = facts.list_current(scope.tenant_id, scope.user_id, 100, cursor)
+        out += page.items
+        if not (cursor := page.next_cursor):
+            return out
+
+
+def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM | None = None) -> Score:
+    """`llm`: the real model of mode "model"."""
+    engram = product(mode, embedder, llm)
+    scope = Scope(tenant_id="bench", user_id=history["id"])
+    policy = MemoryPolicy(exclude=history["exclude"]) if history["exclude"] else None
+    failed: list[str] = []
+    for number, session in enumerate(history["sessions"]):
+        messages = [
+            Message(role="user", content=text, created_at=_said_at(session["at"], i))
+            for i, text in enumerate(session["messages"])
+        ]
+        request = AddRequest(user_id=scope.user_id, messages=messages)
+        try:
+            engram.pipeline.run(scope, request, f"{history['id']}-{number}", policy=policy)
+        except EngramError as err:  # production retries, then dead-letters the add; here it is counted
+            failed.append(f"{history['id']} session {number}: add failed: {err}")
+    score = _score(history, engram.memories, engram.facts, scope)
+    score.failed_adds = len(failed)
+    score.misses += failed
+    return score
+
+
+def _score(history: dict[str, Any], service: MemoryService, facts: FactStore, scope: Scope) -> Score:
+    score = Score()
+    hid = history["id"]
+    for aspect, expected in history["expect"].items():
+        found = service.search(scope.tenant_id, SearchQuery(user_id=scope.user_id, query=BY_NAME[aspect].query))
+        current = [f for f, _ in found if not f.outdated_by]
+        wanted = expected if isinstance(expected, list) else [expected]
+        top = current[:MULTI_TOP] if isinstance(expected, list) else current[:1]
+        missing = [v for v in wanted if not any(_holds(f.text, v) for f in top)]
+        score.aspects += 1
+        if missing:
+            shown = current[0].text if current else None
+            score.misses.append(f"{hid} {aspect}: wanted {missing}, top current {shown!r}")
+        else:
+            score.correct += 1
+    stored = _current(facts, scope)
+    live = [f for f in stored if not f.outdated_by]
+    for aspect, old_values in history["outdated"].items():
+        since = _first_said(history, history["expect"].get(aspect))
+        for value in old_values:
+            score.outdated += 1
+            # An outdated statement is one said before the current value was: a memory naming the
+            # old value later ("so Tom and I broke up") states the change, not the old value. Names
+            # that merely contain the value ("University of Edinburgh", listed as true) are masked.
+            stale = [
+                f.text
+                for f in live
+                if _holds(_masked(f.text, history["true"]), value) and (since is None or f.valid_from < since)
+            ]
+            if stale:
+                score.stale += 1
+                score.misses.append(f"{hid} {aspect}: {value!r} still current in {stale}")
+    for phrase in history["excluded"]:
+        score.excluded += 1
+        leaks = [f.text for f in stored if _holds(f.text, phrase)]
+        if leaks:
+            score.leaked += 1
+            score.misses.append(f"{hid} leak {phrase!r}: {leaks}")
+    by_aspect: dict[str, list[str]] = {}
+    for aspect, value in history["expect"].items():
+        by_aspect.setdefault(aspect, []).extend(value if isinstance(value, list) else [value])
+    for aspect, old_values in history["outdated"].items():
+        by_aspect.setdefault(aspect, []).extend(old_values)
+    anything = [v for vs in by_aspect.values() for v in vs] + history["true"] + history["excluded"]
+    for fact in (f for f in stored if f.kind == "fact"):
+        score.facts += 1
+        aspect = key_aspect(fact.fact_key)
+        if aspect is not None and fact.fact_value:
+            given = by_aspect.get(aspect, []) + history["true"]  # the aspect's values, or something else true
+            true = any(_holds(fact.fact_value, v) or _holds(v, fact.fact_value) for v in given)
+        else:
+            true = any(_holds(fact.text, v) for v in anything)
+        if true:
+            score.true_facts += 1
+        else:
+            score.misses.append(f"{hid} untrue fact: {fact.text!r} ({fact.fact_key}={fact.fact_value})")
+    return score
+
+
+def run(
+    modes: Sequence[str] = ("offline", "llm"),
+    splits: Sequence[str] = ("tune", "held_aside"),
+    model: BenchModel | None = None,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """`model`: the real model of mode "model"; `limit`: the first histories of each split only."""
+    from engram.adapters.onnx.embedder import OnnxEmbedder
+
+    histories = json.loads(DATA.read_text())
+    embedder = OnnxEmbedder()
+    out: dict[str, Any] = {"histories": len(histories), "held_aside": sum(held_aside(h["id"]) for h in histories)}
+    llm = None
+    if "model" in modes:
+        if model is None:
+            raise ValueError(f"mode 'model' needs a model: {NO_MODEL}")
+        out["model"] = model.describe()
+        llm = model.llm()
+    for mode in modes:
+        for split in splits:
+            chosen = [h for h in histories if held_aside(h["id"]) == (split == "held_aside")][:limit]
+            total = Score()
+            began = time.perf_counter()
+            for history in chosen:
+                total.add(run_history(history, mode, embedder, llm))
+            seconds = round(time.perf_counter() - began, 1)
+            figures = total.figures() | {"histories": len(chosen), "seconds": seconds}
+            out[f"{mode}/{split}"] = figures | {"misses": total.misses}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.parts.memory_state")
+    parser.add_argument(
+        "--mode", choices=(*MODES, "both"), default="both", help="both = offline and llm (the stub); model = real"
+    )
+    parser.add_argument("--split", choices=("tune", "held_aside", "both"), default="both")
+    parser.add_argument("--limit", type=int, help="the first N histories of each split only")
+    parser.add_argument("--show", action="store_true", help="print each miss")
+    args = parser.parse_args(argv)
+    modes = ("offline", "llm") if args.mode == "both" else (args.mode,)
+    splits = ("tune", "held_aside") if args.split == "both" else (args.split,)
+    model = BenchModel.from_env()
+    if "model" in modes and model is None:
+        parser.error(f"--mode model: {NO_MODEL}")
+    result = run(modes, splits, model, args.limit)
+    for name, figures in result.items():
+        if not isinstance(figures, dict):
+            continue
+        misses = figures.pop("misses", [])
+        print(name, json.dumps(figures))
+        if args.show:
+            print("  " + "\n  ".join(misses))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,425 @@
+"""Policy by meaning (issue 33): how often the include/exclude screen leaks an excluded clause, and how
+often it cuts a clause it should have kept, on a labelled set of chat clauses
+(bench/data/policy_clauses.json: each clause with every bank or free topic it is about).
+
+    python -m bench.parts.policy_leaks          # also part "policy" of `make bench`
+
+1. Thresholds. Every clause is scored once against the seven banks and the set's free topics
+   (pipeline/topic_meaning.py with the local MiniLM); the decision rule is then tried over a grid of
+   thresholds on the tuning two thirds (index % 3 != 2) only, each bank on its own. Chosen: fewest
+   leaks (privacy first), then fewest false exclusions, then the furthest from a leak. The held-aside
+   third is scored with the chosen thresholds and with those in use (the same: `in_use_is_chosen`).
+2. The screen as it runs. Each clause, and each clause mixed into a message with a clause about other
+   things, goes through PolicyScreen.redact (clause splitting, meaning, topic words and the offline
+   rules) with each bank and topic excluded in turn. A leak: a clause about the excluded entry keeps
+   any of its own words in what would be stored. A false exclusion: a clause about other things loses
+   half its own words or more.
+3. Cost. Screening a message (clauses split and embedded, scores, the cut) in milliseconds per
+   message, median of several runs, and a whole offline add's pipeline (in-memory stores, the real
+   MiniLM) without a policy, with `exclude: ["Health"]` decided by the rules only (as before issue
+   33) and by meaning.
+
+Rates are over (clause, excluded entry) pairs: leak = leaked / pairs whose clause is about the entry,
+false exclusion = cut / pairs whose clause is not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engram.domain.models import AddRequest, MemoryBank, Message
+from engram.domain.policy import MemoryPolicy
+from engram.pipeline.clauses import clauses as split
+from engram.pipeline.policy_screen import PolicyScreen
+from engram.pipeline.topic_meaning import THRESHOLDS, BankRule, Scores, Thresholds, TopicMeaning
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "policy_clauses.json"
+BANKS = {b.value: b for b in MemoryBank}
+CONNECTIVES = (", and ", ". ", " but ", " - ", ", ")
+_WORD = re.compile(r"[a-z0-9']{3,}")
+SLACKS = (0.0, 0.01, 0.02, 0.03, 0.05)
+LEAK_WEIGHT = 5  # a leak stored counts as much as five clauses cut that should have been kept
+
+
+@dataclass(frozen=True)
+class Clause:
+    index: int
+    text: str
+    about: frozenset[str]
+
+    @property
+    def held(self) -> bool:
+        return self.index % 3 == 2
+
+
+def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Clause]]:
+    """The entries (seven banks, then the free topics), each topic's examples, and the clauses."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    clauses = [Clause(i, c["text"], frozenset(c["about"])) for i, c in enumerate(data["clauses"])]
+    return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
+
+
+Scored = tuple[Clause, tuple[Scores, ...]]  # a labelled clause and the scores of the pieces the screen cuts it in
+
+
+def decides(parts: Sequence[Scores], entry: str, t: Thresholds) -> bool:
+    """Whether the rule cuts a clause: any of its pieces (the screen decides each piece on its own)."""
+    bank = BANKS.get(entry)
+    return any(s.excluded_by(bank, t) if bank is not None else s.about_topic(entry, t) for s in parts)
+
+
+def score_pieces(meaning: TopicMeaning, clauses: Sequence[Clause], examples: dict[str, list[str]]) -> list[Scored]:
+    """Each clause scored as the screen scores it: piece by piece, as pipeline/clauses.py cuts it. Tuning
+    on whole clauses fitted rules to texts the screen never scores ("my wife works nights so I do the
+    school run" is read as two pieces, one about work)."""
+    pieces = [split(c.text) or [c.text] for c in clauses]
+    flat = meaning.score([p for ps in pieces for p in ps], examples)
+    out, at = [], 0
+    for clause, ps in zip(clauses, pieces, strict=True):
+        out.append((clause, tuple(flat[at : at + len(ps)])))
+        at += len(ps)
+    return out
+
+
+def rates(pairs: Sequence[Scored], entries: Sequence[str], t: Thresholds) -> dict[str, Any]:
+    """Leak and false-exclusion rates of the decision rule alone, overall and per entry."""
+    per: dict[str, dict[str, int]] = {}
+    for entry in entries:
+        row = per.setdefault(entry, {"about": 0, "leaked": 0, "other": 0, "cut": 0})
+        for clause, scores in pairs:
+            cut = decides(scores, entry, t)
+            if entry in clause.about:
+                row["about"] += 1
+                row["leaked"] += not cut
+            else:
+                row["other"] += 1
+                row["cut"] += cut
+    return _totals(per)
+
+
+def _totals(per: dict[str, dict[str, int]]) -> dict[str, Any]:
+    about = sum(r["about"] for r in per.values())
+    other = sum(r["other"] for r in per.values())
+    leaked = sum(r["leaked"] for r in per.values())
+    cut = sum(r["cut"] for r in per.values())
+    return {
+        "leak_rate": round(leaked / about, 4) if about else 0.0,
+        "false_exclusion_rate": round(cut / other, 4) if other else 0.0,
+        "leaked": leaked,
+        "pairs_about": about,
+        "falsely_cut": cut,
+        "pairs_other": other,
+        "per_entry": {
+            e: {
+                "leak_rate": round(r["leaked"] / r["about"], 4) if r["about"] else 0.0,
+                "false_exclusion_rate": round(r["cut"] / r["other"], 4) if r["other"] else 0.0,
+                **r,
+            }
+            for e, r in per.items()
+        },
+    }
+
+
+def _grid() -> list[BankRule]:
+    floors = [round(0.10 + 0.02 * i, 2) for i in range(11)]
+    margins = [round(0.01 * i, 2) for i in range(0, 26)]
+    sures = [0.40, 0.45, 0.50, 0.55, 0.60, 1.0]
+    return [BankRule(f, m, s) for f, m, s in itertools.product(floors, margins, sures)]
+
+
+def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) -> tuple[Thresholds, dict[str, Any]]:
+    """Each bank's rule, then the topic floor, on the tuning pairs: fewest leaks, then fewest false
+    exclusions, then the rule furthest from a leak (lowest floor, widest margin); then each widened by
+    `slack` toward exclusion (floor lower, margin wider, topic floor lower): the fitted rule sits right at
+    the edge of the clauses it was fitted on, and a clause never seen falls a little either side of it."""
+    chosen: dict[MemoryBank, BankRule] = {}
+    for entry in (e for e in entries if e in BANKS):
+        bank = BANKS[entry]
+
+        def key(rule: BankRule, bank: MemoryBank = bank, entry: str = entry) -> tuple[int, int, float, float]:
+            t = Thresholds({**THRESHOLDS.banks, bank: rule}, THRESHOLDS.topic_floor)
+            r = rates(pairs, [entry], t)
+            return (r["leaked"], r["falsely_cut"], -rule.margin, rule.floor)
+
+        chosen[bank] = min(_grid(), key=key)
+    topics = [e for e in entries if e not in BANKS]
+
+    def topic_key(floor: float) -> tuple[int, int, float]:
+        r = rates(pairs, topics, Thresholds(chosen, floor))
+        return (r["leaked"], r["falsely_cut"], -floor)
+
+    floor = min((round(0.20 + 0.025 * i, 3) for i in range(17)), key=topic_key)
+    best = widened(Thresholds(chosen, floor), slack)
+    return best, rates(pairs, entries, best)
+
+
+def widened(t: Thresholds, slack: float) -> Thresholds:
+    banks = {b: BankRule(round(r.floor - slack, 3), round(r.margin + slack, 3), r.sure) for b, r in t.banks.items()}
+    return dataclasses.replace(t, banks=banks, topic_floor=round(t.topic_floor - slack, 3))
+
+
+def choose_slack(pairs: Sequence[Scored], entries: Sequence[str]) -> tuple[float, dict[str, Any]]:
+    """How far to widen the fitted rules, by two-fold cross-validation inside the tuning pairs alone
+    (fit on one half, count on the other, and the other way round): the slack with the fewest leaks
+    weighed LEAK_WEIGHT times a false exclusion (privacy first), on pairs the rules were not fitted on."""
+    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 == 1])
+    tried: dict[str, Any] = {}
+    for slack in SLACKS:
+        leaked = cut = 0
+        for fit, test in (halves, halves[::-1]):
+            r = rates(test, entries, choose(fit, entries, slack)[0])
+            leaked, cut = leaked + r["leaked"], cut + r["falsely_cut"]
+        tried[str(slack)] = {"leaked": leaked, "falsely_cut": cut}
+    best = min(SLACKS, key=lambda s: tried[str(s)]["leaked"] * LEAK_WEIGHT + tried[str(s)]["falsely_cut"])
+    return best, tried
+
+
+def choose_vague(
+    clauses: Sequence[Clause],
+    entries: Sequence[str],
+    examples: dict[str, list[str]],
+    meaning: TopicMeaning,
+    t: Thresholds,
+) -> Thresholds:
+    """How low a clause's nearest bank must score to go with the clause it continues: tried as the
+    screen runs (clause splitting matters here), on the tuning clauses alone and mixed; fewest leaks,
+    then fewest false exclusions."""
+
+    def key(level: float) -> tuple[int, int]:
+        trial = TopicMeaning(meaning.embedder, dataclasses.replace(t, vague=level))
+        r = as_run(clauses, entries, examples, trial)
+        return (r["alone"]["leaked"] + r["mixed"]["leaked"], r["alone"]["falsely_cut"] + r["mixed"]["falsely_cut"])
+
+    return dataclasses.replace(t, vague=min((0.0, 0.25, 0.30, 0.35, 0.40), key=key))
+
+
+def _plain(t: Thresholds) -> dict[str, Any]:
+    return {"banks": {b.value: asdict(r) for b, r in t.banks.items()}, "topic_floor": t.topic_floor, "vague": t.vague}
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _screen(entry: str, meaning: TopicMeaning, examples: dict[str, list[str]]) -> PolicyScreen:
+    return PolicyScreen(MemoryPolicy(exclude=[entry], examples=examples), meaning)
+
+
+def _stored(screen: PolicyScreen, text: str) -> str:
+    request = AddRequest(messages=[Message(role="user", content=text)], user_id="bench")
+    redacted, _ = screen.redact(request)
+    return redacted.messages[0].content
+
+
+def _mixes(clauses: Sequence[Clause]) -> list[tuple[Clause, Clause, str]]:
+    """Each clause with the next one about none of the same things, joined as one message."""
+    out = []
+    for i, first in enumerate(clauses):
+        second = next((c for c in clauses[i + 1 :] + clauses[:i] if not (c.about & first.about)), None)
+        if second is not None:
+            out.append((first, second, first.text + CONNECTIVES[i % len(CONNECTIVES)] + second.text))
+    return out
+
+
+def as_run(
+    clauses: Sequence[Clause], entries: Sequence[str], examples: dict[str, list[str]], meaning: TopicMeaning
+) -> dict[str, Any]:
+    """Leak and false exclusion of the screen as it runs, for clauses alone and mixed in messages."""
+    per: dict[str, dict[str, int]] = {}
+    mixed: dict[str, dict[str, int]] = {}
+    leaks: list[dict[str, str]] = []
+    for entry in entries:
+        screen = _screen(entry, meaning, examples)
+        row = per.setdefault(entry, {"about": 0, "leaked": 0, "other": 0, "cut": 0})
+        for clause in clauses:
+            kept = _words(_stored(screen, clause.text))
+            _count(row, entry, clause, kept, leaks, clause.text)
+        row = mixed.setdefault(entry, {"about": 0, "leaked": 0, "other": 0, "cut": 0})
+        for first, second, message in _mixes(clauses):
+            stored = _stored(screen, message)
+            shared = _words(first.text) & _words(second.text)
+            for clause in (first, second):
+                _count(row, entry, clause, _words(stored) - shared, leaks, message, shared)
+    return {"alone": _totals(per), "mixed": _totals(mixed), "leaks": leaks[:40]}
+
+
+def _count(
+    row: dict[str, int],
+    entry: str,
+    clause: Clause,
+    kept: set[str],
+    leaks: list[dict[str, str]],
+    message: str,
+    shared: set[str] = frozenset(),  # type: ignore[assignment]
+) -> None:
+    own = _words(clause.text) - shared
+    if not own:
+        return
+    left = own & kept
+    if entry in clause.about:
+        row["about"] += 1
+        if left:
+            row["leaked"] += 1
+            leaks.append({"excluded": entry, "clause": clause.text, "message": message})
+    else:
+        row["other"] += 1
+        row["cut"] += len(left) * 2 <= len(own)
+
+
+def _median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 2)
+
+
+def cost(clauses: Sequence[Clause], runs: int = 5) -> dict[str, Any]:
+    """Milliseconds per message: the screen alone (fresh embedder cache each run: every clause embedded),
+    and an offline add's pipeline (as the container wires it, over in-memory stores) with and without
+    `exclude: ["Health"]`, and with the screen by meaning or the rules alone."""
+    from engram.adapters.onnx.embedder import OnnxEmbedder
+    from engram.adapters.recent_embeddings import RecentEmbeddings
+    from engram.settings import Settings
+
+    model = OnnxEmbedder()
+    model.warm_up()
+    messages = [m for _, _, m in _mixes(clauses)]
+    policy = MemoryPolicy(exclude=["Health"])
+
+    def screen_all() -> None:
+        meaning = TopicMeaning(RecentEmbeddings(model))
+        meaning.score(["warm"])  # the descriptions, embedded once per process: not per message
+        start = time.perf_counter()
+        for text in messages:
+            _stored(PolicyScreen(policy, meaning), text)
+        timings.append((time.perf_counter() - start) * 1000 / len(messages))
+
+    timings: list[float] = []
+    for _ in range(runs):
+        screen_all()
+    out: dict[str, Any] = {"messages": len(messages), "screen_ms_per_message": round(statistics.median(timings), 2)}
+    try:
+        from bench.doubles.in_memory import in_memory_product  # the product over in-memory stores: its own CPU
+        from tests.fakes import MemoryIndex
+    except ImportError:
+        return out
+    from engram.domain.models import Scope
+
+    scope = Scope(tenant_id="bench", user_id="u")
+    modes = (
+        ("add_ms_per_message_without_policy", False, False),
+        ("add_ms_per_message_exclude_by_rules_only", True, False),  # main's screen before issue 33
+        ("add_ms_per_message_exclude_by_meaning", True, True),
+    )
+    per_mode: dict[str, list[float]] = {name: [] for name, _, _ in modes}
+    for _ in range(runs):  # the modes in turn within each run: the machine's load falls on all alike
+        for name, with_policy, by_meaning in modes:
+            embedder = RecentEmbeddings(model)
+            meaning = TopicMeaning(embedder) if by_meaning else None
+            if meaning is not None:
+                meaning.score(["warm"])
+            settings = Settings(keep_episodes=True)
+            product = in_memory_product(embedder, None, settings, index=MemoryIndex(), policy_meaning=meaning)
+            pipeline = product.pipeline
+            start = time.perf_counter()
+            for i, text in enumerate(messages):
+                request = AddRequest(messages=[Message(role="user", content=text)], user_id="u")
+                pipeline.run(scope, request, f"t{i}", policy=policy if with_policy else None)
+            per_mode[name].append((time.perf_counter() - start) * 1000 / len(messages))
+    out.update({name: round(statistics.median(values), 2) for name, values in per_mode.items()})
+    return out
+
+
+def run(cost_runs: int = 5, tuning_only: bool = False) -> dict[str, Any]:
+    from engram.adapters.onnx.embedder import OnnxEmbedder
+    from engram.adapters.recent_embeddings import RecentEmbeddings
+
+    entries, examples, clauses = load()
+    meaning = TopicMeaning(RecentEmbeddings(OnnxEmbedder(), size=4_096))
+    scored = score_pieces(meaning, clauses, examples)
+    tune = [p for p in scored if not p[0].held]
+    held = [p for p in scored if p[0].held]
+    slack, slack_tried = choose_slack(tune, entries)
+    chosen, on_tune = choose(tune, entries, slack)
+    tune_clauses = [c for c in clauses if not c.held]
+    held_clauses = [c for c in clauses if c.held]
+    chosen = choose_vague(tune_clauses, entries, examples, meaning, chosen)
+    if tuning_only:
+        return {
+            "chosen": _plain(chosen),
+            "slack": slack,
+            "slack_cross_validated": slack_tried,
+            "decision_rule": {"tuning_chosen": on_tune},
+            "screen": {"tuning": as_run(tune_clauses, entries, examples, meaning)},
+        }
+    return {
+        "clauses": len(clauses),
+        "tuning": len(tune),
+        "held_aside": len(held),
+        "entries": entries,
+        "chosen": _plain(chosen),
+        "in_use": _plain(THRESHOLDS),
+        "in_use_is_chosen": chosen == THRESHOLDS,
+        "slack": slack,
+        "slack_cross_validated": slack_tried,
+        "decision_rule": {
+            "tuning_chosen": on_tune,
+            "held_aside_chosen": rates(held, entries, chosen),
+            "held_aside_in_use": rates(held, entries, THRESHOLDS),
+        },
+        "screen": {
+            "tuning": as_run(tune_clauses, entries, examples, meaning),
+            "held_aside": as_run(held_clauses, entries, examples, meaning),
+        },
+        "cost": cost(clauses, cost_runs),
+    }
+
+
+def main() -> None:
+    import argparse
+
+    from bench.report import report
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--tuning-only",
+        action="store_true",
+        help="while tuning: choose and measure on the tuning two thirds only (the held-aside third is not "
+        "scored, no cost runs, nothing saved)",
+    )
+    args = parser.parse_args()
+    data = run(tuning_only=args.tuning_only)
+    if not args.tuning_only:
+        report.save("policy_screen", data)
+    screen = data["screen"]
+    shown = ("chosen", "in_use_is_chosen", "slack", "slack_cross_validated")
+    print(json.dumps({k: data[k] for k in shown if k in data}))
+    for part in screen:
+        for how in ("alone", "mixed"):
+            r = screen[part][how]
+            print(
+                f"{part:10s} {how:6s} leak {r['leak_rate']:.3f} ({r['leaked']}/{r['pairs_about']})"
+                f"  false exclusion {r['false_exclusion_rate']:.3f} ({r['falsely_cut']}/{r['pairs_other']})"
+            )
+            for entry, row in r["per_entry"].items():
+                print(f"    {entry:14s} leak {row['leaked']}/{row['about']}  false {row['cut']}/{row['other']}")
+    if "cost" in data:
+        print(json.dumps(data["cost"]))
+    else:  # tuning: the leaks themselves, to read
+        for leak in screen["tuning"]["leaks"]:
+            print("LEAK", json.dumps(leak))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The tables of bench/results/summary.md for what Engram keeps of a person: the policy screen
+(bench/parts/policy_leaks.py), the memory state after short histories (bench/parts/memory_state.py) and a real
+model's reconciliation before and after the plan checks (bench/parts/reconcile_checks.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.report_format import table
+
+Results = dict[str, Any]
+
+
+def _policy(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("policy_screen")
+    if not part or not part.get("screen"):
+        return []
+    rows: list[list[Any]] = []
+    for split, block in part["screen"].items():
+        for how in ("alone", "mixed"):
+            r = block.get(how)
+            if r:
+                rows.append([split, how, r["leak_rate"], r["leaked"], r["false_exclusion_rate"], r["falsely_cut"]])
+    per = (part["screen"].get("held_aside") or {}).get("alone", {}).get("per_entry", {})
+    by_entry = [[name, e["leak_rate"], e["false_exclusion_rate"]] for name, e in per.items() if isinstance(e, dict)]
+    cost = part.get("cost", {})
+    note = (
+        f"{part.get('clauses')} labelled clauses ({part.get('held_aside')} held aside); goals on the held-aside third: "
+        f"leak 0, false exclusions <= 0.10. Screen {cost.get('screen_ms_per_message')} ms a message."
+    )
+    lines = [*table(["split", "clauses read", "leak rate", "leaked", "false exclusions", "cut"], rows), "", note]
+    if by_entry:
+        lines += ["", "Held-aside third, clauses alone, per bank or topic:", ""]
+        lines += table(["bank / topic", "leak rate", "false exclusions"], by_entry)
+    return [("Policy by meaning (labelled clauses)", lines)]
+
+
+def _state(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("memory_state")
+    if not part:
+        return []
+    keys = ["state_accuracy", "stale_current_rate", "policy_leak_rate", "fact_precision", "aspects", "outdated"]
+    rows = [[name, *(f.get(k) for k in keys)] for name, f in part.items() if isinstance(f, dict) and "/" in name]
+    note = (
+        f"{part.get('histories')} histories, {part.get('held_aside')} held aside. Modes: offline (the rules), llm (the "
+        "stub LLM), model (a real model, when one is configured). Goals (held-aside, offline): accuracy >= 0.90, "
+        "stale <= 0.05, precision >= 0.95."
+    )
+    return [("Memory state after short histories", [*table(["mode/split", *keys], rows), "", note])]
+
+
+def _reconcile(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("reconcile_checks")
+    if not part or not part.get("splits"):
+        return []
+    keys = ["cases", "right_raw", "right_checked", "lost_raw", "lost_checked"]
+    rows = [[split, *(s.get(k) for k in keys)] for split, s in part["splits"].items()]
+    note = (
+        f"Model: {part.get('model')}; median call {part.get('median_call_s')} s. right: every memory ends as allowed "
+        "and nothing kept twice; lost: cases where a word the memories must keep is gone. Goals: right after the "
+        "checks >= 0.85, lost after the checks 0."
+    )
+    title = "Reconciliation by a real model, before and after the plan checks"
+    return [(title, [*table(["split", *keys], rows), "", note])]
+
+
+def sections(results: Results) -> list[tuple[str, list[str]]]:
+    return [*_policy(results), *_state(results), *_reconcile(results)]

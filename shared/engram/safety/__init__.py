@@ -1,0 +1,1 @@
+"""Personal data and secrets: found and replaced before anything is stored (docs/safety.md)."""
