@@ -20,6 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from engram.bootstrap import container
 from engram.domain.errors import EngramError
 from engram.http import (
+    agentcore_routes,
     attachments_routes,
     chat_routes,
     config_routes,
@@ -52,6 +53,7 @@ ROUTERS = (
     tasks_routes,
     search_routes,
     attachments_routes,
+    agentcore_routes,  # AgentCore Memory's data plane at botocore's URIs, /memories/... (docs/agentcore.md)
 )
 for routes in ROUTERS:
     app.include_router(routes.router)

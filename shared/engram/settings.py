@@ -288,6 +288,30 @@ class Settings(BaseModel):
         ),
     )
 
+    # AgentCore Memory's data-plane API (docs/agentcore.md)
+    agentcore_keys: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Key pairs that may sign AgentCore Memory requests (SigV4), and their tenants: "
+            "`ACCESSKEY:SECRET:tenant,...`. For the local stack, where no IAM stands in front; "
+            "unset on AWS, where API Gateway checks the signature (AWS_IAM) and ENGRAM_AGENTCORE_PRINCIPALS maps it."
+        ),
+    )
+    agentcore_principals: str | None = Field(
+        default=None,
+        description=(
+            "The IAM principals allowed on the AgentCore routes on AWS, and their tenants: "
+            "`principal-arn=tenant,...`; an ARN ending in `*` is a prefix "
+            "(`arn:aws:sts::123456789012:assumed-role/AgentRole/*=acme`)."
+        ),
+    )
+    agentcore_event_expiry_days: int = Field(
+        default=90,
+        ge=3,
+        le=365,
+        description="Days an AgentCore event is kept (AgentCore's eventExpiryDuration); hidden from reads after.",
+    )
+
     # Local stack
     data_dir: Path = Field(default=Path(".engram"), description="Where the local stack keeps its state.")
     local_api_keys: str | None = Field(

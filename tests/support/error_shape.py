@@ -15,6 +15,15 @@ from engram_tools.local.template import Route, load_template
 ROOT = Path(__file__).resolve().parents[2]
 CHAT = "/v1/chat/completions"
 _SHAPE_KEYS = {"error", "message", "field", "detail"}
+# AgentCore Memory's routes answer in AgentCore's shape only, so botocore raises its modeled exceptions.
+AGENTCORE = "/memories/"
+_AGENTCORE_KEYS = {"__type", "message", "reason", "fieldList"}
+_AGENTCORE_CODES = {
+    "InvalidJSONError": "ValidationException",
+    "NotFoundError": "ResourceNotFoundException",
+    "UnauthorizedError": "AccessDeniedException",
+    "ForbiddenError": "AccessDeniedException",
+}
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
 
 
@@ -88,6 +97,12 @@ def check_shape(status: int, body: bytes, path: str) -> dict[str, Any]:
     assert status >= 400, status
     payload = json.loads(body)
     assert isinstance(payload, dict), payload
+    if path.startswith(AGENTCORE) and "__type" in payload:
+        assert set(payload) <= _AGENTCORE_KEYS, payload
+        assert isinstance(payload.get("message"), str) and payload["message"].strip(), payload
+        for item in payload.get("fieldList", []):
+            assert set(item) == {"name", "message"} and item["name"] and not item["name"].isdigit(), payload
+        return {**payload, "code": payload["__type"]}
     assert set(payload) <= _SHAPE_KEYS, payload
     if path == CHAT and isinstance(payload.get("error"), dict):
         openai = payload["error"]
@@ -112,6 +127,8 @@ def check_probe(probe: Probe, status: int, body: bytes) -> None:
     assert status in probe.statuses, (probe.id, status, body[:300])
     payload = check_shape(status, body, probe.path)
     if probe.code is not None:
-        assert payload["code"] == probe.code, (probe.id, payload)
+        agentcore = "__type" in payload and probe.path.startswith(AGENTCORE)
+        wanted = _AGENTCORE_CODES.get(probe.code, probe.code) if agentcore else probe.code
+        assert payload["code"] == wanted, (probe.id, payload)
     if probe.name == "body not JSON":
         assert "field" not in payload and "line 1, column 21" in payload["message"], payload

@@ -37,13 +37,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "services": {
         *("domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph", "safety"),
     },
+    "agentcore": {"domain", "writes", "services"},  # AgentCore Memory's API over the memory services
     "adapters": {"domain", "text", "settings"},
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
         "safety",
-        *("search", "services", "adapters"),
+        *("search", "services", "agentcore", "adapters"),
     },
-    "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "bootstrap"},
+    "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "agentcore", "bootstrap"},
 }
 # Known exceptions, each a debt to pay back: the chat proxy builds its OpenAI adapter itself.
 ALLOWED_EXCEPTIONS = {("engram.services.chat_proxy", "engram.adapters.openai.chat")}

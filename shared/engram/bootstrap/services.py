@@ -3,6 +3,7 @@ proxy, and the deep health check of every dependency."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from engram.bootstrap.writes import Writes
 from engram.settings import Settings
 
 if TYPE_CHECKING:
+    from engram.agentcore.service import AgentCoreService
+    from engram.domain.agentcore import Callers
     from engram.operations.health import HealthCheck
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
@@ -67,6 +70,27 @@ class Services:
             configs=self.operations.configs,
             queued=self.operations.task_events.queued,
         )
+
+    @cached_property
+    def agentcore(self) -> AgentCoreService:
+        """AgentCore Memory's data plane over the memories (docs/agentcore.md)."""
+        from engram.agentcore.service import AgentCoreService
+
+        expiry = timedelta(days=self.settings.agentcore_event_expiry_days)
+        stores = self.stores
+        return AgentCoreService(self.memories, self.writes.lifecycle, stores.agentcore_events, stores.users, expiry)
+
+    @cached_property
+    def agentcore_callers(self) -> Callers:
+        """Who signed an AgentCore request: locally SigV4 against ENGRAM_AGENTCORE_KEYS; on AWS the IAM
+        principal API Gateway verified, mapped by ENGRAM_AGENTCORE_PRINCIPALS."""
+        if self.settings.agentcore_keys is not None:
+            from engram.adapters.aws.sigv4_callers import SigV4Callers
+
+            return SigV4Callers(self.settings.agentcore_keys.get_secret_value())
+        from engram.agentcore.principals import PrincipalCallers
+
+        return PrincipalCallers(self.settings.agentcore_principals)
 
     @cached_property
     def chat_proxy(self) -> ChatProxy:

@@ -9,6 +9,7 @@ from engram.bootstrap.clients import Clients
 from engram.settings import Settings
 
 if TYPE_CHECKING:
+    from engram.domain.agentcore import EventStore
     from engram.domain.operations_ports import ConnectionStore, UsageCounters
     from engram.domain.ports import (
         ApiKeyStore,
@@ -27,6 +28,13 @@ class Stores:
     def __init__(self, settings: Settings, clients: Clients) -> None:
         self.settings = settings
         self.clients = clients
+
+    @cached_property
+    def agentcore_events(self) -> EventStore:
+        """AgentCore Memory's events, on the memory table (docs/agentcore.md)."""
+        from engram.adapters.dynamo.event_store import DynamoEventStore
+
+        return DynamoEventStore(self.clients.aws.dynamodb, self.settings.memory_table)
 
     @cached_property
     def facts(self) -> FactStore:

@@ -115,7 +115,12 @@ class Writes:
     def forgetters(self) -> list[Forgetter]:
         """What else keeps something of a user, called after the memories are closed."""
         graph = self.graph.graph
-        return [*([graph.forget_user] if graph is not None else []), self.stores.users.forget]
+        stores = self.stores
+        return [
+            *([graph.forget_user] if graph is not None else []),
+            stores.users.forget,
+            stores.agentcore_events.forget_actor,
+        ]
 
     @cached_property
     def forgetter(self) -> UserForgetter:

@@ -38,6 +38,10 @@ class UnauthorizedError(EngramError):
     """Missing, unknown or revoked API key."""
 
 
+class ForbiddenError(EngramError):
+    """A request whose signature or principal this deployment refuses (the AgentCore routes: SigV4)."""
+
+
 class ConflictError(EngramError):
     """An optimistic-lock or uniqueness condition failed; the caller may retry."""
 

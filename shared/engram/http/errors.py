@@ -12,6 +12,7 @@ from engram.domain.errors import (
     ConfigurationError,
     ConflictError,
     EngramError,
+    ForbiddenError,
     IndexUnavailableError,
     LLMOutputError,
     NotFoundError,
@@ -26,6 +27,7 @@ _STATUS: list[tuple[type[EngramError], int]] = [
     (ValidationError, 400),
     (NotFoundError, 404),
     (UnauthorizedError, 401),
+    (ForbiddenError, 403),
     (ConflictError, 409),
     # Search needs the index; while it is down a search answers 503 saying so (adds still queue and wait).
     (IndexUnavailableError, 503),
@@ -132,10 +134,44 @@ def openai_shaped(status: int, body: dict[str, Any]) -> dict[str, Any]:
 OPENAI_ROUTES = frozenset({"/v1/chat/completions"})
 
 
+# AgentCore Memory's error types by status, for its routes (read by botocore from x-amzn-ErrorType).
+_AGENTCORE_TYPES = {
+    400: "ValidationException",
+    401: "AccessDeniedException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    409: "RetryableConflictException",
+    413: "ValidationException",
+    422: "ValidationException",
+    429: "ThrottledException",
+}
+AGENTCORE_PREFIX = "/memories/"  # AgentCore's data-plane routes (botocore's request URIs), and only them
+
+
+def agentcore_shaped(status: int, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """An Engram error as AgentCore's: its type in x-amzn-ErrorType (and `__type`), `message`, and for a
+    ValidationException the `reason` and the `fieldList` naming each field at fault."""
+    kind = _AGENTCORE_TYPES.get(status, "ServiceException")
+    shaped: dict[str, Any] = {"__type": kind, "message": body.get("message") or kind}
+    if kind == "ValidationException":
+        fields = [
+            {"name": d["field"], "message": d["message"]} for d in body.get("detail", []) if d.get("field") != "body"
+        ] or ([{"name": body["field"], "message": body["message"]}] if body.get("field") else [])
+        shaped["reason"] = "CannotParse" if body.get("error") == "InvalidJSONError" else "FieldValidationFailed"
+        if fields:
+            shaped["fieldList"] = fields
+    agentcore_status = {401: 403, 413: 400, 422: 400}.get(status, status if status < 500 else 500)
+    return agentcore_status, shaped, {"x-amzn-ErrorType": kind}
+
+
 def error_response(
     resource: str, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
 ) -> Response[Any]:
-    """An error in the API's one shape; on the chat route in OpenAI's too, so the openai SDKs show it."""
+    """An error in the API's one shape; on the chat route in OpenAI's too, so the openai SDKs show it;
+    on AgentCore's routes in AgentCore's only, so botocore raises its modeled exceptions."""
     if resource in OPENAI_ROUTES:
         body = openai_shaped(status, body)
+    if resource.startswith(AGENTCORE_PREFIX):
+        status, body, extra = agentcore_shaped(status, body)
+        headers = {**(headers or {}), **extra}
     return Response(status, content_types.APPLICATION_JSON, body, headers=headers)

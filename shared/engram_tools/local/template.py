@@ -271,7 +271,8 @@ def _api(doc: dict[str, Any], params: dict[str, Any]) -> Api:
             if target(ev.get("RestApiId")) not in (None, logical_id):
                 continue
             wanted = ev.get("Auth", {}).get("Authorizer")
-            authorizer = None if wanted == "NONE" else named[wanted] if wanted else default
+            # AWS_IAM: API Gateway checks SigV4 on AWS; locally the function checks it (ENGRAM_AGENTCORE_KEYS)
+            authorizer = None if wanted in ("NONE", "AWS_IAM") else named[wanted] if wanted else default
             method = str(ev["Method"]).upper()
             routes.append(Route("ANY" if method == "ANY" else method, str(ev["Path"]), function_id, authorizer))
     return Api(

@@ -1,0 +1,1 @@
+"""Amazon Bedrock AgentCore Memory's data plane, answered by Engram (docs/agentcore.md)."""
