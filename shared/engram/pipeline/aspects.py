@@ -26,6 +26,7 @@ from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact
 from engram.rules import values
 from engram.rules.keys import family_of
+from engram.rules.shorthand import expand
 from engram.rules.vocab import ANIMALS, SINGLE_RELATIONS
 from engram.text.clauses import is_hypothetical, is_question, is_small_talk, split_clauses, split_sentences
 
@@ -231,7 +232,7 @@ _WITH_ME = re.compile(r"\b(?:and\s+i|and\s+me|me\s+and|and\s+myself)\b", re.I)
 _SUBJECT = re.compile(r"(?:the\s+)?user\b(?!')\s*", re.IGNORECASE)
 _OWNER = re.compile(r"(?:the\s+)?user's\s+", re.IGNORECASE)
 _ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", re.IGNORECASE)
-_VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
+_VERB = re.compile(r"([^\W\d_]+)\b", re.IGNORECASE)
 # Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
 _BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was"}
@@ -311,20 +312,20 @@ class AspectReader:
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
             # Only windows that give some aspect a value are embedded: no value, no reading.
+            # Shorthand is read as said in full ("my gf is called ana" -> "my girlfriend is called Ana").
             windows = {
-                t: _with_heads([w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])]) for t in unread
+                t: _with_heads([w for w in _windows(expand(t)) if _some_value(w[1]) or _some_value(w[2])])
+                for t in unread
             }
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
-            vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
+            vectors = dict(zip(flat, self.embedder.embed([_for_meaning(w) for w in flat]), strict=True)) if flat else {}
             for text in unread:
                 best: dict[tuple[int, str], Reading] = {}
                 for sentence, whole, window in windows[text]:
-                    reading = self._classify(window, vectors[window], whole)
-                    if reading is None:
-                        continue
-                    slot = (sentence, reading.aspect.name)
-                    if slot not in best or reading.score > best[slot].score:
-                        best[slot] = reading
+                    for reading in self._classify(window, vectors[window], whole):
+                        slot = (sentence, reading.aspect.name)
+                        if slot not in best or reading.score > best[slot].score:
+                            best[slot] = reading
                 self._remember(text, tuple(best.values()))
         return [self._cache[t] if t in self._cache else () for t in texts]
 
@@ -347,22 +348,44 @@ class AspectReader:
             best[owner] = max(best.get(owner, -1.0), score)
         return best
 
-    def _classify(self, clause: str, vector: Sequence[float], sentence: str = "") -> Reading | None:
-        """The aspect the clause is closest to, above the threshold and clearly above anything else
+    def _classify(self, clause: str, vector: Sequence[float], sentence: str = "") -> list[Reading]:
+        """Each aspect the clause is close to, above the threshold and clearly above anything else
         that is not an aspect, whose value the clause gives (or else its sentence: "I'm seeing
-        someone new, his name is Daniel"); the next closest aspect when neither gives one."""
+        someone new, his name is Daniel"). One clause may state two ("Started as a school nurse at
+        St Anne's": a job and an employer)."""
         best = self.scores(vector)
         other = best.pop(None, -1.0)
+        readings: list[Reading] = []
         for name, score in sorted(best.items(), key=lambda p: -p[1]):
             if name is None or score < self.threshold or score - other < self.margin:
                 break
             aspect = BY_NAME[name]
-            if not _speaks_of_self(aspect, clause):
+            if not _speaks_of_self(aspect, clause) or (aspect.name == "home" and _away(clause, sentence)):
                 continue
             value = aspect.lift(clause) or (aspect.lift(sentence) if sentence else None)
             if value:
-                return Reading(aspect, value, clause, score)
-        return None
+                readings.append(Reading(aspect, value, clause, score))
+        return readings
+
+
+def _away(clause: str, sentence: str) -> bool:
+    """A stay, a visit or a work week told in the sentence ("I'm in Tokyo, here for a conference"):
+    where the person is, not where they live, unless the clause tells a move that happened."""
+    return values.stays(sentence or clause) and not values.moved_to(clause)
+
+
+# The local embedder reads English: a word of another script ("Дарья", "美咲") tells it nothing but
+# blurs the clause's meaning, so it is read as a plain name. Latin letters with accents are kept.
+_WORDS = re.compile(r"\w+")
+_PLAIN_NAME = "Alex"
+
+
+def _for_meaning(window: str) -> str:
+    return _WORDS.sub(lambda m: _PLAIN_NAME if _foreign(m.group(0)) else m.group(0), window)
+
+
+def _foreign(word: str) -> bool:
+    return any(ch.isalpha() and ord(ch) > 0x24F and not 0x1E00 <= ord(ch) <= 0x1EFF for ch in word)
 
 
 def first_person(text: str) -> str:
