@@ -252,3 +252,70 @@ def diet(clause: str) -> str | None:
 def animal(clause: str) -> str | None:
     found = _ANIMAL.search(clause[:MAX_CLAUSE])
     return found.group("v").lower() if found else None
+
+
+# A product's name: capitalised words and model numbers ("Pixel 9", "Tesla Model 3", "iPhone 15 Pro").
+_PRODUCT_WORD = rf"(?:{CAPITAL}|i(?={CAPITAL}))[\w'.+-]*"
+_PRODUCT = re.compile(rf"(?<![\w'])(?P<v>{_PRODUCT_WORD}(?:\s+(?:{_PRODUCT_WORD}|\d[\w.+-]*))*)")
+# Having it now: "got", "bought", "drive", "upgraded to" (not "looked at the iPhone 16 in the shop").
+_OWNING = re.compile(
+    r"\b(?:got|get|getting|bought|buy|have|has|own|owns|new|switched|upgraded|drive|drives|driving|use|uses|using|ordered|"
+    r"picked\s+up|replaced|swapped|traded|arrived)\b",
+    re.I,
+)
+# Of two names, the one a change goes to: "swapped my iPhone for a Pixel 9", "upgraded to a Pixel 9".
+_TOWARDS = re.compile(r"\b(?:for|to|into|with)\s+(?:an?\s+|the\s+|my\s+)?(?:new\s+|shiny\s+)?$", re.I)
+_AHEAD = 30  # how far before a name its "for a" / "to the" is looked for
+
+
+def product(clause: str) -> str | None:
+    """'got a new phone, a Pixel 9' -> 'Pixel 9'; 'swapped my iPhone for a Pixel 9' -> 'Pixel 9'."""
+    clause = clause[:MAX_CLAUSE]
+    if not _OWNING.search(clause):
+        return None
+    named = [
+        (found.start(), value)
+        for found in _PRODUCT.finditer(clause)
+        if found.start() > 0 and (value := _proper(found.group("v"))) and value.lower() not in PLACES
+    ]
+    if len(named) == 1:
+        return named[0][1]
+    towards = [v for at, v in named if _TOWARDS.search(clause[max(0, at - _AHEAD) : at])]
+    return towards[0] if len(towards) == 1 else None  # two names and no clear new one: no reading
+
+
+ROLES = (
+    r"(?i:manager|line\s+manager|boss|team\s+lead|supervisor|doctor|gp|dentist|landlord|landlady|coach|"
+    r"therapist|trainer|physio|tutor|accountant|mentor)"
+)
+_PERSON_CUE = re.compile(
+    rf"\b{ROLES}(?:\s+(?i:is|'s|named|called)(?:\s+now)?|\s*,)?\s+(?P<v>{_PROPER})"
+    rf"|(?P<w>{_PROPER})\s+(?i:is)\s+(?:(?i:now)\s+)?(?i:my|our)\s+(?:(?i:new)\s+)?{ROLES}\b",
+)
+
+
+def person(clause: str) -> str | None:
+    """A person in a role: 'my new manager is Priya', 'Dr Okafor is my GP now', 'my landlord, Mr Reyes'."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _PERSON_CUE.finditer(clause):
+        value = _proper(found.group("v") or found.group("w"))
+        if value:
+            return _before_possessive(value)
+    return None
+
+
+_PROVIDER_CUE = re.compile(
+    r"\b(?i:switched|switching|switch|moved|changed|gone|went|signed\s+up|now)"
+    r"(?:\s+(?i:our|my|the)\s+[\w-]+(?:\s+[\w-]+)?)?\s+(?:(?i:over)\s+)?(?i:to|with)\s+"
+    rf"(?P<v>{_PROPER})|\b(?i:with|from|through|via)\s+(?P<w>{_PROPER})"
+)
+
+
+def provider(clause: str) -> str | None:
+    """Who a service is from: 'switched to Octopus for electricity', 'our broadband is with Virgin Media'."""
+    clause = clause[:MAX_CLAUSE]
+    for found in _PROVIDER_CUE.finditer(clause):
+        value = _proper(found.group("v") or found.group("w"))
+        if value and value.lower() not in PLACES:
+            return value
+    return None

@@ -102,3 +102,13 @@ def test_the_letter_classes_take_linear_time_on_hostile_text() -> None:
         analyse_message(text[:2_000])
         sentence_triples([Message(role="user", content=text[:2_000])])
     assert time.process_time() - began < 2.0
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [("Works At", "works_at"), ("travaille à", "travaille_à"), ("работает в", "работает_в"), ("!!", "related_to")],
+)
+def test_a_relation_named_in_any_script_keeps_its_letters(said: str, named: str) -> None:
+    from engram.domain.graph import normalise_relation
+
+    assert normalise_relation(said) == named
