@@ -101,3 +101,92 @@ def test_casual_wording_changes_the_state(
     stale = [m for m in acme.memories(user) if old.lower() in m["memory"].lower()]
     assert all(m["outdated_by"] for m in stale), stale
     assert not [m for m in found if old.lower() in m["memory"].lower() and not m["outdated_by"]], found
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "new", "old"),
+    [
+        (
+            "I have a Pixel 7, the battery is dying",
+            "got a new phone, a Pixel 9, so much faster",
+            "what phone do I have?",
+            "Pixel 9",
+            "Pixel 7",
+        ),
+        (
+            "I drive a VW Golf",
+            "sold the Golf, we got a Tesla Model 3 last week",
+            "what car do I drive?",
+            "Tesla",
+            "VW Golf",
+        ),
+        (
+            "my manager is Tom, he's fine",
+            "my new manager is Priya, she seems great",
+            "who is my manager?",
+            "Priya",
+            "Tom",
+        ),
+        (
+            "our electricity is with British Gas",
+            "switched to Octopus for electricity",
+            "who is my electricity supplier?",
+            "Octopus",
+            "British Gas",
+        ),
+        (
+            "our broadband is with BT",
+            "we changed our broadband to Virgin Media",
+            "who is my internet provider?",
+            "Virgin Media",
+            "BT",
+        ),
+    ],
+)
+def test_a_change_beyond_the_eight_aspects_puts_the_newer_value_first(
+    acme: Api, before: str, after: str, question: str, new: str, old: str
+) -> None:
+    user = f"beyond-{uuid.uuid4().hex[:12]}"
+    said(acme, user, before, "2025-01-10T09:00:00Z")
+    said(acme, user, after, "2025-07-10T09:00:00Z")
+
+    found = acme.search(user, question)
+    assert new in found[0]["memory"] and not found[0]["outdated_by"], found
+    # What still says the older value alone is closed (not listed) or marked outdated by the newer.
+    stale = [m for m in acme.memories(user) if old in m["memory"] and new not in m["memory"]]
+    assert all(m["outdated_by"] for m in stale), stale
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "kept"),
+    [
+        (
+            "I have a Pixel 7, the battery is dying",
+            "I also bought a MacBook Air for work",
+            "what phone do I have?",
+            "Pixel 7",
+        ),
+        (
+            "I have a Pixel 7, the battery is dying",
+            "my brother just got a new phone, an iPhone 16",
+            "what phone do I have?",
+            "Pixel 7",
+        ),
+        (
+            "our electricity is with British Gas",
+            "might switch to Octopus for electricity next year",
+            "who is my electricity supplier?",
+            "British Gas",
+        ),
+        ("I drive a VW Golf", "went to the Tesla showroom to look at the Model 3", "what car do I drive?", "VW Golf"),
+    ],
+)
+def test_a_non_change_beyond_the_eight_aspects_outdates_nothing(
+    acme: Api, before: str, after: str, question: str, kept: str
+) -> None:
+    user = f"same-{uuid.uuid4().hex[:12]}"
+    said(acme, user, before, "2025-01-10T09:00:00Z")
+    said(acme, user, after, "2025-07-10T09:00:00Z")
+
+    assert not [m for m in acme.memories(user) if m["outdated_by"]]
+    assert kept in acme.search(user, question)[0]["memory"]

@@ -21,7 +21,8 @@ _WHERE = re.compile(r"\s+(?:in|near|outside|based\s+in)\s+\S.*$", re.I)
 def org_name(raw: str, clause: Clause, allow_article: bool = True) -> tuple[str, bool] | None:
     """An organisation: capitalised, or 'a bank' / 'the government' when articles are allowed."""
     value, complete = clean_object(re.split(r"\s+as\s+", raw, maxsplit=1, flags=re.I)[0], place=True)
-    value = _WHERE.sub("", value)  # "Soins Alpins in Sion": the place is not the employer's name
+    if not re.match(r"(?:a|an|the)\s", value, re.I):  # "Soins Alpins in Sion": the place is not the name
+        value = _WHERE.sub("", value)  # (but it is part of a description: "a little place in Dublin")
     words = value.split()
     if not words or len(words) > 6 or value.lower() in _NOT_ORGS:
         return None
