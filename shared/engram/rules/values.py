@@ -276,7 +276,10 @@ def product(clause: str) -> str | None:
     named = [
         (found.start(), value)
         for found in _PRODUCT.finditer(clause)
-        if found.start() > 0 and (value := _proper(found.group("v"))) and value.lower() not in PLACES
+        if found.start() > 0
+        and (value := _proper(found.group("v")))
+        and value[:1].isalpha()  # "May 2023" is a date, not a product named "2023"
+        and value.lower() not in PLACES
     ]
     if len(named) == 1:
         return named[0][1]

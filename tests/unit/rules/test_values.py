@@ -90,6 +90,7 @@ def test_a_trip_needs_a_travel_word() -> None:
         (values.product, "swapped my iPhone for a Pixel 9", "Pixel 9"),
         (values.product, "got a Pixel 9 and a Galaxy S24", None),  # two names, none clearly the new one
         (values.product, "went to the Apple store to look at the iPhone 16", None),  # not had
+        (values.product, "I joined a group last week and have loved it (12 May 2023)", None),  # a date
         (values.person, "my new manager is Priya, she seems great", "Priya"),
         (values.person, "Dr Okafor is my GP now", "Dr Okafor"),
         (values.person, "my manager is really nice", None),
