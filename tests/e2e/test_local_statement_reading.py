@@ -107,7 +107,7 @@ def test_casual_wording_changes_the_state(
     ("before", "after", "question", "new", "old"),
     [
         (
-            "I have a Pixel 7, the battery is dying",
+            "my phone is a Pixel 7, the battery is dying",
             "got a new phone, a Pixel 9, so much faster",
             "what phone do I have?",
             "Pixel 9",
@@ -115,7 +115,7 @@ def test_casual_wording_changes_the_state(
         ),
         (
             "I drive a VW Golf",
-            "sold the Golf, we got a Tesla Model 3 last week",
+            "sold the Golf, we got a Tesla Model 3 last week, best car we've had",
             "what car do I drive?",
             "Tesla",
             "VW Golf",
@@ -161,13 +161,13 @@ def test_a_change_beyond_the_eight_aspects_puts_the_newer_value_first(
     ("before", "after", "question", "kept"),
     [
         (
-            "I have a Pixel 7, the battery is dying",
+            "my phone is a Pixel 7, the battery is dying",
             "I also bought a MacBook Air for work",
             "what phone do I have?",
             "Pixel 7",
         ),
         (
-            "I have a Pixel 7, the battery is dying",
+            "my phone is a Pixel 7, the battery is dying",
             "my brother just got a new phone, an iPhone 16",
             "what phone do I have?",
             "Pixel 7",

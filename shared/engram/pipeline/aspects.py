@@ -47,6 +47,7 @@ class Aspect:
     fact: str  # the fact a reading becomes, e.g. "Lives in {value}"
     key: str  # its key, e.g. "location", "pet:{animal}:{value}"
     bank: MemoryBank
+    words: re.Pattern[str] | None = None  # one of these must be in the sentence ("phone", "mobile", ...)
 
     def lift(self, clause: str) -> str | None:
         return VALUE_KINDS[self.kind](clause)
@@ -95,9 +96,16 @@ def load_catalogue(path: Path = CATALOGUE) -> tuple[tuple[Aspect, ...], tuple[st
                 fact=entry["fact"],
                 key=entry["key"],
                 bank=MemoryBank(entry["bank"]),
+                words=_any_word(entry.get("words", ())),
             )
         )
     return tuple(aspects), tuple(data["nothing"])
+
+
+def _any_word(words: Sequence[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)", re.I)
 
 
 # Statements about no aspect (OTHER): a clause closer to these than to any aspect is not read.
@@ -302,6 +310,8 @@ class AspectReader:
             aspect = self.by_name[name]
             if not _speaks_of_self(aspect, clause) or (aspect.name == "home" and _away(clause, sentence)):
                 continue
+            if aspect.words is not None and not aspect.words.search(sentence or clause):
+                continue  # "this is Max!" names no car: the sentence must say what the aspect is about
             value = aspect.lift(clause)
             if not value and sentence and _speaks_of_self(aspect, sentence):  # the sentence's, of the person too
                 value = aspect.lift(sentence)

@@ -259,7 +259,7 @@ _PRODUCT_WORD = rf"(?:{CAPITAL}|i(?={CAPITAL}))[\w'.+-]*"
 _PRODUCT = re.compile(rf"(?<![\w'])(?P<v>{_PRODUCT_WORD}(?:\s+(?:{_PRODUCT_WORD}|\d[\w.+-]*))*)")
 # Having it now: "got", "bought", "drive", "upgraded to" (not "looked at the iPhone 16 in the shop").
 _OWNING = re.compile(
-    r"\b(?:got|get|getting|bought|buy|have|has|own|owns|new|switched|upgraded|drive|drives|driving|use|uses|using|ordered|"
+    r"\b(?:got|get|getting|bought|buy|have|has|own|owns|(?:my|our)\s+new|(?:my|our)\s+[\w-]+(?:\s+is|'s)|switched|upgraded|drive|drives|driving|use|uses|using|ordered|"
     r"picked\s+up|replaced|swapped|traded|arrived)\b",
     re.I,
 )
