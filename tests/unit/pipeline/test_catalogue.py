@@ -41,6 +41,7 @@ def test_an_aspect_is_added_by_an_entry(tmp_path: Path, reader: AspectReader) ->
             "fact": "Rides a {value}",
             "key": "bike",
             "bank": "Personal",
+            "words": ["bike", "bicycle", "cycling"],
             "examples": ["I ride a bike to work", "I got a new bicycle", "my road bike", "sold my old bike"],
         }
     )
