@@ -28,8 +28,8 @@ def normalise_name(name: str) -> str:
 
 
 def normalise_relation(name: str) -> str:
-    """snake_case relation names ("Works At" -> works_at)."""
-    return re.sub(r"[^a-z0-9]+", "_", name.casefold()).strip("_") or "related_to"
+    """snake_case relation names ("Works At" -> works_at), in any script ("travaille à" -> travaille_à)."""
+    return re.sub(r"[\W_]+", "_", name.casefold()).strip("_") or "related_to"
 
 
 class Entity(Model):

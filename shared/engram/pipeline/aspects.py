@@ -1,23 +1,28 @@
 """Which aspect of the person a clause speaks of, decided by meaning, and the value it gives it.
 
-An aspect (home, employer, job, partner, pets, allergies, diet, plans) is described by a handful of
-plain statements about it; a clause is compared with them by the local embedder, and with
-statements about nothing in particular (meals, weather, moods, other people). It is read as that
-aspect when its best aspect statement is close enough and clearly closer than anything else, and
-the aspect's value (a place, an organisation, a name, ...) is then lifted from its words with the
-linear-time text tools of rules/values.py. No value, no reading: precision before recall.
+The aspects are data: pipeline/catalogue.json holds one entry per aspect (home, employer, job, partner,
+pets, allergy, diet, plans, and attributes such as phone, car, manager, electricity supplier), each
+with a handful of plain statements about it, the kind of value it holds, whether it holds one value at
+a time, its question, and the fact a reading becomes. Adding an aspect is adding an entry. A clause is
+compared by the local embedder with the entries' statements, and with statements about nothing in
+particular (meals, weather, moods). It is read as an aspect when its best statement is close enough
+and clearly closer than anything else, and the aspect's value (a place, an organisation, a name, a
+product, ...) is then lifted from its words with the linear-time text tools of rules/values.py. No
+value, no reading: precision before recall.
 
-Single-valued aspects (home, employer, job, partner, diet) hold one value at a time, so a newer
-statement of another value replaces the older (pipeline/supersede.py); multi-valued ones (pets,
+Single-valued aspects (home, employer, job, partner, diet, phone, ...) hold one value at a time, so a
+newer statement of another value replaces the older (pipeline/supersede.py); multi-valued ones (pets,
 allergies, plans) gather values, so a second pet is not a replacement of the first.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -26,17 +31,26 @@ from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact
 from engram.rules import values
 from engram.rules.keys import family_of
+from engram.rules.shorthand import expand
 from engram.rules.vocab import ANIMALS, SINGLE_RELATIONS
 from engram.text.clauses import is_hypothetical, is_question, is_small_talk, split_clauses, split_sentences
+from engram.text.match import values_match
 
 
 @dataclass(frozen=True)
 class Aspect:
     name: str
     single: bool  # one value at a time: a new value replaces the old
-    lift: Callable[[str], str | None]
+    kind: str  # the kind of value (a key of VALUE_KINDS)
     examples: tuple[str, ...]  # what people say about it, in several registers
     query: str  # the question a user would ask about it (also how older statements of it are found)
+    fact: str  # the fact a reading becomes, e.g. "Lives in {value}"
+    key: str  # its key, e.g. "location", "pet:{animal}:{value}"
+    bank: MemoryBank
+    words: re.Pattern[str] | None = None  # one of these must be in the sentence ("phone", "mobile", ...)
+
+    def lift(self, clause: str) -> str | None:
+        return VALUE_KINDS[self.kind](clause)
 
 
 def _partner_name(clause: str) -> str | None:
@@ -47,142 +61,59 @@ def _pet_name(clause: str) -> str | None:
     return values.name(clause) if values.animal(clause) or re.search(r"\bpet\b", clause, re.I) else None
 
 
-ASPECTS: tuple[Aspect, ...] = (
-    Aspect(
-        "home",
-        True,
-        values.home_place,
-        (
-            "I live in this city",
-            "my flat is in this town",
-            "I moved to a new city",
-            "my apartment here in the city",
-            "we just relocated to another town",
-            "the commute from my place in town",
-            "our house in the suburbs of the city",
-            "I'm based in this city now",
-            "finally made the move to a new city",
-            "relocated for work to another city",
-            "living in this town has been great",
-            "my place in the city has a great view",
-        ),
-        "where do I live?",
-    ),
-    Aspect(
-        "employer",
-        True,
-        values.organisation,
-        (
-            "I work at this company",
-            "I started a new job at a firm",
-            "the company I work for",
-            "I got hired by a company",
-            "my employer is a big corporation",
-            "I joined a startup",
-            "I'm at a new company now",
-            "been at the company for years",
-            "started at the firm on monday",
-            "employed at a company",
-            "switched jobs to another company",
-            "I'm with a new firm now",
-        ),
-        "which company do I work for?",
-    ),
-    Aspect(
-        "job",
-        True,
-        values.job_title,
-        (
-            "I work as a nurse",
-            "my job is being an engineer",
-            "I'm a teacher now",
-            "I'm a barista at a little cafe",
-            "I'm a nurse at the hospital",
-            "I became a lawyer",
-            "my profession",
-        ),
-        "what is my job?",
-    ),
-    Aspect(
-        "partner",
-        True,
-        _partner_name,
-        (
-            "my boyfriend",
-            "my girlfriend and I",
-            "my wife said",
-            "my husband is",
-            "my partner and I are together",
-            "I'm dating someone new",
-        ),
-        "who is my partner?",
-    ),
-    Aspect(
-        "pets",
-        False,
-        _pet_name,
-        (
-            "my dog",
-            "we adopted a cat",
-            "our new puppy",
-            "I have a pet rabbit",
-            "my kitten is called",
-        ),
-        "what pets do I have?",
-    ),
-    Aspect(
-        "allergy",
-        False,
-        values.allergen,
-        (
-            "I'm allergic to peanuts",
-            "shellfish makes me swell up",
-            "I have a food allergy",
-            "never give me anything with nuts, I react badly",
-            "I can't eat gluten, it makes me sick",
-        ),
-        "what am I allergic to?",
-    ),
-    Aspect(
-        "diet",
-        True,
-        values.diet,
-        (
-            "I'm vegetarian",
-            "I went vegan",
-            "I don't eat meat anymore",
-            "my diet is plant based",
-        ),
-        "what diet do I follow?",
-    ),
-    Aspect(
-        "plans",
-        False,
-        values.trip_place,
-        (
-            "I'm going on a trip to a country",
-            "we're flying somewhere for our holiday",
-            "our vacation next month",
-            "I'm visiting a city in the summer",
-            "we booked a trip abroad",
-        ),
-        "where am I travelling?",
-    ),
-)
-BY_NAME = {a.name: a for a in ASPECTS}
+# How each kind of value is lifted from a clause (rules/values.py). The catalogue names one per aspect.
+VALUE_KINDS: dict[str, Callable[[str], str | None]] = {
+    "home": values.home_place,
+    "organisation": values.organisation,
+    "job_title": values.job_title,
+    "partner": _partner_name,
+    "pet": _pet_name,
+    "allergen": values.allergen,
+    "diet": values.diet,
+    "trip": values.trip_place,
+    "product": values.product,
+    "person": values.person,
+    "provider": values.provider,
+}
+CATALOGUE = Path(__file__).with_name("catalogue.json")
 
-# Statements about no aspect: a clause closer to these than to any aspect is not read.
-OTHER = (
-    "I had pasta for lunch",
-    "the weather is awful today",
-    "I'm so tired this week",
-    "the meeting ran late",
-    "I watched a movie last night",
-    "I feel stressed about work",
-    "I love cooking dinner",
-    "that restaurant was great",
-    "thanks for the help",
-)
+
+def load_catalogue(path: Path = CATALOGUE) -> tuple[tuple[Aspect, ...], tuple[str, ...]]:
+    """The aspects of the catalogue, and its statements about nothing in particular. An entry naming a
+    kind of value there is no lifting for is refused here, at start, not met on a user's message."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    aspects = []
+    for entry in data["aspects"]:
+        if entry["value"] not in VALUE_KINDS:
+            raise ValueError(f"catalogue aspect {entry['name']!r}: no value kind {entry['value']!r}")
+        aspects.append(
+            Aspect(
+                name=entry["name"],
+                single=bool(entry["single"]),
+                kind=entry["value"],
+                examples=tuple(entry["examples"]),
+                query=entry["question"],
+                fact=entry["fact"],
+                key=entry["key"],
+                bank=MemoryBank(entry["bank"]),
+                words=_any_word(entry.get("words", ())),
+            )
+        )
+    return tuple(aspects), tuple(data["nothing"])
+
+
+def _any_word(words: Sequence[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)", re.I)
+
+
+# Statements about no aspect (OTHER): a clause closer to these than to any aspect is not read.
+ASPECTS, OTHER = load_catalogue()
+BY_NAME = {a.name: a for a in ASPECTS}
+# Keys that name one aspect whole ("location", "phone"); keys with fields ("pet:{animal}:{value}") are
+# matched by their family in key_aspect.
+_FIXED_KEYS = {a.key: a.name for a in ASPECTS if "{" not in a.key}
 
 THRESHOLD = 0.38  # cosine of a clause to its aspect's closest statement (chosen on the bench's tuning thirds)
 MARGIN = 0.04  # over the closest statement of anything else
@@ -222,6 +153,9 @@ _OWNED_BY_OTHER = re.compile(
     + r")s?\b",
     re.I,
 )
+# A person in a role of the person's ("my new manager", "our GP"), not of someone else's ("her boss").
+_MY_ROLE = re.compile(rf"\b(?:my|our)\s+(?:new\s+|current\s+)?{values.ROLES}\b", re.I)
+_ROLE_OF_OTHER = re.compile(rf"(?:['\u2019]s|\b(?:his|her|their))\s+(?:new\s+|current\s+)?{values.ROLES}\b", re.I)
 # The person is one of a clause's subjects ("my partner Alex and I live in ...", "me and my sister moved to ...").
 _WITH_ME = re.compile(r"\b(?:and\s+i|and\s+me|me\s+and|and\s+myself)\b", re.I)
 
@@ -231,7 +165,7 @@ _WITH_ME = re.compile(r"\b(?:and\s+i|and\s+me|me\s+and|and\s+myself)\b", re.I)
 _SUBJECT = re.compile(r"(?:the\s+)?user\b(?!')\s*", re.IGNORECASE)
 _OWNER = re.compile(r"(?:the\s+)?user's\s+", re.IGNORECASE)
 _ADVERB = re.compile(r"(?:now|currently|still|recently|just|also|finally)\s+", re.IGNORECASE)
-_VERB = re.compile(r"([a-z]+)\b", re.IGNORECASE)
+_VERB = re.compile(r"([^\W\d_]+)\b", re.IGNORECASE)
 # Verbs a memory without a subject starts with ("Lives in Leeds"); after "User" any -s verb counts.
 _BARE_VERBS = frozenset("lives works has is owns studies teaches runs drives likes loves plays eats".split())
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was"}
@@ -256,9 +190,12 @@ def key_aspect(key: str | None) -> str | None:
     k = key.lower()
     family = family_of(k)
     relation = k.split(":")[1] if ":" in k else ""
-    table = {"location": "home", "employer": "employer", "job_title": "job", "diet": "diet", "pet": "pets"}
-    if family in table:
-        return table[family]
+    if family in _FIXED_KEYS:
+        return _FIXED_KEYS[family]
+    if family == "colleague" and relation in _FIXED_KEYS:  # the rules' "colleague:manager:Tom"
+        return _FIXED_KEYS[relation]
+    if family == "pet":
+        return "pets"
     if family == "family" and relation in SINGLE_RELATIONS - {"mother", "father"}:
         return "partner"
     if family == "health" and "allerg" in k:
@@ -271,10 +208,19 @@ def key_aspect(key: str | None) -> str | None:
 class AspectReader:
     """Reads clauses for aspects by meaning (one embedder call per batch of unread clauses)."""
 
-    def __init__(self, embedder: Embedder, threshold: float = THRESHOLD, margin: float = MARGIN) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        threshold: float = THRESHOLD,
+        margin: float = MARGIN,
+        catalogue: tuple[tuple[Aspect, ...], tuple[str, ...]] = (ASPECTS, OTHER),
+    ) -> None:
         self.embedder = embedder
         self.threshold = threshold
         self.margin = margin
+        self.aspects, self.other = catalogue
+        self.by_name = {a.name: a for a in self.aspects}
+        self._lifts = tuple(VALUE_KINDS[k] for k in dict.fromkeys(a.kind for a in self.aspects))
         self._examples: np.ndarray | None = None
         self._owners: list[str | None] = []  # the aspect of each example vector (None: OTHER)
         self._cache: OrderedDict[str, tuple[Reading, ...]] = OrderedDict()
@@ -282,14 +228,14 @@ class AspectReader:
 
     def _prototypes(self) -> np.ndarray:
         if self._examples is None:
-            texts = [e for a in ASPECTS for e in a.examples] + list(OTHER)
-            self._owners = [a.name for a in ASPECTS for _ in a.examples] + [None] * len(OTHER)
+            texts = [e for a in self.aspects for e in a.examples] + list(self.other)
+            self._owners = [a.name for a in self.aspects for _ in a.examples] + [None] * len(self.other)
             self._examples = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         return self._examples
 
     def query_vector(self, aspect: str) -> list[float]:
         if aspect not in self._queries:
-            self._queries[aspect] = self.embedder.embed([BY_NAME[aspect].query])[0]
+            self._queries[aspect] = self.embedder.embed([self.by_name[aspect].query])[0]
         return self._queries[aspect]
 
     def candidates(self, messages: Sequence[tuple[int, str]], read: Sequence[CandidateFact]) -> list[CandidateFact]:
@@ -311,21 +257,24 @@ class AspectReader:
         unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if unread:
             # Only windows that give some aspect a value are embedded: no value, no reading.
+            # Shorthand is read as said in full ("my gf is called ana" -> "my girlfriend is called Ana"), and
+            # a memory as the person would say it ("Drives a VW Golf" -> "I drive a VW Golf").
+            lifts = self._lifts
+            said = {t: _windows(expand(first_person(t))) for t in unread}
             windows = {
-                t: _with_heads([w for w in _windows(t) if _some_value(w[1]) or _some_value(w[2])]) for t in unread
+                t: _with_heads([w for w in said[t] if _some_value(w[1], lifts) or _some_value(w[2], lifts)], lifts)
+                for t in unread
             }
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
-            vectors = dict(zip(flat, self.embedder.embed(flat), strict=True)) if flat else {}
+            vectors = dict(zip(flat, self.embedder.embed([_for_meaning(w) for w in flat]), strict=True)) if flat else {}
             for text in unread:
                 best: dict[tuple[int, str], Reading] = {}
                 for sentence, whole, window in windows[text]:
-                    reading = self._classify(window, vectors[window], whole)
-                    if reading is None:
-                        continue
-                    slot = (sentence, reading.aspect.name)
-                    if slot not in best or reading.score > best[slot].score:
-                        best[slot] = reading
-                self._remember(text, tuple(best.values()))
+                    for reading in self._classify(window, vectors[window], whole):
+                        slot = (sentence, reading.aspect.name)
+                        if slot not in best or reading.score > best[slot].score:
+                            best[slot] = reading
+                self._remember(text, _one_aspect_per_value(best))
         return [self._cache[t] if t in self._cache else () for t in texts]
 
     def single_values(self, memories: Sequence[str]) -> list[list[tuple[str, str]]]:
@@ -347,22 +296,60 @@ class AspectReader:
             best[owner] = max(best.get(owner, -1.0), score)
         return best
 
-    def _classify(self, clause: str, vector: Sequence[float], sentence: str = "") -> Reading | None:
-        """The aspect the clause is closest to, above the threshold and clearly above anything else
+    def _classify(self, clause: str, vector: Sequence[float], sentence: str = "") -> list[Reading]:
+        """Each aspect the clause is close to, above the threshold and clearly above anything else
         that is not an aspect, whose value the clause gives (or else its sentence: "I'm seeing
-        someone new, his name is Daniel"); the next closest aspect when neither gives one."""
+        someone new, his name is Daniel"). One clause may state two ("Started as a school nurse at
+        St Anne's": a job and an employer)."""
         best = self.scores(vector)
         other = best.pop(None, -1.0)
+        readings: list[Reading] = []
         for name, score in sorted(best.items(), key=lambda p: -p[1]):
             if name is None or score < self.threshold or score - other < self.margin:
                 break
-            aspect = BY_NAME[name]
-            if not _speaks_of_self(aspect, clause):
+            aspect = self.by_name[name]
+            if not _speaks_of_self(aspect, clause) or (aspect.name == "home" and _away(clause, sentence)):
                 continue
-            value = aspect.lift(clause) or (aspect.lift(sentence) if sentence else None)
-            if value:
-                return Reading(aspect, value, clause, score)
-        return None
+            if aspect.words is not None and not aspect.words.search(sentence or clause):
+                continue  # "this is Max!" names no car: the sentence must say what the aspect is about
+            value = aspect.lift(clause)
+            if not value and sentence and _speaks_of_self(aspect, sentence):  # the sentence's, of the person too
+                value = aspect.lift(sentence)
+            if value and not any(values_match(value, r.value) for r in readings):  # one value, one aspect
+                readings.append(Reading(aspect, value, clause, score))
+                readings.append(Reading(aspect, value, clause, score))
+        return readings
+
+
+def _away(clause: str, sentence: str) -> bool:
+    """A stay, a visit or a work week told in the sentence ("I'm in Tokyo, here for a conference"):
+    where the person is, not where they live, unless the clause tells a move that happened."""
+    return values.stays(sentence or clause) and not values.moved_to(clause)
+
+
+# The local embedder reads English: a word of another script ("Дарья", "美咲") tells it nothing but
+# blurs the clause's meaning, so it is read as a plain name. Latin letters with accents are kept.
+_WORDS = re.compile(r"\w+")
+_PLAIN_NAME = "Alex"
+
+
+def _for_meaning(window: str) -> str:
+    return _WORDS.sub(lambda m: _PLAIN_NAME if _foreign(m.group(0)) else m.group(0), window)
+
+
+def _foreign(word: str) -> bool:
+    return any(ch.isalpha() and ord(ch) > 0x24F and not 0x1E00 <= ord(ch) <= 0x1EFF for ch in word)
+
+
+def _one_aspect_per_value(best: dict[tuple[int, str], Reading]) -> tuple[Reading, ...]:
+    """Per sentence, a value read as several aspects ("Pixel 9" as a phone and a laptop) is the one
+    it reads as most clearly."""
+    kept: dict[tuple[int, str], tuple[str, Reading]] = {}
+    for (sentence, name), reading in best.items():
+        slot = (sentence, reading.value.lower())
+        if slot not in kept or reading.score > kept[slot][1].score:
+            kept[slot] = (name, reading)
+    return tuple(reading for _, reading in kept.values())
 
 
 def first_person(text: str) -> str:
@@ -403,8 +390,11 @@ def _plain(verb: str) -> str:
     return word
 
 
-def _some_value(text: str) -> bool:
-    return any(aspect.lift(text) for aspect in ASPECTS)
+Lift = Callable[[str], str | None]
+
+
+def _some_value(text: str, lifts: Sequence[Lift]) -> bool:
+    return any(lift(text) for lift in lifts)
 
 
 # "and" joining the person to another ("me and my boyfriend Tom", "Omar and I") joins subjects: no segment there.
@@ -434,7 +424,7 @@ def _windows(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def _with_heads(windows: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+def _with_heads(windows: list[tuple[int, str, str]], lifts: Sequence[Lift]) -> list[tuple[int, str, str]]:
     """The windows and, for each, the heads of it that end at a value it gives ("my girlfriend Maya"
     of "my girlfriend Maya thinks I drink too much coffee", "I'm with Roche" of "I'm with Roche in
     Basel now"): a value said in passing is stated by the words that lead to it, and the rest of a
@@ -442,17 +432,17 @@ def _with_heads(windows: list[tuple[int, str, str]]) -> list[tuple[int, str, str
     out = list(windows)
     seen = {w for _, _, w in windows}
     for sentence, whole, window in windows:
-        for head in _heads(window):
+        for head in _heads(window, lifts):
             if head not in seen:
                 seen.add(head)
                 out.append((sentence, whole, head))
     return out
 
 
-def _heads(window: str) -> list[str]:
+def _heads(window: str, lifts: Sequence[Lift]) -> list[str]:
     heads: list[str] = []
-    for aspect in ASPECTS:
-        value = aspect.lift(window)
+    for lift in lifts:
+        value = lift(window)
         at = window.find(value) if value else -1
         if value is None or at < 0:
             continue
@@ -466,16 +456,18 @@ def _speaks_of_self(aspect: Aspect, clause: str) -> bool:
     """A user's message speaks of the user unless a clause names someone else ("my sister lives in
     ...") or says the value is past, hoped for or denied. People drop the subject ("been at Siemens
     three years", "same flat in Glasgow"), so the first person is not required."""
-    if aspect.name == "allergy":  # "peanuts make me swell up so never suggest satay": denial is the point
+    if aspect.kind == "allergen":  # "peanuts make me swell up so never suggest satay": denial is the point
         return bool(_FIRST.search(clause)) and not re.search(r"\b(?:no\s+longer|anymore|outgrew)\b", clause, re.I)
     if _NOT_NOW.search(clause):
         return False
-    if aspect.name in ("partner", "pets") and _OWNED_BY_OTHER.search(clause):
+    if aspect.kind in ("partner", "pet") and _OWNED_BY_OTHER.search(clause):
         return False
-    if aspect.name == "partner":
+    if aspect.kind == "partner":
         return bool(_PARTNER_WORDS.search(clause))
-    if aspect.name == "pets":
+    if aspect.kind == "pet":
         return True  # a pet is named after its animal ("our dog Max"): the name cue needs the animal word
+    if aspect.kind == "person":  # "my new manager is Priya": the person's own, not "her manager"
+        return bool(_MY_ROLE.search(clause)) and not _ROLE_OF_OTHER.search(clause)
     # "my husband Raj works at Infosys" speaks of the husband; "my husband Raj and I live in Pune" of both.
     return not (_OTHERS.search(clause) or _PARTNER_WORDS.search(clause)) or bool(_WITH_ME.search(clause))
 
@@ -488,30 +480,24 @@ def aspect_of_fact(fact: Fact | CandidateFact, readings: tuple[Reading, ...]) ->
     return [(r.aspect.name, r.value) for r in readings]
 
 
-# What a reading becomes as a fact: text, key and bank, in the vocabulary of the rules (rules/*.py).
+# What a reading becomes as a fact: text, key and bank from the catalogue, in the rules' key vocabulary.
 def as_candidate(reading: Reading, message_index: int) -> CandidateFact:
     v = reading.value
-    name = reading.aspect.name
-    if name == "home":
-        text, key, bank = f"Lives in {v}", "location", MemoryBank.PERSONAL
-    elif name == "employer":
-        text, key, bank = f"Works at {v}", "employer", MemoryBank.WORK
-    elif name == "job":
-        text, key, bank = f"Works as {_article(v)} {v}", "job_title", MemoryBank.WORK
-    elif name == "partner":
-        relation = _relation(reading.clause)
-        text, key, bank = f"Has a {relation} named {v}", f"family:{relation}", MemoryBank.RELATIONSHIPS
-    elif name == "pets":
-        kind = values.animal(reading.clause) or "pet"
-        text, key, bank = f"Has a {kind} named {v}", f"pet:{kind}:{v}", MemoryBank.PERSONAL
-    elif name == "allergy":
-        text, key, bank = f"Allergic to {v}", f"health:{v} allergy", MemoryBank.HEALTH
-    elif name == "diet":
-        text, key, bank = f"Is {v}", "diet", MemoryBank.HEALTH
-    else:
-        text, key, bank = f"Is planning a trip to {v}", f"trip:{v.lower()}", MemoryBank.PERSONAL
+    aspect = reading.aspect
+    fields = {
+        "value": v,
+        "value_lower": v.lower(),
+        "article": _article(v),
+        "relation": _relation(reading.clause) if aspect.kind == "partner" else "",
+        "animal": (values.animal(reading.clause) or "pet") if aspect.kind == "pet" else "",
+    }
     return CandidateFact(
-        text=text, fact_key=key, fact_value=v, memory_bank=bank, importance=0.7, message_index=message_index
+        text=aspect.fact.format(**fields),
+        fact_key=aspect.key.format(**fields),
+        fact_value=v,
+        memory_bank=aspect.bank,
+        importance=0.7,
+        message_index=message_index,
     )
 
 

@@ -8,9 +8,10 @@ from engram.domain.models import MemoryBank
 from engram.rules.facts import HISTORY, LOCATION, NAME, PERSONAL, Build, Match, Rule, make, one, regex_rule
 from engram.rules.vocab import CONDITION_ADJECTIVES, DEMONYMS, DIETS, FAITHS, NOT_NAMES, PLACES
 from engram.text.clauses import ADV, IM, IVE, Clause, clean_object, has_capital, strip_trailing, title_case
+from engram.text.letters import LETTER, is_capital
 
 _P = MemoryBank.PERSONAL
-_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'.-]*")
+_NAME_WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019.-])*")  # any script: "Łukasz", "Дарья"
 _NAME_STOP = NOT_NAMES | {"is", "and", "or", "but", "too", "btw", "sir", "mine", "yours"}
 _PLACE_STOP = frozenset("here there home work school it this that".split())
 
@@ -23,7 +24,7 @@ def person_name(raw: str, clause: Clause, need_capital: bool) -> str | None:
     for word in words:
         if not _NAME_WORD.fullmatch(word) or word.lower() in _NAME_STOP:
             return None
-        if need_capital and not clause.lowercase and not word[0].isupper():
+        if need_capital and not clause.lowercase and not is_capital(word):
             return None
     return title_case(" ".join(words))
 
@@ -153,8 +154,8 @@ RULES: tuple[Rule, ...] = (
         _nickname("Goes by {}"),
     ),
     regex_rule(r"i\s+(?:usually\s+)?go\s+by\s+(?P<n>.+)", _nickname("Goes by {}")),
-    regex_rule(rf"{IM}\s+(?:a\s+)?(?P<d>[a-z]+(?:-[a-z]+)?)(?:\s+citizen)?", _nationality),
-    regex_rule(rf"{IM}\s+(?P<n>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)", _introduction),
+    regex_rule(rf"{IM}\s+(?:a\s+)?(?P<d>{LETTER}+(?:-{LETTER}+)?)(?:\s+citizen)?", _nationality),
+    regex_rule(rf"{IM}\s+(?P<n>{LETTER}[\w'-]*(?:\s+{LETTER}[\w'-]*)?)", _introduction),
     regex_rule(rf"{_WE}\s+{ADV}(?:moved|relocated)\s+from\s+(?P<old>.+?)\s+to\s+(?P<p>.+)", _lives),
     regex_rule(rf"{_WE}\s+{ADV}left\s+(?P<old>.+?)\s+(?:for|to\s+(?:move\s+to|live\s+in))\s+(?P<p>.+)", _move),
     regex_rule(rf"{_WE}\s+{ADV}(?:live|reside)\s+in\s+(?P<p>.+)", _lives),

@@ -106,6 +106,15 @@ def _owns(found: re.Match[str], clause: Clause) -> Match | None:
     return one(make(f"Owns {thing}", f"possession:{object_key(thing)}", thing, MemoryBank.PERSONAL, PERSONAL), complete)
 
 
+def _drives(found: re.Match[str], clause: Clause) -> Match | None:
+    """'I drive a VW Golf': the car, one at a time (key `car`, the catalogue's), so the next one replaces it."""
+    car, complete = clean_object(found.group("o"))
+    car = re.sub(r"^(?:an?|the)\s+", "", car, flags=re.I)
+    if not car or len(car.split()) > 6:
+        return None
+    return one(make(f"Drives a {car}", "car", car, MemoryBank.PERSONAL, PERSONAL), complete)
+
+
 def _degree(found: re.Match[str], clause: Clause) -> Match | None:
     field, complete = clean_object(found.group("f"))
     if not field or len(field.split()) > 5:
@@ -175,7 +184,7 @@ RULES: tuple[Rule, ...] = (
     regex_rule(rf"i\s+(?:usually\s+|always\s+|try\s+to\s+)?{_ACT}\s+{_FREQ}", _routine),
     regex_rule(rf"{_FREQ}\s*,?\s+i\s+(?:usually\s+|always\s+)?{_ACT}", _routine),
     regex_rule(rf"i\s+{ADV}(?:own|bought|purchased)\s+(?P<o>(?:a|an|two|three|my\s+own)\s+.+)", _owns),
-    regex_rule(rf"i\s+{ADV}drive\s+(?P<o>(?:a|an)\s+.+)", _owns),
+    regex_rule(rf"i\s+{ADV}drive\s+(?P<o>(?:a|an)\s+.+)", _drives),
     regex_rule(
         rf"(?:{IVE}|i\s+(?:hold|got|earned|finished|did|completed))\s+(?:got\s+)?(?:a|an|my)\s+"
         r"(?P<k>(?:bachelor'?s|master'?s|phd|doctorate|degree|diploma)(?:\s+degree)?)\s+in\s+(?P<f>.+)",

@@ -36,6 +36,7 @@ from engram.rules import (
 )
 from engram.rules.facts import NAME, Match, Rule, make, one, regex_rule
 from engram.rules.identity import person_name
+from engram.rules.shorthand import expand
 from engram.text.clauses import (
     MAX_CLAUSE,
     Clause,
@@ -45,6 +46,7 @@ from engram.text.clauses import (
     split_clauses,
     split_sentences,
 )
+from engram.text.letters import LETTER
 
 # Order matters where phrasings overlap: "I'm allergic to" before "I'm a <job>", "I'm a big fan of"
 # before "I'm a <job>", "I moved from Berlin to Munich" (a home) before "I went from X to Y" (a job).
@@ -94,7 +96,7 @@ def analyse_message(text: str, at: datetime | None = None, budget_s: float | Non
     deadline = None if budget_s is None else time.process_time() + budget_s
     lowercase = not any(ch.isupper() for ch in text)
     results: list[ClauseResult] = []
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(expand(text)):  # "my gf is called ana": shorthand read as said in full
         if deadline is not None and time.process_time() >= deadline:
             results.append(ClauseResult("", (), False, cut_short=True))
             break
@@ -125,7 +127,7 @@ _KIND = r"(?:an?\s+)?(?:(?:ai|virtual|digital|personal|helpful|friendly)\s+)*(?:
 AGENT_RULES: tuple[Rule, ...] = (
     regex_rule(rf"{_IM}\s+{_KIND}\s+(?:named|called)\s+(?P<n>.+)", _agent_name),
     regex_rule(r"my\s+name(?:'s|\s+is)\s+(?P<n>.+)", _agent_name),
-    regex_rule(rf"{_IM}\s+(?:called\s+)?(?P<n>[a-z]+)(?:,\s+(?:your|an?)\s+.*)?", _agent_name),
+    regex_rule(rf"{_IM}\s+(?:called\s+)?(?P<n>{LETTER}+)(?:,\s+(?:your|an?)\s+.*)?", _agent_name),
     regex_rule(r"(?:you\s+can\s+)?call\s+me\s+(?P<n>.+)", _agent_name),
 )
 

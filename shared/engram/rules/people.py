@@ -18,6 +18,7 @@ from engram.rules.vocab import (
     SINGLE_RELATIONS,
 )
 from engram.text.clauses import ADV, IM, MAX_CLAUSE, Clause, split_items, strip_trailing
+from engram.text.letters import CAPITAL, LETTER
 
 _R = MemoryBank.RELATIONSHIPS
 _COUNT_WORDS = {v: k for k, v in NUMBER_WORDS.items() if k not in ("a", "an", "one")}
@@ -125,7 +126,10 @@ def _partner(text: str, rel: str) -> Rule:
     return rule
 
 
-_NAME = r"(?P<name>[A-Za-z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)"
+# A name of any script, whole ("Chloé", not "Chlo"): a first word (lower case only counts in a message
+# written all in lower case) and maybe a capitalised second ("Ana Lúcia").
+_NAME_PART = rf"(?:{LETTER}|['\u2019-])+"
+_NAME = rf"(?P<name>{LETTER}{_NAME_PART}(?:\s+{CAPITAL}{_NAME_PART})?)(?!\w)"
 _MENTION = re.compile(
     rf"(?i:\bmy\s+{_MODIFIER})(?P<rel>(?i:{_WHO_ALTS}))"
     rf"(?P<link>(?i:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:named|called))|\s+is|,)?\s+{_NAME}(?P<tail>,?)"
@@ -160,7 +164,7 @@ RULES: tuple[Rule, ...] = (
         _have,
     ),
     regex_rule(
-        rf"my\s+{_MODIFIER}{_WHO}(?:\s+(?!(?:is|just|turned)\b)(?P<name>[a-z][\w'-]+))?\s+(?:is|just\s+turned|turned)\s+"
+        rf"my\s+{_MODIFIER}{_WHO}(?:\s+(?!(?:is|just|turned)\b)(?P<name>{LETTER}[\w'-]+))?\s+(?:is|just\s+turned|turned)\s+"
         r"(?P<age>\d{1,2})(?:\s+(?P<unit>years?|yrs?|months?)(?:\s+old)?|\s+y/?o)?",
         _age,
     ),

@@ -22,6 +22,7 @@ from engram.text.clauses import (
     strip_trailing,
     third_person,
 )
+from engram.text.letters import LETTER
 
 _I = MemoryBank.INTERESTS
 _H = MemoryBank.HEALTH
@@ -216,8 +217,8 @@ RULES: tuple[Rule, ...] = (
         rf"interested\s+in)\s+(?P<o>.+?)(?P<anymore>{_END})?",
         _not_into,
     ),
-    regex_rule(rf"{IM}\s+{ADV}(?P<no>not|no\s+longer)\s+(?:an?\s+)?(?P<d>[a-z]+)(?:\s+{ANYMORE})?", _diet),
-    regex_rule(rf"{IM}\s+{ADV}(?:an?\s+)?(?P<d>[a-z]+)", _diet),
+    regex_rule(rf"{IM}\s+{ADV}(?P<no>not|no\s+longer)\s+(?:an?\s+)?(?P<d>{LETTER}+)(?:\s+{ANYMORE})?", _diet),
+    regex_rule(rf"{IM}\s+{ADV}(?:an?\s+)?(?P<d>{LETTER}+)", _diet),
     regex_rule(rf"i\s+{ADV}{DONT}\s+{ADV}(?P<v>eat|drink)\s+(?P<o>.+)", _avoids),
     regex_rule(
         rf"i\s+{ADV}(?P<v>hate|dislike|detest|loathe|despise|{CANT}\s+stand|{CANT}\s+bear|"

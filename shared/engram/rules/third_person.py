@@ -20,15 +20,17 @@ from dataclasses import dataclass, field
 from engram.domain.graph import USER_ENTITY_TYPE, Triple
 from engram.domain.models import Message
 from engram.rules.vocab import OCCUPATIONS, RELATIONS
+from engram.text.letters import CAPITAL, LETTER
 
 USER = "user"  # stands for the user's own entity until resolution maps it to the user id
 MAX_SENTENCE = 300
 
 _IN_LAW = r"(?:brother|sister|mother|father|son|daughter)-in-law"
 _REL = "|".join([_IN_LAW, *sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True)])
-_WORD = r"(?:(?:Mr|Mrs|Ms|Dr)\.\s+)?[A-Z][\w-]*(?:'[A-Z][\w-]*)?"  # "O'Brien", not "Tom's"
-_NAME = rf"{_WORD}(?:\s+[A-Z][\w-]*)*"
-_OBJ = r"[A-Z][\w.&-]*(?:'s)?(?:\s+(?:of\s+|de\s+)?[A-Z][\w.&-]*)*"
+# Names and objects of any script ("Łucja", "Škoda", "Дарья"), each word starting as a name does.
+_WORD = rf"(?:(?:Mr|Mrs|Ms|Dr)\.\s+)?{CAPITAL}[\w-]*(?:'{CAPITAL}[\w-]*)?"  # "O'Brien", not "Tom's"
+_NAME = rf"{_WORD}(?:\s+{CAPITAL}[\w-]*)*"
+_OBJ = rf"{CAPITAL}[\w.&-]*(?:'s)?(?:\s+(?:of\s+|de\s+)?{CAPITAL}[\w.&-]*)*"
 _NOT_SUBJECTS = frozenset(
     "I We You They It The This That These Those There Here Nobody Everyone Someone Somebody Everybody "
     "What Who Where When Why How Yesterday Today Tomorrow Tell Please Maybe Also And But So "
@@ -76,8 +78,8 @@ _PREDICATES = [
     (re.compile(rf"{_ADVERBS}(?P<neg>no\s+longer\s+)?{verb}\s+(?:the\s+)?(?P<obj>{_OBJ})"), rel, kind)
     for verb, rel, kind in _VERBS
 ]
-_JOB = re.compile(rf"{_ADVERBS}(?:works\s+as|is)\s+an?\s+(?P<job>[a-z]+(?:\s+[a-z]+)?)")
-_AS_JOB = re.compile(r"\s+as\s+an?\s+(?P<job>[a-z]+(?:\s+[a-z]+)?)")
+_JOB = re.compile(rf"{_ADVERBS}(?:works\s+as|is)\s+an?\s+(?P<job>{LETTER}+(?:\s+{LETTER}+)?)")
+_AS_JOB = re.compile(rf"\s+as\s+an?\s+(?P<job>{LETTER}+(?:\s+{LETTER}+)?)")
 _TIME = re.compile(r"\s+(?:now|too|again|last\s+(?:year|month|week)|this\s+(?:year|month))\b")
 _JOIN = re.compile(r"\s*,?\s+(?:and|but)\s+")
 _SPACE = re.compile(r"\s+")

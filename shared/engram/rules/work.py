@@ -9,16 +9,20 @@ from engram.domain.steps import CandidateFact
 from engram.rules.facts import HISTORY, WORK, Build, Match, Rule, make, one, regex_rule
 from engram.rules.vocab import NOT_OCCUPATIONS, OCCUPATIONS, PLACES
 from engram.text.clauses import ADV, IM, IVE, Clause, clean_object, has_capital, strip_trailing, title_case
+from engram.text.letters import CAPITAL
 
 _W = MemoryBank.WORK
 _ARTICLES = ("a", "an", "the")
 _NOT_ORGS = frozenset("home it this that them here there work school night nights weekends".split())
 _SELF = frozenset({"myself", "me", "my own", "my own company", "my own business"})
+_WHERE = re.compile(r"\s+(?:in|near|outside|based\s+in)\s+\S.*$", re.I)
 
 
 def org_name(raw: str, clause: Clause, allow_article: bool = True) -> tuple[str, bool] | None:
     """An organisation: capitalised, or 'a bank' / 'the government' when articles are allowed."""
     value, complete = clean_object(re.split(r"\s+as\s+", raw, maxsplit=1, flags=re.I)[0], place=True)
+    if not re.match(r"(?:a|an|the)\s", value, re.I):  # "Soins Alpins in Sion": the place is not the name
+        value = _WHERE.sub("", value)  # (but it is part of a description: "a little place in Dublin")
     words = value.split()
     if not words or len(words) > 6 or value.lower() in _NOT_ORGS:
         return None
@@ -162,7 +166,8 @@ RULES: tuple[Rule, ...] = (
         r"(?P<old>.+)",
         _left,
     ),
-    regex_rule(rf"{_I}\s+{ADV}quit\s+(?P<old>[A-Z].*)", _left),
+    # A capitalised name only (the rules compile with IGNORECASE; CAPITAL is not): "I quit smoking" is no employer.
+    regex_rule(rf"{_I}\s+{ADV}quit\s+(?P<old>{CAPITAL}.*)", _left),
     regex_rule(r"i\s+(?:no\s+longer|don'?t|do\s+not)\s+work\s+(?:at|for)\s+(?P<old>.+?)(?:\s+any\s?more)?", _left),
     regex_rule(rf"{_I}\s+{ADV}stopped\s+working\s+(?:at|for)\s+(?P<old>.+)", _left),
     regex_rule(rf"(?:i|we)\s+{ADV}work\s+(?P<prep>at|for)\s+(?P<org>.+?){_AS}", _job(True)),

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
+from engram.text.letters import CAPITAL, LETTER, is_capital
+
 # Whole clauses that carry no fact: greetings, thanks, acknowledgements, fillers.
 SMALL_TALK = frozenset(
     """
@@ -92,7 +94,7 @@ class Clause:
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[-\u2013\u2014]+\s+")
 _TITLE_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|mt)\.$", re.I)
-_DOTTED_ABBREV = re.compile(r"\b(?:[a-z]\.)+[a-z]\.$|\b(?:etc|approx|vs)\.$", re.I)
+_DOTTED_ABBREV = re.compile(rf"\b(?:{LETTER}\.)+{LETTER}\.$|\b(?:etc|approx|vs)\.$", re.I)
 _ABBREV_TAIL = 24  # "e.g.", "U.S.A.", "Prof.": abbreviations are short
 
 
@@ -232,8 +234,19 @@ def _split_conjunctions(clause: str) -> list[str]:
     return pieces
 
 
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+)
+_SEASON = r"(?:summer|winter|spring|fall|autumn)"
+# When, said after what: "moved to York in May", "started at Soins Alpins in early September".
+_WHEN_SAID = (
+    rf"(?:in|since|from|until|by|last|this|next)\s+(?:the\s+)?(?:(?:early|late|mid)[\s-]+)?(?:{_MONTH}|{_SEASON})"
+    r"(?:\s+(?:19|20)\d\d)?|in\s+(?:19|20)\d\d|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"next\s+(?:week|month|year|weekend)|"
+)
 _TIME = (
-    r"yesterday|today|earlier|last\s+(?:week|month|year|summer|winter|spring|fall|autumn|weekend)|"
+    _WHEN_SAID + r"yesterday|today|earlier|last\s+(?:week|month|year|summer|winter|spring|fall|autumn|weekend)|"
     r"this\s+(?:week|month|year)|(?:a\s+few|a\s+couple\s+of|two|three|several|many|\d+)\s+"
     r"(?:days|weeks|months|years)\s+ago|an?\s+(?:week|month|year)\s+ago|(?:since|in)\s+(?:\d{4}|last\s+\w+)|"
     r"for\s+(?:a\s+few|a\s+couple\s+of|many|several|\d+|two|three|four|five|ten)\s+(?:days|weeks|months|years)|"
@@ -317,7 +330,9 @@ _COMPOUNDS = (
     "salt and vinegar",
 )
 _ITEM_SEP = re.compile(r"(\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as\s+well\s+as|plus)\s+)", re.I)
-_PROPER_PAIR = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:and|&)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*$")
+_PROPER_PAIR = re.compile(
+    rf"^{CAPITAL}[\w'-]*(?:\s+{CAPITAL}[\w'-]*)*\s+(?:and|&)\s+{CAPITAL}[\w'-]*(?:\s+{CAPITAL}[\w'-]*)*$"
+)
 
 
 def split_items(obj: str, names: bool = False) -> list[str]:
@@ -354,7 +369,7 @@ def third_person(text: str) -> str:
 
 
 def has_capital(text: str) -> bool:
-    return any(word[:1].isupper() for word in text.split())
+    return any(is_capital(word) for word in text.split())
 
 
 def title_case(text: str) -> str:

@@ -83,9 +83,39 @@ def test_a_trip_needs_a_travel_word() -> None:
     assert values.trip_place("my place in Porto has the best view") is None
 
 
-@pytest.mark.parametrize("lift", [values.home_place, values.organisation, values.name, values.allergen])
+@pytest.mark.parametrize(
+    ("lift", "clause", "expected"),
+    [
+        (values.product, "got a new phone, a Pixel 9, so much faster", "Pixel 9"),
+        (values.product, "swapped my iPhone for a Pixel 9", "Pixel 9"),
+        (values.product, "got a Pixel 9 and a Galaxy S24", None),  # two names, none clearly the new one
+        (values.product, "went to the Apple store to look at the iPhone 16", None),  # not had
+        (values.product, "I joined a group last week and have loved it (12 May 2023)", None),  # a date
+        (values.person, "my new manager is Priya, she seems great", "Priya"),
+        (values.person, "Dr Okafor is my GP now", "Dr Okafor"),
+        (values.person, "my manager is really nice", None),
+        (values.provider, "switched to Octopus for electricity", "Octopus"),
+        (values.provider, "we changed our broadband to Virgin Media", "Virgin Media"),
+        (values.provider, "switched to a cheaper tariff", None),
+    ],
+)
+def test_products_people_in_roles_and_providers(lift: object, clause: str, expected: str | None) -> None:
+    assert lift(clause) == expected  # type: ignore[operator]
+
+
+LIFTS = [values.home_place, values.organisation, values.name, values.allergen, values.product, values.person]
+
+
+@pytest.mark.parametrize("lift", [*LIFTS, values.provider])
 def test_lifting_takes_linear_time_on_hostile_text(lift: object) -> None:
-    hostile = ["in " + "Aa " * 50_000, "at " + "Big " * 50_000 + "hired", "called " + "X & " * 50_000]
+    hostile = [
+        "in " + "Aa " * 50_000,
+        "at " + "Big " * 50_000 + "hired",
+        "called " + "X & " * 50_000,
+        "got " + "Pixel 9 " * 50_000,
+        "my manager is " + "Big " * 50_000 + "is my manager",
+        "switched our " + "a " * 50_000 + "to Octopus",
+    ]
     began = time.process_time()
     for text in hostile:
         lift(text)  # type: ignore[operator]
