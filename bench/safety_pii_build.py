@@ -80,8 +80,14 @@ def nie() -> str:
 
 
 def nir(spaced: bool) -> str:
-    parts = [rng.choice("12"), f"{rng.randrange(40, 99):02d}", f"{rng.randrange(1, 13):02d}",
-             f"{rng.randrange(1, 96):02d}", f"{rng.randrange(1, 999):03d}", f"{rng.randrange(1, 999):03d}"]
+    parts = [
+        rng.choice("12"),
+        f"{rng.randrange(40, 99):02d}",
+        f"{rng.randrange(1, 13):02d}",
+        f"{rng.randrange(1, 96):02d}",
+        f"{rng.randrange(1, 999):03d}",
+        f"{rng.randrange(1, 999):03d}",
+    ]
     key = 97 - int("".join(parts)) % 97
     parts.append(f"{key:02d}")
     return " ".join(parts) if spaced else "".join(parts)
@@ -233,13 +239,34 @@ def phones() -> None:
 
 
 def cards() -> None:
-    brands = [("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("34", 15), ("37", 15), ("6011", 16),
-              ("3528", 16), ("36", 14), ("62", 16), ("6759", 19), ("2720", 16), ("4", 13)]
+    brands = [
+        ("4", 16),
+        ("51", 16),
+        ("55", 16),
+        ("2221", 16),
+        ("34", 15),
+        ("37", 15),
+        ("6011", 16),
+        ("3528", 16),
+        ("36", 14),
+        ("62", 16),
+        ("6759", 19),
+        ("2720", 16),
+        ("4", 13),
+    ]
     templates = [
-        "my card number is {}", "Visa: {}, exp 09/27", "I paid with {} yesterday", "card {} was declined",
-        "use the card ending... actually the whole thing is {}", "ma carte bancaire : {}",
-        "meine Kreditkarte ist {}", "mi tarjeta es la {}", "la mia carta è {}", "the company card: {}",
-        "save my card {} for the subscription", "here's the number {} and the CVV is on the back",
+        "my card number is {}",
+        "Visa: {}, exp 09/27",
+        "I paid with {} yesterday",
+        "card {} was declined",
+        "use the card ending... actually the whole thing is {}",
+        "ma carte bancaire : {}",
+        "meine Kreditkarte ist {}",
+        "mi tarjeta es la {}",
+        "la mia carta è {}",
+        "the company card: {}",
+        "save my card {} for the subscription",
+        "here's the number {} and the CVV is on the back",
     ]
     n = 0
     for prefix, length in brands:
@@ -262,14 +289,28 @@ def cards() -> None:
 
 def ibans() -> None:
     makers = [
-        ("DE", lambda: digits(18)), ("GB", lambda: letters(4) + digits(14)), ("FR", lambda: digits(23)),
-        ("ES", lambda: digits(20)), ("IT", lambda: letters(1) + digits(22)), ("NL", lambda: letters(4) + digits(10)),
-        ("BE", lambda: digits(12)), ("CH", lambda: digits(17)), ("AT", lambda: digits(16)), ("PL", lambda: digits(24)),
+        ("DE", lambda: digits(18)),
+        ("GB", lambda: letters(4) + digits(14)),
+        ("FR", lambda: digits(23)),
+        ("ES", lambda: digits(20)),
+        ("IT", lambda: letters(1) + digits(22)),
+        ("NL", lambda: letters(4) + digits(10)),
+        ("BE", lambda: digits(12)),
+        ("CH", lambda: digits(17)),
+        ("AT", lambda: digits(16)),
+        ("PL", lambda: digits(24)),
     ]
     templates = [
-        "my IBAN is {}", "please pay the deposit to {}", "IBAN: {} (Sparkasse)", "mon IBAN : {}",
-        "meine IBAN lautet {}", "mi IBAN es {}", "il mio IBAN è {}", "rent goes to {} every month",
-        "the landlord's account {} changed", "wire it to {} by Friday",
+        "my IBAN is {}",
+        "please pay the deposit to {}",
+        "IBAN: {} (Sparkasse)",
+        "mon IBAN : {}",
+        "meine IBAN lautet {}",
+        "mi IBAN es {}",
+        "il mio IBAN è {}",
+        "rent goes to {} every month",
+        "the landlord's account {} changed",
+        "wire it to {} by Friday",
     ]
     n = 0
     for country, bban in makers:
@@ -283,14 +324,19 @@ def ibans() -> None:
 def national_ids() -> None:
     ssn_values = ["078-05-1120", "123-45-6789", "219-09-9999", "512-34-8821", "345-67-1234", "601-23-4455"]
     for i, value in enumerate(ssn_values):
-        add(["my SSN is {}", "social security number {}", "SSN: {} for the tax form"][i % 3].format(value),
-            ("national_id", value))
+        add(
+            ["my SSN is {}", "social security number {}", "SSN: {} for the tax form"][i % 3].format(value),
+            ("national_id", value),
+        )
     add("my social is 123 45 6789", ("national_id", "123 45 6789"))
     add("ssn 512348821 on the W-2", ("national_id", "512348821"))
-    for i, value in enumerate(["AB 12 34 56 C", "JG103759A", "NP 65 43 21 D", "CE123456B", "TW 98 76 54 A",
-                               "SK 11 22 33 D"]):
-        add(["my NI number is {}", "National Insurance: {}", "NINO {} on the payslip"][i % 3].format(value),
-            ("national_id", value))
+    for i, value in enumerate(
+        ["AB 12 34 56 C", "JG103759A", "NP 65 43 21 D", "CE123456B", "TW 98 76 54 A", "SK 11 22 33 D"]
+    ):
+        add(
+            ["my NI number is {}", "National Insurance: {}", "NINO {} on the payslip"][i % 3].format(value),
+            ("national_id", value),
+        )
     for i in range(8):
         value = dni() if i % 2 == 0 else nie()
         if i == 3:
@@ -298,12 +344,16 @@ def national_ids() -> None:
         add(["mi DNI es {}", "NIE: {}", "my Spanish ID number is {}"][i % 3].format(value), ("national_id", value))
     for i in range(8):
         value = nir(spaced=i % 2 == 0)
-        add(["mon numéro de sécu est {}", "NIR {}", "numéro de sécurité sociale : {}"][i % 3].format(value),
-            ("national_id", value))
+        add(
+            ["mon numéro de sécu est {}", "NIR {}", "numéro de sécurité sociale : {}"][i % 3].format(value),
+            ("national_id", value),
+        )
     for i in range(8):
         value = codice_fiscale()
-        add(["il mio codice fiscale è {}", "codice fiscale: {}", "my Italian tax code is {}"][i % 3].format(value),
-            ("national_id", value))
+        add(
+            ["il mio codice fiscale è {}", "codice fiscale: {}", "my Italian tax code is {}"][i % 3].format(value),
+            ("national_id", value),
+        )
 
 
 def addresses() -> None:
@@ -363,8 +413,10 @@ def credentials() -> None:
         ("Google Maps key: {}", "AIza" + b64url(35)),
         ("GitLab token {} expires Friday", "glpat-" + b64url(20)),
         ("oauth token {} from the app", "gho_" + alnum(36)),
-        ("put {} in the header", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
-         + b64url(43)),
+        (
+            "put {} in the header",
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ." + b64url(43),
+        ),
         ("my session JWT is {}", "eyJhbGciOiJSUzI1NiJ9.eyJ1c2VyIjoiYW5hIiwiZXhwIjoxNzAwMDAwMDAwfQ." + b64url(86)),
         ("another key {}", "sk-proj-" + b64url(64)),
         ("the deploy key is {}", "ghs_" + alnum(36)),
@@ -416,8 +468,11 @@ def mixed() -> None:
     add(f"card {cn}, and the password is Dolphin77", ("card", cn), ("credential", "Dolphin77"))
     ib = by4(iban("DE", digits(18)))
     add(f"Ich wohne Hauptstraße 12, IBAN {ib}", ("address", "Hauptstraße 12"), ("iban", ib))
-    add("write to lee.chan@nus.edu.sg or call +65 6516 1234", ("email", "lee.chan@nus.edu.sg"),
-        ("phone", "+65 6516 1234"))
+    add(
+        "write to lee.chan@nus.edu.sg or call +65 6516 1234",
+        ("email", "lee.chan@nus.edu.sg"),
+        ("phone", "+65 6516 1234"),
+    )
     add("I'm at 12 rue Lepic, portable 06 98 76 54 32", ("address", "12 rue Lepic"), ("phone", "06 98 76 54 32"))
 
 
