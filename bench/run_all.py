@@ -2,7 +2,7 @@
 
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
-    python -m bench.run_all --parts recall,cold  # some parts: recall, latency, ingest, cold, policy, state, qa, ...
+    python -m bench.run_all --parts recall,cold  # some parts: recall, cold, policy, qa, pii, ...
 
 The parts that need a real model (qa, reconcile, state's "model" mode on the held-aside third) use
 the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/rig/bench_model.py) and are skipped without it.
@@ -40,6 +40,9 @@ PARTS = (
     "qa",
     "sessions",
     "cost",
+    "pii",
+    "poisoning",
+    "requests",
 )
 
 
@@ -213,6 +216,18 @@ def main(argv: list[str] | None = None) -> int:
         from bench.parts import session_recall
 
         timed("session_recall", lambda: session_recall.run(["--locomo-only"] if args.quick else []))
+    if "pii" in parts:  # issue 44's safety parts: redaction, stored instructions, requests said in chat
+        from bench.parts import safety_pii
+
+        timed("safety_pii", safety_pii.run)
+    if "poisoning" in parts:
+        from bench.parts import safety_poisoning
+
+        timed("safety_poisoning", safety_poisoning.run)
+    if "requests" in parts:
+        from bench.parts import safety_requests
+
+        timed("safety_requests", safety_requests.run)
     if "cost" in parts:  # last: prices the ingest figures measured above (bench/parts/cost.py)
         from bench.parts import cost
 

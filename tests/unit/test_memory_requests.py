@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.safety.requests import RequestKind, read_requests
+from engram.safety.requests import RequestKind, read_requests, same_topic
 
 DONT, FORGET, ALLOW = RequestKind.DONT_REMEMBER, RequestKind.FORGET, RequestKind.ALLOW
 
@@ -46,3 +46,27 @@ def test_what_a_person_says_of_their_own_memory_is_no_request(text: str) -> None
 def test_each_sentence_is_read_in_order() -> None:
     text = "I live in Leeds. Don't store anything about my health. You can remember my diet though."
     assert [(r.kind, r.topic) for r in read_requests(text)] == [(DONT, "health"), (ALLOW, "diet")]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "topic"),
+    [
+        ("Can you not remember things about my job search?", DONT, "job search"),
+        ("Keep my bank details out of your memory.", DONT, "bank details"),
+        ("please keep anything about my ex out of your memory", DONT, "ex"),
+    ],
+)
+def test_a_request_said_another_common_way_is_read(text: str, kind: RequestKind, topic: str) -> None:
+    assert [(r.kind, r.topic) for r in read_requests(text)] == [(kind, topic)]
+
+
+@pytest.mark.parametrize(
+    "text", ["Forget about it, the train was late again.", "don't worry about that", "forget about them honestly"]
+)
+def test_a_pronoun_is_no_topic(text: str) -> None:
+    assert read_requests(text) == []
+
+
+def test_an_allowed_topic_lifts_the_exclusion_it_names_in_more_or_fewer_words() -> None:
+    assert same_topic("travel plans", "travel") and same_topic("Health", "my health")
+    assert not same_topic("travel", "health") and not same_topic("work", "homework")

@@ -108,3 +108,59 @@ def test_the_tenant_setting_names_kinds_and_rejects_unknown_ones() -> None:
 def test_a_bare_run_of_digits_is_a_phone_number_only_when_said_as_one() -> None:
     assert redact("text me at 4155552671", ALL).text == "text me at [phone]"
     assert redact("invoice 4155552671 is paid", ALL).text == "invoice 4155552671 is paid"
+
+
+def test_an_identifier_that_passes_its_own_check_is_not_taken_for_a_card() -> None:
+    # a French NIR whose 15 digits also happen to pass Luhn (1 number in 10 does): its key is the stronger check
+    assert redact("mon numéro de sécu est 2 60 07 32 947 276 17", ALL).text == "mon numéro de sécu est [national id]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Amazon order 112-4455667-8812334 arrived broken",  # passes Luhn, but no issuer groups digits 3-7-7
+        "membership no. 55012 3348 expires soon",
+        "lottery numbers 4 8 15 16 23 42",
+        "population 8 336 817 in 2020",
+        "número de pedido 4477-2291",
+        "reference 2023/00451/B for the claim",
+        "the build id is 20240315.4 on the CI",
+        "the meeting moved to 12/11/2025 10:00-11:30",
+    ],
+)
+def test_digits_grouped_as_no_card_or_phone_is_written_are_left_alone(text: str) -> None:
+    assert find(text, ALL) == [], find(text, ALL)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the office line is 020 7946 0958.", "the office line is [phone]."),  # grouped as the UK writes it
+        ("card 4111-1111-1111-1111 expired", "card [card] expired"),
+        ("the password for the router is admin4321", "the password for the router is [credential]"),
+        ("my iCloud password's Lighthouse_19", "my iCloud password's [credential]"),
+        ("ma carte a le code PIN : 6120", "ma carte a le code PIN : [credential]"),
+        ("le bureau est au 25 boulevard Haussmann", "le bureau est au [address]"),
+        ("Lieferadresse: Am Marktplatz 7", "Lieferadresse: [address]"),
+        ("my flat is on Berliner Allee 44", "my flat is on [address]"),
+    ],
+)
+def test_numbers_written_as_people_write_them_are_found_whole(text: str, expected: str) -> None:
+    assert redact(text, ALL).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("send it to lucy [at] lucyart [dot] net", "send it to [email]"),
+        ("mail me: sam.k (at) proton (dot) me", "mail me: [email]"),
+        ("ssn 512348821 on the W-2", "ssn [national id] on the W-2"),
+        ("my social security number is 219 09 9999", "my social security number is [national id]"),
+    ],
+)
+def test_an_address_or_number_written_to_dodge_a_filter_is_still_found(text: str, expected: str) -> None:
+    assert redact(text, ALL).text == expected
+
+
+def test_nine_digits_without_a_word_saying_ssn_are_not_one() -> None:
+    assert find("order 512348821 shipped", ALL) == []

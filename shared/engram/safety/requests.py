@@ -48,7 +48,7 @@ _CUES: tuple[tuple[RequestKind, re.Pattern[str]], ...] = (
     (
         RequestKind.DONT_REMEMBER,
         re.compile(
-            rf"{_OPEN}(?:don'?t|do not|never|stop|no longer)\s+(?:ever\s+)?{_STORE}\s+{_THINGS}"
+            rf"{_OPEN}(?:don'?t|do not|never|stop|no longer|not)\s+(?:ever\s+)?{_STORE}\s+{_THINGS}"
             rf"{_ABOUT}\s+{_TOPIC}",
             re.IGNORECASE,
         ),
@@ -56,6 +56,14 @@ _CUES: tuple[tuple[RequestKind, re.Pattern[str]], ...] = (
     (
         RequestKind.DONT_REMEMBER,
         re.compile(rf"{_OPEN}i (?:don'?t|do not) want you to {_STORE}\s+{_THINGS}{_ABOUT}\s+{_TOPIC}", re.IGNORECASE),
+    ),
+    (
+        RequestKind.DONT_REMEMBER,  # "keep my bank details out of your memory"
+        re.compile(
+            rf"{_OPEN}keep\s+{_THINGS}(?:{_ABOUT}\s+)?(?P<topic>[^.!?,;:\n]{{2,60}}?)\s+out of\s+(?:your|the)\s+"
+            r"(?:memory|memories|notes)",
+            re.IGNORECASE,
+        ),
     ),
     (
         RequestKind.ALLOW,
@@ -73,6 +81,18 @@ _TAIL = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^.!?\n]{1,1000}")
+# "forget about it", "don't worry about that": a pronoun names nothing the screen could read a topic from.
+_PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "him", "her", "me", "you", "us"})
+_WORD = re.compile(r"\w+")
+_NOT_TOPIC_WORDS = frozenset({"my", "our", "the", "his", "her", "their", "any", "all", "about", "of"})
+
+
+def same_topic(a: str, b: str) -> bool:
+    """Whether two topics name the same thing in more or fewer words ("travel plans" and "travel"): what a
+    "you can remember X" lifts."""
+    words_a = {w for w in _WORD.findall(a.lower()) if w not in _NOT_TOPIC_WORDS}
+    words_b = {w for w in _WORD.findall(b.lower()) if w not in _NOT_TOPIC_WORDS}
+    return bool(words_a and words_b) and (words_a <= words_b or words_b <= words_a)
 
 
 def _topic(raw: str) -> str:
@@ -88,7 +108,7 @@ def read_requests(text: str) -> list[MemoryRequest]:
             if match is None:
                 continue
             topic = _topic(match.group("topic"))
-            if topic:
+            if topic and topic.split()[0].lower() not in _PRONOUNS:
                 found.append(MemoryRequest(kind, topic, sentence.group().strip()))
             break
     return found

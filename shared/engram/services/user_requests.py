@@ -15,7 +15,7 @@ from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import FactStore
 from engram.pipeline.policy_screen import PolicyScreen
 from engram.pipeline.topic_meaning import TopicMeaning
-from engram.safety.requests import MemoryRequest, RequestKind, read_requests
+from engram.safety.requests import MemoryRequest, RequestKind, read_requests, same_topic
 from engram.services.tenant_config import TenantConfigs
 from engram.writes.unit_of_work import Lifecycle
 
@@ -38,9 +38,11 @@ class UserRequests:
         own = self.configs.of_user(scope.tenant_id, scope.user_id)
         exclude = list(own.exclude)
         for request in requests:
+            if request.kind is RequestKind.ALLOW:  # "you can remember my travel plans" lifts "travel"
+                exclude = [t for t in exclude if not same_topic(t, request.topic)]
+                continue
             exclude = [t for t in exclude if t.lower() != request.topic.lower()]
-            if request.kind is not RequestKind.ALLOW:
-                exclude.append(request.topic)
+            exclude.append(request.topic)
         self.configs.put_user(scope.tenant_id, scope.user_id, own.model_copy(update={"exclude": exclude}))
         counts = {"requests": len(requests)}
         if forgotten := self._forget(scope, [r for r in requests if r.kind is RequestKind.FORGET], task_id):
