@@ -18,7 +18,7 @@ from typing import Any
 
 import phonenumbers
 
-OUT = Path(__file__).resolve().parent / "data" / "safety_pii.json"
+OUT = Path(__file__).resolve().parent / "safety_pii.json"
 rng = random.Random(44)
 
 

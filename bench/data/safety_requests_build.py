@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent / "data" / "safety_requests.json"
+OUT = Path(__file__).resolve().parent / "safety_requests.json"
 
 Said = tuple[str, str]  # a message and its marker
 

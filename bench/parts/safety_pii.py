@@ -26,7 +26,7 @@ from typing import Any
 from engram.domain.policy import RedactKind
 from engram.safety.redaction import Span, find
 
-DATA = Path(__file__).resolve().parent / "data" / "safety_pii.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "safety_pii.json"
 STRUCTURED = ("email", "phone", "card", "iban", "credential")
 KINDS = tuple(k.value for k in RedactKind)
 GOAL = {"recall": 0.98, "precision": 0.95}
@@ -137,7 +137,7 @@ def meets_goal(rates: dict[str, Any]) -> bool:
 def run(path: Path = DATA) -> dict[str, Any]:
     items = load(path)
     out: dict[str, Any] = {
-        "data": str(path.relative_to(Path(__file__).resolve().parents[1])),
+        "data": str(path.relative_to(Path(__file__).resolve().parents[2])),
         "goal": {**GOAL, "kinds": list(STRUCTURED)},
         "labelled_spans": sum(len(i.spans) for i in items),
     }

@@ -30,7 +30,7 @@ from typing import Any
 
 from bench.rig.safety_stack import Product, offline_product
 
-DATA = Path(__file__).resolve().parent / "data" / "safety_requests.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "safety_requests.json"
 SPLITS = ("tuning", "held_aside")
 GOAL = 0.95
 

@@ -16,8 +16,8 @@ import boto3
 from moto import mock_aws
 
 import engram.bootstrap
-from bench.engram_env import clear_product_settings
-from bench.procs import FAKE_AWS
+from bench.rig.engram_env import clear_product_settings
+from bench.rig.procs import FAKE_AWS
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.bootstrap import Container
 from tests.integration.aws_tables import create_bucket, create_fifo_queue, create_tables
