@@ -203,3 +203,59 @@ def test_import_naming_an_unknown_or_other_tenants_attachment_is_refused(call: A
         status, answer = call("POST", "/v1/memories/import", body)
         assert status == 400 and answer["field"] == "memories.1.attachments.0.id", answer
     assert stack.queued() == []
+
+
+def relation_line(n: int, **more: Any) -> dict[str, Any]:
+    """A graph relation as `engram export` writes it."""
+    ends = {
+        "source_entity": {"id": "user-alice", "name": "alice", "type": "user"},
+        "destination_entity": {"id": f"e{n}", "name": f"Place {n}", "type": "city"},
+    }
+    return {
+        "type": "relation",
+        "id": f"r{n}",
+        "relation": "visited",
+        **ends,
+        "valid_from": "2026-01-01T00:00:00Z",
+    } | more
+
+
+@pytest.mark.parametrize(
+    ("relations", "field"),
+    [
+        ([relation_line(i) for i in range(1001)], "relations"),
+        ([relation_line(0, valid_to="2025-01-01T00:00:00Z")], "relations.0.valid_to"),
+        ([relation_line(0, relation="")], "relations.0.relation"),
+        ([relation_line(0, source_entity={"id": "x", "name": "a" * 501})], "relations.0.source_entity.name"),
+        ([relation_line(0, memory_ids=["m"] * 1001)], "relations.0.memory_ids"),
+        ([{k: v for k, v in relation_line(0).items() if k != "valid_from"}], "relations.0.valid_from"),
+    ],
+)
+def test_bad_relations_are_422_naming_the_field_and_queue_nothing(
+    call: Any, stack: Stack, relations: list[dict[str, Any]], field: str
+) -> None:
+    status, body = call("POST", "/v1/memories/import", {"user_id": "bob", "relations": relations})
+    assert status == 422 and field in [d["field"] for d in body["detail"]], body
+    assert stack.queued() == []
+
+
+def test_relations_alone_are_imported_into_the_users_graph_once(call: Any, stack: Stack, extraction: Any) -> None:
+    body = {"user_id": "bob", "relations": [relation_line(0), relation_line(1, memory_ids=["m1"])]}
+    task = imported(call, extraction, stack, body)
+    assert task["counts"] == {
+        "memories": 0,
+        "added": 0,
+        "skipped": 0,
+        "relations": 2,
+        "relations_added": 2,
+        "relations_skipped": 0,
+    }
+    graph = call("GET", "/v1/graph", query={"user_id": "bob"})[1]
+    assert sorted((r["source"], r["relation"], r["destination"]) for r in graph["relations"]) == [
+        ("bob", "visited", "Place 0"),
+        ("bob", "visited", "Place 1"),
+    ]
+    assert sorted(e["name"] for e in graph["entities"]) == ["Place 0", "Place 1", "bob"]
+    again = imported(call, extraction, stack, body)
+    assert (again["counts"]["relations_added"], again["counts"]["relations_skipped"]) == (0, 2)
+    assert len(call("GET", "/v1/graph", query={"user_id": "bob"})[1]["relations"]) == 2
