@@ -220,12 +220,14 @@ class Importer:
         if task.status != "completed":
             report.failed.append(f"memories {index}: task {task_id} {task.status}: {task.error}")
             return
-        names = ("added", "skipped", "relations_added", "relations_skipped")
-        counts = {name: task.counts.get(name, 0) for name in names}
-        report.added += counts["added"]
-        report.skipped += counts["skipped"]
-        report.relations_added += counts["relations_added"]
-        report.relations_skipped += counts["relations_skipped"]
+        if batch[0].relation is not None:
+            counts = {name: task.counts.get(name, 0) for name in ("relations_added", "relations_skipped")}
+            report.relations_added += counts["relations_added"]
+            report.relations_skipped += counts["relations_skipped"]
+        else:
+            counts = {"added": task.counts.get("added", 0), "skipped": task.counts.get("skipped", 0)}
+            report.added += counts["added"]
+            report.skipped += counts["skipped"]
         state.mark(index, counts)
 
     # --- messages and conversations: one add per unit -------------------------------------------
