@@ -258,4 +258,8 @@ def test_relations_alone_are_imported_into_the_users_graph_once(call: Any, stack
     assert sorted(e["name"] for e in graph["entities"]) == ["Place 0", "Place 1", "bob"]
     again = imported(call, extraction, stack, body)
     assert (again["counts"]["relations_added"], again["counts"]["relations_skipped"]) == (0, 2)
-    assert len(call("GET", "/v1/graph", query={"user_id": "bob"})[1]["relations"]) == 2
+    # Another export's relation between the same two entities, which bob holds current: not doubled.
+    other = imported(call, extraction, stack, {"user_id": "bob", "relations": [relation_line(0, id="theirs")]})
+    assert (other["counts"]["relations_added"], other["counts"]["relations_skipped"]) == (0, 1)
+    graph = call("GET", "/v1/graph", query={"user_id": "bob", "relations": "all"})[1]
+    assert (len(graph["relations"]), len(graph["entities"])) == (2, 3)

@@ -6,7 +6,8 @@ when there is one, else a new entity (its id, name embedding and index entry mad
 keeps the exported aliases and times. The relation keeps its kind, validity, closing and links; its id
 comes from the exported one (domain/imports.py), and `refined_from` and `memory_ids` are translated to
 the target's ids. A relation the target holds already (an earlier import, or the very relation when an
-export goes back into its own user) is skipped, so importing twice adds nothing.
+export goes back into its own user) is skipped, so importing twice adds nothing, as is a current one the
+target states already between the same two entities.
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ class RelationImport:
             return added, len(relations) - added
         ends = [e for r in todo.values() for e in (r.source_entity, r.destination_entity)]
         self.resolver.prepare([e.name for e in ends if e.type != USER_ENTITY_TYPE])
-        written = [self._relation(target, r) for target, r in todo.items()]
+        # A current relation the target already states (its own extraction read it too) is not doubled.
+        stated = {_triple(r) for r in held.values() if r.current}
+        written = [r for r in (self._relation(target, r) for target, r in todo.items()) if _triple(r) not in stated]
         self.resolver.commit()
         store.put_relations(written)
         added += len(written)
@@ -97,6 +100,10 @@ class RelationImport:
                 _keep_times(found, exported)
         self._ends[exported.id] = found
         return found
+
+
+def _triple(relation: Relation) -> tuple[str, str, str, bool]:
+    return (relation.source_entity_id, relation.relation, relation.destination_entity_id, relation.current)
 
 
 def _keep_times(entity: Entity, exported: ImportedEntity) -> None:
