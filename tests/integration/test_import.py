@@ -263,3 +263,28 @@ def test_relations_alone_are_imported_into_the_users_graph_once(call: Any, stack
     assert (other["counts"]["relations_added"], other["counts"]["relations_skipped"]) == (0, 1)
     graph = call("GET", "/v1/graph", query={"user_id": "bob", "relations": "all"})[1]
     assert (len(graph["relations"]), len(graph["entities"])) == (2, 3)
+
+
+def test_an_import_redelivered_after_its_relations_counts_them_once(
+    call: Any, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = {"user_id": "bob", "relations": [relation_line(0), relation_line(1)]}
+    status, accepted = call("POST", "/v1/memories/import", body)
+    assert status == 202, accepted
+    stack.sqs.purge_queue(QueueUrl=stack.queue_url)  # delivered by hand below
+    worker = stack.container.worker
+    assert worker.users is not None
+
+    def dies_at_the_end(*_: Any) -> None:  # the relations are written, the task is not finished
+        raise IndexUnavailableError("down")
+
+    touch = worker.users.touch
+    monkeypatch.setattr(worker.users, "touch", dies_at_the_end)
+    with pytest.raises(IndexUnavailableError):
+        worker.process("acme", accepted["task_id"])
+    monkeypatch.setattr(worker.users, "touch", touch)
+    worker.process("acme", accepted["task_id"])  # redelivered
+    done = call("GET", f"/v1/tasks/{accepted['task_id']}")[1]
+    assert done["status"] == "completed", done
+    assert (done["counts"]["relations_added"], done["counts"]["relations_skipped"]) == (2, 0)
+    assert len(call("GET", "/v1/graph", query={"user_id": "bob", "relations": "all"})[1]["relations"]) == 2
