@@ -17,13 +17,15 @@ import pytest
 
 from engram.adapters.dynamo.attachment_store import DynamoAttachmentStore
 from engram.adapters.dynamo.fact_store import DynamoFactStore
+from engram.adapters.dynamo.graph_store import DynamoGraphStore
+from engram.domain.graph import Entity, Relation
 from engram.domain.models import Fact
 from engram_client import Engram
 from engram_tools.local.names import physical_name
 from tests.e2e.conftest import ACME_KEY, GLOBEX_KEY
 from tests.e2e.stack_process import Api, StackProcess
 from tests.e2e.test_client_cli import ENGRAM, engram, ok
-from tests.support.round_trip import Key, Shown, by_version, histories_lost, lost_by_version
+from tests.support.round_trip import Key, Shown, by_version, graph_lost, histories_lost, lost_by_version
 
 pytestmark = pytest.mark.e2e
 
@@ -36,8 +38,19 @@ REFERENCES = {"episode_id", "outdated_by", "summarized_from"}  # ids of other me
 def read_export(path: Path) -> tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]]]:
     """The header, and each exported memory version by its text and version (unique here)."""
     header, *lines = path.read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines]
+    records = [r for line in lines if "type" not in (r := json.loads(line))]
     return json.loads(header), {(r["memory"], r["version"]): r for r in records}
+
+
+def read_relations(path: Path, user: str) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The exported graph relations by source, kind and destination (the user's own entity as "user")."""
+    _, *lines = path.read_text(encoding="utf-8").splitlines()
+    relations = [r for line in lines if (r := json.loads(line)).get("type") == "relation"]
+
+    def name(n: str) -> str:
+        return "user" if n == user else n
+
+    return {(name(r["source"]), r["relation"], name(r["destination"])): r for r in relations}
 
 
 def seed(stack: StackProcess, user: str) -> int:
@@ -73,13 +86,16 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
     ok(engram(stack, "export", "--user-id", alice, "-o", str(first)))
     header, exported = read_export(first)
     lines = len(exported)  # every version: the corrections closed earlier ones
-    assert (header["type"], header["version"], header["count"]) == ("engram-export", 3, lines)
+    assert (header["type"], header["version"], header["count"]) == ("engram-export", 4, lines)
+    relations = read_relations(first, alice)
+    assert header["relations"] == len(relations) and ("user", "works_at", "Siemens") in relations, relations
     assert len([r for r in exported.values() if r["valid_to"] is None]) == count < lines
     assert all(r["source"]["at"] for r in exported.values())  # when each memory's message arrived
 
     # The count is the import task's: every version once ("33 memories added" for 9 was a bug).
     done = ok(engram(stack, "import", str(first), "--user-id", bob))
-    assert f"imported {lines} memories in 1 parts (0 done before): {lines} added, 0 skipped" in done
+    assert f"imported {lines} memories in 2 parts (0 done before): {lines} added, 0 skipped" in done
+    assert f"imported {len(relations)} graph relations: {len(relations)} added, 0 skipped" in done
 
     second = tmp_path / "bob.jsonl"
     ok(engram(stack, "export", "--user-id", bob, "-o", str(second)))
@@ -97,6 +113,15 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
         assert _uploads(new) == _uploads(old)
         assert new["user_id"] == bob and new["id"] != old["id"]
         assert _origin(new) == _origin(old)
+    # The graph: every relation with its fields, the memories it links translated to bob's.
+    assert sorted(read_relations(second, bob)) == sorted(relations)
+    for key, new in read_relations(second, bob).items():
+        old = relations[key]
+        for name in old.keys() - {"id", "source", "destination", "source_entity", "destination_entity", "task_id"}:
+            assert new[name] == ([ids[m] for m in old[name]] if name == "memory_ids" else old[name]), (key, name)
+        for end in ("source_entity", "destination_entity"):
+            kept = {"type", "aliases", "created_at", "updated_at"} | ({"name"} if old[end]["type"] != "user" else set())
+            assert {k: new[end][k] for k in kept} == {k: old[end][k] for k in kept}, (key, end)
     siemens = next(r for r in again.values() if "Siemens" in r["memory"] and r["valid_to"] is None)
     assert (siemens["memory_bank"], siemens["importance"], siemens["is_protected"]) == ("Work", 0.8, True)
     assert siemens["fact_key"] and siemens["fact_value"]
@@ -105,12 +130,14 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
 
     # Again into the same user: the resume state says it is done; without it the server skips each.
     rerun = ok(engram(stack, "import", str(first), "--user-id", bob))
-    assert "(1 done before): 0 added, 0 skipped" in rerun
+    assert "(2 done before): 0 added, 0 skipped" in rerun
     first.with_name(first.name + ".engram-import").unlink()
     rerun = ok(engram(stack, "import", str(first), "--user-id", bob))
     assert f"0 added, {lines} skipped" in rerun
+    assert f"0 added, {len(relations)} skipped" in rerun
     # Back into the user it was exported from: nothing doubles.
-    assert f"0 added, {lines} skipped" in ok(engram(stack, "import", str(first)))
+    home = ok(engram(stack, "import", str(first)))
+    assert f"0 added, {lines} skipped" in home and f"0 added, {len(relations)} skipped" in home
     # Into another user, with bob's resume state beside the file: not skipped.
     assert f"{lines} added, 0 skipped" in ok(engram(stack, "import", str(first), "--user-id", carol))
     with Engram(stack.url, ACME_KEY) as client:
@@ -159,6 +186,8 @@ def test_a_whole_user_comes_back_in_another_tenant_field_by_field(stack: StackPr
     assert patched.status_code == 200, patched.text
 
     before = {key: with_time_said(acme, fact) for key, fact in stored(stack, "acme", alice).items()}
+    graph_before = stored_graph(stack, "acme", alice)
+    assert len(graph_before[1]) >= 2, graph_before  # where she lives and works, as the rules read it
     assert len([f for f in before.values() if f.outdated_by]) >= 1, before  # the Leeds message
     first = tmp_path / "whole.jsonl"
     ok(engram(stack, "export", "--user-id", alice, "-o", str(first)))
@@ -174,6 +203,16 @@ def test_a_whole_user_comes_back_in_another_tenant_field_by_field(stack: StackPr
     assert histories_lost(before, after, targets, history) == {f.id: [] for f in before.values()}
     assert sorted(k for k, f in after.items() if f.outdated_by) == sorted(k for k, f in before.items() if f.outdated_by)
     assert sorted(k for k, f in after.items() if f.valid_to) == sorted(k for k, f in before.items() if f.valid_to)
+    memory_ids = {old.id: after[key].id for key, old in before.items()}
+    lost = graph_lost(graph_before, stored_graph(stack, "globex", bob), memory_ids, targets)
+    assert {k: v for k, v in lost.items() if v} == {}, lost
+
+
+def stored_graph(stack: StackProcess, tenant: str, user: str) -> tuple[list[Entity], list[Relation]]:
+    """The user's entities and relations, closed ones too, as the memory table holds them."""
+    graph = DynamoGraphStore(_moto(stack, "dynamodb"), physical_name("MemoryTable"))
+    entities = graph.entities(tenant, user, 1000).entities
+    return entities, graph.relations(tenant, user, 1000, include_closed=True).relations
 
 
 def with_time_said(api: Api, fact: Fact) -> Fact:

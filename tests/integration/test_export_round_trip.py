@@ -15,7 +15,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from engram.domain.graph import USER_ENTITY_TYPE, Entity, Relation
 from engram.domain.models import Fact, MemoryBank, MemorySource
+from engram.graph.resolve import index_entities, user_entity_id
 from engram.writes.unit_of_work import next_version
 from engram_client import Engram
 from engram_client.cli.export import export_user
@@ -24,7 +26,15 @@ from engram_client.cli.transfer import Importer, ImportState
 from tests.integration.stack import Stack, api_caller, moto_stack
 from tests.integration.test_delete_all import run_queued
 from tests.support.handlers import FakeContext, api_event, load_function
-from tests.support.round_trip import Key, Shown, by_version, histories_lost, lost_by_version, unset_fields
+from tests.support.round_trip import (
+    Key,
+    Shown,
+    by_version,
+    graph_lost,
+    histories_lost,
+    lost_by_version,
+    unset_fields,
+)
 
 API = "http://engram.test"
 SAID = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)  # when the conversation happened (event time)
@@ -133,6 +143,57 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
     batch = c.writes.lifecycle.changes(tenant, user)
     batch.close(forgotten, actor="test")
     batch.commit()
+    rich_graph(stack, tenant, user, {"episode": episode.id, "munich": munich.id, "siemens": siemens.id})
+
+
+def rich_graph(stack: Stack, tenant: str, user: str, memories: dict[str, str]) -> None:
+    """The user's graph with every field of its models set: the user's sister Maren (an alias) moved
+    from Bergen to Oslo (the Bergen relation closed by a task, the Oslo one refining it), the user works
+    at Siemens; each relation linked to the memories that state it."""
+    graph = stack.container.graph
+    assert graph is not None
+    later = SAID + timedelta(days=30)
+
+    def entity(name: str, kind: str, **more: Any) -> Entity:
+        return Entity(tenant_id=tenant, user_id=user, name=name, type=kind, created_at=SAID, updated_at=later, **more)
+
+    me = entity(user, USER_ENTITY_TYPE, id=user_entity_id(user))
+    maren, bergen, oslo = entity("Maren", "person", aliases=["Mare"]), entity("Bergen", "city"), entity("Oslo", "city")
+    siemens = entity("Siemens", "organization")
+
+    def relation(a: Entity, kind: str, b: Entity, said: list[str], **more: Any) -> Relation:
+        return Relation(
+            tenant_id=tenant,
+            user_id=user,
+            source_entity_id=a.id,
+            relation=kind,
+            destination_entity_id=b.id,
+            source=a.name,
+            destination=b.name,
+            memory_ids=[memories[m] for m in said],
+            task_id="t1",
+            **{"valid_from": SAID, **more},
+        )
+
+    bergen_then = relation(maren, "lives_in", bergen, ["episode"], valid_to=later, closed_by="t3")
+    relations = [
+        relation(me, "sister", maren, ["episode"]),
+        bergen_then,
+        relation(maren, "lives_in", oslo, ["munich", "episode"], valid_from=later, refined_from=bergen_then.id),
+        relation(me, "works_at", siemens, ["siemens"]),
+    ]
+    entities = [me, maren, bergen, oslo, siemens]
+    graph.store.put_entities(entities)
+    index_entities(graph.index, graph.embedder, entities)
+    graph.store.put_relations(relations)
+
+
+def stored_graph(stack: Stack, tenant: str, user: str) -> tuple[list[Entity], list[Relation]]:
+    """The user's entities and relations, closed ones too, as stored."""
+    graph = stack.container.graph
+    assert graph is not None
+    entities = graph.store.entities(tenant, user, 1000).entities
+    return entities, graph.store.relations(tenant, user, 1000, include_closed=True).relations
 
 
 def stored(stack: Stack, tenant: str, user: str) -> dict[Key, Fact]:
@@ -144,6 +205,9 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
     rich_user(stack, "acme", "alice")
     before = stored(stack, "acme", "alice")
     assert not unset_fields(list(before.values())), "set them in rich_user; export and import must carry them"
+    graph_before = stored_graph(stack, "acme", "alice")
+    assert not unset_fields(graph_before[1], Relation), "set them in rich_graph; export and import must carry them"
+    assert not unset_fields(graph_before[0], Entity), "set them in rich_graph; export and import must carry them"
 
     out = io.StringIO()
     with Engram(API, "k", transport=transport(stack, "acme"), events=False) as source:
@@ -153,6 +217,7 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
     with Engram(API, "k", transport=transport(stack, "globex"), events=False) as target:
         report = Importer(target).run(read_units(exported, "bob", 20), ImportState.load(exported, "globex bob"))
     assert (report.added, report.skipped, report.failed) == (len(before), 0, [])
+    assert (report.relations, report.relations_added, report.relations_skipped) == (4, 4, 0)
 
     after = stored(stack, "globex", "bob")
     assert sorted(after) == sorted(before)
@@ -161,11 +226,28 @@ def test_every_field_of_every_memory_comes_back_after_export_and_import(stack: S
     assert len([f for f in after.values() if f.valid_to]) == len([f for f in before.values() if f.valid_to]) == 2
     lost = histories_lost(before, after, targets, stack.container.facts.history)
     assert lost == {f.id: [] for f in before.values()}
+    # The graph: every entity and relation, closed ones too, field by field (issue 46).
+    memory_ids = {old.id: after[key].id for key, old in before.items()}
+    graph_after = stored_graph(stack, "globex", "bob")
+    assert graph_lost(graph_before, graph_after, memory_ids, targets) == {
+        **{f"entity {(e.type, e.name)}": [] for e in graph_before[0]},
+        **{f"relation {(r.source, r.relation, r.destination, r.valid_from.isoformat())}": [] for r in graph_before[1]},
+    }
+    # Entities made the product's way: their names are in bob's entity index, as an extraction's are.
+    graph = stack.container.graph
+    assert graph is not None and graph.index.ids("globex", "bob") == {e.id for e in graph_after[0]}
+    # Into bob again: nothing new, in the graph neither.
+    with Engram(API, "k", transport=transport(stack, "globex"), events=False) as target:
+        again = Importer(target).run(read_units(exported, "bob", 20), ImportState.load(exported, "globex bob 2"))
+    assert (again.added, again.relations_added, again.relations_skipped, again.failed) == (0, 0, 4, [])
+    assert stored_graph(stack, "globex", "bob") == graph_after
     # Back into the user it came from, closed versions and forgotten memories included: nothing new.
     with Engram(API, "k", transport=transport(stack, "acme"), events=False) as source:
         home = Importer(source).run(read_units(exported, None, 20), ImportState.load(exported, "acme alice"))
     assert (home.added, home.skipped, home.failed) == (0, len(before), [])
+    assert (home.relations_added, home.relations_skipped) == (0, 4)
     assert stored(stack, "acme", "alice") == before
+    assert stored_graph(stack, "acme", "alice") == graph_before
     # Searchable as any memory: the index holds bob's current memories, and no closed version.
     assert stack.container.index.ids("globex", "bob") == {f.id for f in after.values() if f.valid_to is None}
     # What the memory page showed: one outdated memory before, none after (issue 46).
@@ -201,3 +283,20 @@ def test_every_version_is_listed_alone_and_a_filter_beside_it_is_named(stack: St
         assert status == 400 and body["field"] == "versions", body
     status, body = call("GET", "/v1/memories", query={"user_id": "alice", "versions": "some"})
     assert status == 422 and body["field"] == "versions", body
+
+
+def test_every_relation_closed_ones_too_is_listed_and_a_filter_beside_it_is_named(stack: Stack) -> None:
+    call = api_caller(load_function("api"))
+    rich_user(stack, "acme", "alice")
+    current = call("GET", "/v1/graph", query={"user_id": "alice"})[1]["relations"]
+    listed = call("GET", "/v1/graph", query={"user_id": "alice", "relations": "all"})[1]["relations"]
+    assert len(current) == 3 and len(listed) == 4
+    closed = [r for r in listed if r["valid_to"]]
+    assert [(r["destination"], r["closed_by"]) for r in closed] == [("Bergen", "t3")]
+    oslo = next(r for r in listed if r["destination"] == "Oslo")
+    assert oslo["refined_from"] == closed[0]["id"] and len(oslo["memory_ids"]) == 2
+    query = {"user_id": "alice", "relations": "all", "as_of": "2026-01-01T00:00:00Z"}
+    status, body = call("GET", "/v1/graph", query=query)
+    assert status == 400 and body["field"] == "relations", body
+    status, body = call("GET", "/v1/graph", query={"user_id": "alice", "relations": "some"})
+    assert status == 422 and body["field"] == "relations", body

@@ -203,3 +203,88 @@ def test_import_naming_an_unknown_or_other_tenants_attachment_is_refused(call: A
         status, answer = call("POST", "/v1/memories/import", body)
         assert status == 400 and answer["field"] == "memories.1.attachments.0.id", answer
     assert stack.queued() == []
+
+
+def relation_line(n: int, **more: Any) -> dict[str, Any]:
+    """A graph relation as `engram export` writes it."""
+    ends = {
+        "source_entity": {"id": "user-alice", "name": "alice", "type": "user"},
+        "destination_entity": {"id": f"e{n}", "name": f"Place {n}", "type": "city"},
+    }
+    return {
+        "type": "relation",
+        "id": f"r{n}",
+        "relation": "visited",
+        **ends,
+        "valid_from": "2026-01-01T00:00:00Z",
+    } | more
+
+
+@pytest.mark.parametrize(
+    ("relations", "field"),
+    [
+        ([relation_line(i) for i in range(1001)], "relations"),
+        ([relation_line(0, valid_to="2025-01-01T00:00:00Z")], "relations.0.valid_to"),
+        ([relation_line(0, relation="")], "relations.0.relation"),
+        ([relation_line(0, source_entity={"id": "x", "name": "a" * 501})], "relations.0.source_entity.name"),
+        ([relation_line(0, memory_ids=["m"] * 1001)], "relations.0.memory_ids"),
+        ([{k: v for k, v in relation_line(0).items() if k != "valid_from"}], "relations.0.valid_from"),
+    ],
+)
+def test_bad_relations_are_422_naming_the_field_and_queue_nothing(
+    call: Any, stack: Stack, relations: list[dict[str, Any]], field: str
+) -> None:
+    status, body = call("POST", "/v1/memories/import", {"user_id": "bob", "relations": relations})
+    assert status == 422 and field in [d["field"] for d in body["detail"]], body
+    assert stack.queued() == []
+
+
+def test_relations_alone_are_imported_into_the_users_graph_once(call: Any, stack: Stack, extraction: Any) -> None:
+    body = {"user_id": "bob", "relations": [relation_line(0), relation_line(1, memory_ids=["m1"])]}
+    task = imported(call, extraction, stack, body)
+    assert task["counts"] == {
+        "memories": 0,
+        "added": 0,
+        "skipped": 0,
+        "relations": 2,
+        "relations_added": 2,
+        "relations_skipped": 0,
+    }
+    graph = call("GET", "/v1/graph", query={"user_id": "bob"})[1]
+    assert sorted((r["source"], r["relation"], r["destination"]) for r in graph["relations"]) == [
+        ("bob", "visited", "Place 0"),
+        ("bob", "visited", "Place 1"),
+    ]
+    assert sorted(e["name"] for e in graph["entities"]) == ["Place 0", "Place 1", "bob"]
+    again = imported(call, extraction, stack, body)
+    assert (again["counts"]["relations_added"], again["counts"]["relations_skipped"]) == (0, 2)
+    # Another export's relation between the same two entities, which bob holds current: not doubled.
+    other = imported(call, extraction, stack, {"user_id": "bob", "relations": [relation_line(0, id="theirs")]})
+    assert (other["counts"]["relations_added"], other["counts"]["relations_skipped"]) == (0, 1)
+    graph = call("GET", "/v1/graph", query={"user_id": "bob", "relations": "all"})[1]
+    assert (len(graph["relations"]), len(graph["entities"])) == (2, 3)
+
+
+def test_an_import_redelivered_after_its_relations_counts_them_once(
+    call: Any, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = {"user_id": "bob", "relations": [relation_line(0), relation_line(1)]}
+    status, accepted = call("POST", "/v1/memories/import", body)
+    assert status == 202, accepted
+    stack.sqs.purge_queue(QueueUrl=stack.queue_url)  # delivered by hand below
+    worker = stack.container.worker
+    assert worker.users is not None
+
+    def dies_at_the_end(*_: Any) -> None:  # the relations are written, the task is not finished
+        raise IndexUnavailableError("down")
+
+    touch = worker.users.touch
+    monkeypatch.setattr(worker.users, "touch", dies_at_the_end)
+    with pytest.raises(IndexUnavailableError):
+        worker.process("acme", accepted["task_id"])
+    monkeypatch.setattr(worker.users, "touch", touch)
+    worker.process("acme", accepted["task_id"])  # redelivered
+    done = call("GET", f"/v1/tasks/{accepted['task_id']}")[1]
+    assert done["status"] == "completed", done
+    assert (done["counts"]["relations_added"], done["counts"]["relations_skipped"]) == (2, 0)
+    assert len(call("GET", "/v1/graph", query={"user_id": "bob", "relations": "all"})[1]["relations"]) == 2

@@ -1,11 +1,15 @@
 """What an export followed by an import must give back: every field of the stored memory model
-(`Fact.model_fields`, so a field added later is compared too), with the ids and the target mapped."""
+(`Fact.model_fields`, so a field added later is compared too), and of the graph's relations and
+entities (`Relation.model_fields`, `Entity.model_fields`), with the ids and the target mapped."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
+from engram.domain.graph import USER_ENTITY_TYPE, Entity, Relation
 from engram.domain.models import Fact, HistoryEvent, MemorySource
 
 MAPPED_IDS = {"id", "episode_id"}  # memory ids: the imported memory's own
@@ -46,11 +50,117 @@ def lost_fields(
     return lost
 
 
-def unset_fields(memories: Sequence[Fact]) -> list[str]:
-    """Fields no memory gives a value other than the default: a test user must set each, or a field
-    the round trip drops would compare equal (default before, default after)."""
-    defaults = {name: field.get_default(call_default_factory=True) for name, field in Fact.model_fields.items()}
-    return [name for name in Fact.model_fields if all(getattr(m, name) == defaults[name] for m in memories)]
+def unset_fields(items: Sequence[BaseModel], model: type[BaseModel] = Fact) -> list[str]:
+    """Fields no item (memory, relation, entity) gives a value other than the default: a test user must
+    set each, or a field the round trip drops would compare equal (default before, default after)."""
+    fields = model.model_fields
+    defaults = {name: field.get_default(call_default_factory=True) for name, field in fields.items()}
+    return [name for name in fields if all(getattr(m, name) == defaults[name] for m in items)]
+
+
+def _named(name: str, user_id: str, targets: Mapping[str, Any]) -> str:
+    """An entity's name in the target: the user's own entity is named by the user id."""
+    return str(targets["user_id"]) if name == user_id else name
+
+
+EntityKey = tuple[str, str]  # an entity by its type and its name in the target
+
+
+def entity_key(entity: Entity, targets: Mapping[str, Any] | None = None) -> EntityKey:
+    return (entity.type, _named(entity.name, entity.user_id, targets) if targets else entity.name)
+
+
+def lost_entity_fields(old: Entity, new: Entity, targets: Mapping[str, Any]) -> list[str]:
+    """The fields of the exported entity `old` its import `new` does not reproduce; the id is the
+    target's (the user's own entity's is the target user's)."""
+    lost = []
+    for name in Entity.model_fields:
+        was, now = getattr(old, name), getattr(new, name)
+        if name == "id":
+            same = now == f"user-{targets['user_id']}" if old.type == USER_ENTITY_TYPE else bool(now)
+        elif name == "name":
+            same = now == _named(was, old.user_id, targets)
+        elif name in ("tenant_id", "user_id"):
+            same = now == targets[name]
+        else:
+            same = now == was
+        if not same:
+            lost.append(name)
+    return lost
+
+
+RelationKey = tuple[str, str, str, str]  # source, relation, destination (names in the target), valid_from
+
+
+def relation_key(relation: Relation, targets: Mapping[str, Any] | None = None) -> RelationKey:
+    def name(n: str) -> str:
+        return _named(n, relation.user_id, targets) if targets else n
+
+    ends = (name(relation.source), relation.relation, name(relation.destination))
+    return (*ends, relation.valid_from.isoformat())
+
+
+def lost_relation_fields(
+    old: Relation,
+    new: Relation,
+    relation_ids: Mapping[str, str],
+    entity_ids: Mapping[str, str],
+    memory_ids: Mapping[str, str],
+    targets: Mapping[str, Any],
+) -> list[str]:
+    """The fields of the exported relation `old` its import `new` does not reproduce: ids of relations,
+    entities and memories mapped to the target's; the task is the import's own."""
+    lost = []
+    for name in Relation.model_fields:
+        was, now = getattr(old, name), getattr(new, name)
+        if name in ("id", "refined_from"):
+            same = now == (relation_ids.get(was) if was is not None else None)
+        elif name in ("source_entity_id", "destination_entity_id"):
+            same = now == entity_ids.get(was)
+        elif name in ("source", "destination"):
+            same = now == _named(was, old.user_id, targets)
+        elif name == "memory_ids":
+            same = now == [memory_ids.get(m) for m in was]
+        elif name in ("tenant_id", "user_id"):
+            same = now == targets[name]
+        elif name == "task_id":
+            same = bool(now)  # the import task's (the exported one is not in the target)
+        else:
+            same = now == was
+        if not same:
+            lost.append(name)
+    return lost
+
+
+def graph_lost(
+    before: tuple[Sequence[Entity], Sequence[Relation]],
+    after: tuple[Sequence[Entity], Sequence[Relation]],
+    memory_ids: Mapping[str, str],
+    targets: Mapping[str, Any],
+) -> dict[str, list[str]]:
+    """Per exported entity and relation (by its key), what the import lost; missing ones lose all."""
+    old_entities = {entity_key(e): e for e in before[0]}
+    new_entities = {entity_key(e): e for e in after[0]}
+    old_relations = {relation_key(r): r for r in before[1]}
+    new_relations = {relation_key(r): r for r in after[1]}
+    entity_ids: dict[str, str] = {}
+    lost: dict[str, list[str]] = {}
+    for key, old in old_entities.items():
+        new = new_entities.get(entity_key(old, targets))
+        lost[f"entity {key}"] = lost_entity_fields(old, new, targets) if new else ["(missing)"]
+        if new:
+            entity_ids[old.id] = new.id
+    pairs = {key: new_relations.get(relation_key(old, targets)) for key, old in old_relations.items()}
+    relation_ids = {old_relations[key].id: new.id for key, new in pairs.items() if new}
+    for key, old in old_relations.items():
+        new = pairs[key]
+        lost[f"relation {key}"] = (
+            lost_relation_fields(old, new, relation_ids, entity_ids, memory_ids, targets) if new else ["(missing)"]
+        )
+    if len(after[0]) != len(before[0]) or len(after[1]) != len(before[1]):
+        counts = [f"{len(entities)} entities, {len(relations)} relations" for entities, relations in (before, after)]
+        lost["counts"] = [f"{counts[0]} before, {counts[1]} after"]
+    return lost
 
 
 Key = tuple[str, int]  # a memory version by its text and version number (unique in these tests)

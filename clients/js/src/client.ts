@@ -311,7 +311,7 @@ export class Engram {
   // --- graph --------------------------------------------------------------------------------------
 
   /** Entities and relations of the user (current, or current at `as_of`), each list with its own cursor. */
-  graph(options: { user_id: string; limit?: number; entity_cursor?: string; relation_cursor?: string; as_of?: T.When }): Promise<T.Graph> {
+  graph(options: { user_id: string; limit?: number; entity_cursor?: string; relation_cursor?: string; as_of?: T.When; relations?: "all" }): Promise<T.Graph> {
     return this.call({ method: "GET", path: "/v1/graph", query: options });
   }
 

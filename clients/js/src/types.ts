@@ -69,6 +69,9 @@ export interface Relation {
   valid_from: string;
   valid_to?: string | null;
   score?: number | null;
+  memory_ids?: string[];
+  closed_by?: string | null;
+  refined_from?: string | null;
 }
 
 export interface SearchResults {
@@ -155,6 +158,7 @@ export interface Entity {
   type: string;
   aliases: string[];
   created_at: string;
+  updated_at?: string | null;
 }
 
 export interface Graph {

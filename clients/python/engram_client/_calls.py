@@ -122,10 +122,17 @@ def add(messages: Messages, user_id: str, **options: Unpack[AddOptions]) -> Call
 
 
 def import_memories(
-    user_id: str, memories: Sequence[Mapping[str, Any]], agent_id: str | None = None, run_id: str | None = None
+    user_id: str,
+    memories: Sequence[Mapping[str, Any]],
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    relations: Sequence[Mapping[str, Any]] = (),
 ) -> Call[Task]:
-    """Exported memories written as they were (no extraction), as a task: `counts` says added / skipped."""
+    """Exported memories (and graph relations) written as they were (no extraction), as a task: `counts`
+    says added / skipped (relations_added / relations_skipped)."""
     body = _drop_none({"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "memories": _plain(memories)})
+    if relations:
+        body["relations"] = _plain(relations)
     return Call("POST", "/v1/memories/import", Task.model_validate, body=body)
 
 
@@ -203,6 +210,7 @@ def graph(
     entity_cursor: str | None = None,
     relation_cursor: str | None = None,
     as_of: datetime | None = None,
+    relations: Literal["all"] | None = None,
 ) -> Call[Graph]:
     params = _drop_none(
         {
@@ -211,6 +219,7 @@ def graph(
             "entity_cursor": entity_cursor,
             "relation_cursor": relation_cursor,
             "as_of": as_of,
+            "relations": relations,
         }
     )
     return Call("GET", "/v1/graph", Graph.model_validate, params=params)

@@ -108,9 +108,10 @@ class AsyncEngram:
         agent_id: str | None = None,
         run_id: str | None = None,
         wait: bool = True,
+        relations: builtins.list[dict[str, Any]] | None = None,
     ) -> Task:
-        """Write exported memories (up to 500) as they were; see Engram.import_memories."""
-        task = await self._run(_calls.import_memories(user_id, memories, agent_id, run_id))
+        """Write exported memories (up to 500) and relations as they were; see Engram.import_memories."""
+        task = await self._run(_calls.import_memories(user_id, memories, agent_id, run_id, relations or ()))
         return await self.wait_for_task(task.task_id) if wait else task
 
     async def task(self, task_id: str) -> Task:
@@ -180,9 +181,10 @@ class AsyncEngram:
         entity_cursor: str | None = None,
         relation_cursor: str | None = None,
         as_of: datetime | None = None,
+        relations: Literal["all"] | None = None,
     ) -> Graph:
-        """One page of the user's entities and one of their relations (current ones, or those at `as_of`)."""
-        return await self._run(_calls.graph(user_id, limit, entity_cursor, relation_cursor, as_of))
+        """One page of the user's entities and one of their relations; see Engram.graph."""
+        return await self._run(_calls.graph(user_id, limit, entity_cursor, relation_cursor, as_of, relations))
 
     async def entity(self, entity_id: str) -> Entity:
         """One entity with every relation it took part in (closed ones have `valid_to`)."""

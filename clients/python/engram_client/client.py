@@ -136,10 +136,12 @@ class Engram:
         agent_id: str | None = None,
         run_id: str | None = None,
         wait: bool = True,
+        relations: builtins.list[dict[str, Any]] | None = None,
     ) -> Task:
-        """Write exported memories (lines of `engram export`, up to 500) as they were, for `user_id`.
-        Re-importing the same memories into the same user adds nothing (`counts["skipped"]`)."""
-        task = self._run(_calls.import_memories(user_id, memories, agent_id, run_id))
+        """Write exported memories (lines of `engram export`, up to 500) and graph relations (up to 1000)
+        as they were, for `user_id`. Re-importing the same ones into the same user adds nothing
+        (`counts["skipped"]`, `counts["relations_skipped"]`)."""
+        task = self._run(_calls.import_memories(user_id, memories, agent_id, run_id, relations or ()))
         return self.wait_for_task(task.task_id) if wait else task
 
     def task(self, task_id: str) -> Task:
@@ -208,9 +210,11 @@ class Engram:
         entity_cursor: str | None = None,
         relation_cursor: str | None = None,
         as_of: datetime | None = None,
+        relations: Literal["all"] | None = None,
     ) -> Graph:
-        """One page of the user's entities and one of their relations (current ones, or those at `as_of`)."""
-        return self._run(_calls.graph(user_id, limit, entity_cursor, relation_cursor, as_of))
+        """One page of the user's entities and one of their relations (current ones, those at `as_of`, or
+        with `relations="all"` every one, closed ones too)."""
+        return self._run(_calls.graph(user_id, limit, entity_cursor, relation_cursor, as_of, relations))
 
     def entity(self, entity_id: str) -> Entity:
         """One entity with every relation it took part in (closed ones have `valid_to`)."""

@@ -180,6 +180,9 @@ class GraphRelation(_Open):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     score: float | None = None
+    memory_ids: list[str] = Field(default_factory=list)  # the memories that state it
+    closed_by: str | None = None
+    refined_from: str | None = None  # the version it changed in place
 
 
 class Entity(_Open):
@@ -188,6 +191,7 @@ class Entity(_Open):
     type: str | None = None
     aliases: list[str] = Field(default_factory=list)
     created_at: datetime | None = None
+    updated_at: datetime | None = None
     relations: list[GraphRelation] = Field(default_factory=list)  # GET /v1/graph/entities/{id}: all, closed too
 
 

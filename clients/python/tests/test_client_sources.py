@@ -70,3 +70,14 @@ def test_an_export_restores_under_its_own_or_a_given_user(tmp_path: Path) -> Non
     path = write(tmp_path, "e.jsonl", json.dumps(header) + "\n" + json.dumps(memory) + "\n")
     assert [(u.user_id, u.memory) for u in read_units(path, None, batch=10)] == [("alice", memory)]
     assert read_units(path, "bob", batch=10)[0].user_id == "bob"
+
+
+def test_an_exports_relations_are_units_of_the_exported_or_a_given_user(tmp_path: Path) -> None:
+    header = {"type": "engram-export", "version": 4, "user_id": "alice"}
+    relation = {"type": "relation", "id": "r1", "relation": "lives_in"}
+    path = write(tmp_path, "e.jsonl", json.dumps(header) + "\n" + json.dumps(relation) + "\n")
+    assert [(u.user_id, u.memory, u.relation) for u in read_units(path, None, batch=10)] == [("alice", None, relation)]
+    assert read_units(path, "bob", batch=10)[0].user_id == "bob"
+    nameless = write(tmp_path, "n.jsonl", json.dumps({"type": "engram-export"}) + "\n" + json.dumps(relation) + "\n")
+    with pytest.raises(SourceError, match="line 2"):
+        read_units(nameless, None, batch=10)

@@ -98,7 +98,9 @@ class Writes:
         stores, operations = self.stores, self.operations
         breaker = operations.breaker if self.models.llm is not None else None
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
-        importer = MemoryImporter(stores.facts, self.lifecycle, stores.tasks, stores.blobs, stores.users)
+        importer = MemoryImporter(
+            stores.facts, self.lifecycle, stores.tasks, stores.blobs, stores.users, graph=self.graph.graph
+        )
         wiring = (
             *(stores.tasks, self.pipeline, stores.blobs, operations.task_events, breaker),
             *(self.forgetter, repair, stores.users),

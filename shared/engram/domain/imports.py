@@ -16,17 +16,19 @@ import hashlib
 import json
 import uuid
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import AwareDatetime, ConfigDict, Field, ValidationInfo, field_validator
 
 from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
 from engram.domain.model_base import Model
-from engram.domain.models import Event, MemoryBank, MemoryKind, SpeakerRole
+from engram.domain.models import Event, MemoryBank, MemoryKind, SourceVia, SpeakerRole
 
 EXPORT_TYPE = "engram-export"
-EXPORT_VERSION = 3
+EXPORT_VERSION = 4  # 4: graph relations after the memories
 MAX_IMPORT_MEMORIES = 500  # per import request (a bigger file is sent in several)
+MAX_IMPORT_RELATIONS = 1000  # graph relations per import request
+MAX_NAME_CHARS = 500  # an entity's name or alias, a relation's kind
 MAX_IMPORT_TEXT_CHARS = 8000  # as a corrected memory (PATCH) may hold
 MAX_IMPORT_ATTACHMENTS = 50  # as an add may carry
 MAX_IMPORT_HISTORY = 1000  # events of one memory
@@ -44,7 +46,7 @@ class ImportedSource(Model):
     name: str | None = Field(default=None, max_length=MAX_ID_CHARS)  # who said it (the message's `name`)
     at: AwareDatetime | None = None  # when the message was received
     span: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] | None = None  # the part of it kept
-    via: Literal["add", "patch"] = "add"  # "patch": a person corrected the text
+    via: SourceVia = "add"  # "patch": a person corrected the text; "as_given": stored as said
 
 
 class ImportedAttachment(Model):
@@ -122,15 +124,64 @@ class ImportedMemory(Model):
         return value
 
 
+class ImportedEntity(Model):
+    """One end of an exported relation: the entity as the exporter held it. The import resolves it
+    in the target user as an extraction would (graph/imports.py); its id is the exporter's."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^[^\x00]*$")
+    type: str = Field(default="thing", min_length=1, max_length=100)
+    aliases: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(default_factory=list, max_length=50)
+    created_at: AwareDatetime | None = None
+    updated_at: AwareDatetime | None = None
+
+
+class ImportedRelation(Model):
+    """One graph relation of an export, current or closed. Its ids (its own, `refined_from`, the
+    entities') are the exporter's; `memory_ids` are exported memory ids: the import translates them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    relation: str = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^[^\x00]*$")
+    source_entity: ImportedEntity
+    destination_entity: ImportedEntity
+    valid_from: AwareDatetime
+    valid_to: AwareDatetime | None = None
+    memory_ids: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
+    closed_by: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    refined_from: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+
+    @field_validator("valid_to")
+    @classmethod
+    def _closed_after_it_began(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        began = info.data.get("valid_from")
+        if value is not None and began is not None and value < began:
+            raise ValueError("is before valid_from")
+        return value
+
+
 class ImportRequest(Model):
-    """`POST /v1/memories/import`: exported memories for one target user, written as they were."""
+    """`POST /v1/memories/import`: exported memories and graph relations for one target user, written
+    as they were."""
 
     model_config = ConfigDict(extra="forbid")
 
     user_id: ScopeId
     agent_id: ScopeId | None = None  # when given, every memory goes to it; else each keeps its own
     run_id: ScopeId | None = None
-    memories: list[ImportedMemory] = Field(min_length=1, max_length=MAX_IMPORT_MEMORIES)
+    # Before `memories`, which may be empty when relations come alone (an export's last request).
+    relations: list[ImportedRelation] = Field(default_factory=list, max_length=MAX_IMPORT_RELATIONS)
+    memories: list[ImportedMemory] = Field(default_factory=list, max_length=MAX_IMPORT_MEMORIES, validate_default=True)
+
+    @field_validator("memories")
+    @classmethod
+    def _something_to_import(cls, value: list[ImportedMemory], info: ValidationInfo) -> list[ImportedMemory]:
+        if not value and not info.data.get("relations"):
+            raise ValueError("at least one memory (or relation) is needed")
+        return value
 
     def scope_of(self, memory: ImportedMemory) -> tuple[str | None, str | None]:
         """The (agent_id, run_id) the memory is stored under."""
@@ -169,6 +220,13 @@ def exported_id_key(tenant_id: str, user_id: str, agent_id: str | None, run_id: 
     content = {"scope": [tenant_id, user_id, agent_id, run_id], "exported_id": exported_id}
     encoded = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()
+
+
+def imported_relation_id(tenant_id: str, user_id: str, exported_id: str) -> str:
+    """The id of an exported graph relation in the target user (relations are the user's, whatever
+    the agent or run): the same on each import, so importing twice adds nothing and `refined_from`
+    translates whichever request carries the relation it names."""
+    return str(uuid.uuid5(_NAMESPACE, json.dumps(["relation", tenant_id, user_id, exported_id])))
 
 
 def imported_event_id(memory_id: str, exported_event_id: str) -> str:

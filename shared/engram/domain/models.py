@@ -91,6 +91,9 @@ MemoryKind = Literal["fact", "episode", "instruction"]
 SpeakerRole = Literal["user", "assistant", "tool"]
 
 
+SourceVia = Literal["add", "as_given", "patch"]  # how a memory's text came to be (MemorySource.via)
+
+
 class MemorySource(Model):
     """Where a memory came from: the add task and, when known, the message within it and who said
     it (the message's role and `name`), so "Thanks!" stored as given still says the assistant said it."""
@@ -103,7 +106,7 @@ class MemorySource(Model):
     at: datetime | None = None  # when the message was said (kept by an import of an export)
     # "patch": a person corrected the memory's text (PATCH); no message lies behind that version.
     # "as_given": an add with `infer: false` stored the message as said (a kept message, like an episode).
-    via: Literal["add", "as_given", "patch"] = "add"
+    via: SourceVia = "add"
 
 
 SPEAKER_KEY = "speaker"  # the index metadata key of who said a memory (index_ports.Speakers)

@@ -92,9 +92,11 @@ class GraphService:
         return self.extractor.context(scope, messages, self._resolver(scope))
 
     def _resolver(self, scope: Scope) -> EntityResolver:
-        return EntityResolver(
-            self.store, self.index, self.embedder, scope.tenant_id, scope.user_id, self.resolve_threshold
-        )
+        return self.resolver(scope.tenant_id, scope.user_id)
+
+    def resolver(self, tenant_id: str, user_id: str) -> EntityResolver:
+        """Resolves one run's mentions in the user's graph (an extraction's, or an import's)."""
+        return EntityResolver(self.store, self.index, self.embedder, tenant_id, user_id, self.resolve_threshold)
 
     # --- reads ---------------------------------------------------------------------------------
     def search(self, tenant_id: str, user_id: str, query: str, hops: int = 1, limit: int = 20) -> list[ScoredRelation]:
@@ -106,9 +108,15 @@ class GraphService:
         return self.store.entities(tenant_id, user_id, limit, cursor)
 
     def relations(
-        self, tenant_id: str, user_id: str, limit: int, cursor: str | None, as_of: datetime | None = None
+        self,
+        tenant_id: str,
+        user_id: str,
+        limit: int,
+        cursor: str | None,
+        as_of: datetime | None = None,
+        include_closed: bool = False,
     ) -> RelationPage:
-        return self.store.relations(tenant_id, user_id, limit, cursor, as_of=as_of)
+        return self.store.relations(tenant_id, user_id, limit, cursor, include_closed=include_closed, as_of=as_of)
 
     def entity(self, tenant_id: str, entity_id: str) -> tuple[Entity, list[Relation]]:
         """One entity with every relation it took part in, closed ones included (its history)."""

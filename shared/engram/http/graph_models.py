@@ -18,6 +18,9 @@ class RelationView(Model):
     valid_from: datetime
     valid_to: datetime | None = None
     score: float | None = None
+    memory_ids: list[str] = []  # the memories that state it
+    closed_by: str | None = None  # the task that closed it, or "api"
+    refined_from: str | None = None  # the version it changed in place
 
     @classmethod
     def of(cls, relation: Relation, score: float | None = None) -> RelationView:
@@ -31,6 +34,9 @@ class RelationView(Model):
             valid_from=relation.valid_from,
             valid_to=relation.valid_to,
             score=score,
+            memory_ids=relation.memory_ids,
+            closed_by=relation.closed_by,
+            refined_from=relation.refined_from,
         )
 
     @classmethod
@@ -44,16 +50,23 @@ class EntityView(Model):
     type: str
     aliases: list[str]
     created_at: datetime
+    updated_at: datetime | None = None
 
     @classmethod
     def of(cls, entity: Entity) -> EntityView:
         return cls(
-            id=entity.id, name=entity.name, type=entity.type, aliases=entity.aliases, created_at=entity.created_at
+            id=entity.id,
+            name=entity.name,
+            type=entity.type,
+            aliases=entity.aliases,
+            created_at=entity.created_at,
+            updated_at=entity.updated_at,
         )
 
 
 class GraphResponse(Model):
-    """One page of a user's entities and one page of their current relations (separate cursors)."""
+    """One page of a user's entities and one page of their current relations (closed ones too with
+    `relations=all`; separate cursors)."""
 
     entities: list[EntityView]
     relations: list[RelationView]

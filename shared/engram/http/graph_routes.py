@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from engram import bootstrap
-from engram.domain.errors import NotFoundError
+from engram.domain.errors import NotFoundError, ValidationError
 from engram.http.authorization import tenant_of
 from engram.http.graph_models import EntityResponse, EntityView, GraphResponse, RelationDeleted, RelationView
 from engram.http.models import aware
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # built by the container when a request first uses graph memo
     from engram.graph.service import GraphService
 
 router = Router()  # type: ignore[no-untyped-call]  # Powertools leaves __init__ unannotated
+
 
 def graph() -> GraphService:
     service = bootstrap.container().graph
@@ -35,15 +36,18 @@ def get_graph(
     entity_cursor: Cursor = None,
     relation_cursor: Cursor = None,
     as_of: Annotated[datetime | None, Query()] = None,
+    relations: Annotated[Literal["all"] | None, Query()] = None,
 ) -> GraphResponse:
+    if relations and as_of is not None:
+        raise ValidationError("relations", "relations=all lists every relation; it takes no as_of")
     tenant = tenant_of(router.current_event)
     entities = graph().entities(tenant, user_id, limit, entity_cursor)
-    relations = graph().relations(tenant, user_id, limit, relation_cursor, aware(as_of))
+    page = graph().relations(tenant, user_id, limit, relation_cursor, aware(as_of), include_closed=bool(relations))
     return GraphResponse(
         entities=[EntityView.of(e) for e in entities.entities],
-        relations=[RelationView.of(r) for r in relations.relations],
+        relations=[RelationView.of(r) for r in page.relations],
         next_entity_cursor=entities.next_cursor,
-        next_relation_cursor=relations.next_cursor,
+        next_relation_cursor=page.next_cursor,
     )
 
 

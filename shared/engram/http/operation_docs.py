@@ -28,7 +28,9 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "Import exported memories as they were",
         "Writes memories from `engram export` (up to 500 per request) without extraction, as a task (202 with a "
         "task id) in the user's queue: every field as exported, idempotent per memory, so importing the same "
-        "file again adds nothing. Follow the task's counts (added, skipped) with GET /v1/tasks/{task_id}.",
+        "file again adds nothing; with the export's graph relations (up to 1000, `relations`), resolved in the "
+        "target user. Follow the task's counts (added, skipped, relations_added, relations_skipped) with "
+        "GET /v1/tasks/{task_id}.",
     ),
     "chat_completions": operation(
         "chat",
@@ -146,7 +148,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "graph",
         "Get a user's entity graph",
         "A page of the user's entities and of the relations between them (a cursor for each); `as_of` gives "
-        "the relations that held at that time. 404 when graph memory is off.",
+        "the relations that held at that time, `relations=all` every relation, closed ones too (what `engram "
+        "export` writes). 404 when graph memory is off.",
     ),
     "get_entity": operation("graph", "Get an entity", "The entity, its aliases, and the relations it is part of."),
     "delete_relation": operation(

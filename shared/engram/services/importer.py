@@ -12,11 +12,15 @@ comes from its import id (domain/imports.py), so:
 - a task redelivered half-way finds the memories it wrote itself (their source is this task) and
   counts them `added` again rather than writing them twice; the lifecycle indexes them as stored,
   in case the try before died between its DynamoDB and its index writes.
+
+The request's graph relations come last (graph/imports.py), counted `relations_added` and
+`relations_skipped`; with graph memory off they are all skipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
@@ -25,6 +29,9 @@ from engram.domain.imports import ImportedEvent, ImportedMemory, ImportRequest, 
 from engram.domain.models import Fact, HistoryEvent, MemorySource, Task, utcnow
 from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
 from engram.writes.unit_of_work import Lifecycle
+
+if TYPE_CHECKING:
+    from engram.graph.service import GraphService
 
 logger = Logger(child=True)
 
@@ -47,6 +54,7 @@ class MemoryImporter:
     blobs: BlobStore | None
     users: UserDirectory | None = None
     batch_size: int = 100
+    graph: GraphService | None = None  # None: graph memory is off
 
     def run(self, task: Task) -> None:
         """Write the task's memories batch by batch from where an earlier try stopped, saving the
@@ -72,9 +80,27 @@ class MemoryImporter:
             task.counts["skipped"] += skipped
             task.updated_at = utcnow()
             self.tasks.save(task)
+        if request.relations:
+            task.counts.update(self._relations(task, request))
+            task.updated_at = utcnow()
+            self.tasks.save(task)
         if self.users is not None:
             self.users.touch(task.tenant_id, task.user_id, task.created_at)
         logger.info("memories imported", extra={"task_id": task.task_id, "counts": task.counts})
+
+    def _relations(self, task: Task, request: ImportRequest) -> dict[str, int]:
+        counts = {"relations": len(request.relations), "relations_added": 0, "relations_skipped": 0}
+        if self.graph is None or not self.graph.enabled:
+            logger.warning("graph memory is off: relations not imported", extra={"task_id": task.task_id})
+            return counts | {"relations_skipped": len(request.relations)}
+        from engram.graph.imports import RelationImport
+
+        def memory_id(exported_id: str) -> str:
+            return request.target_id(task.tenant_id, exported_id)
+
+        resolver = self.graph.resolver(task.tenant_id, task.user_id)
+        added, skipped = RelationImport(resolver, task.task_id, memory_id).run(request.relations)
+        return counts | {"relations_added": added, "relations_skipped": skipped}
 
     def _request(self, task: Task) -> ImportRequest:
         if task.payload_key is None or self.blobs is None:

@@ -44,6 +44,7 @@ def expected() -> dict[str, list[str]]:
         "JSON nesting": [f"{limits.MAX_JSON_DEPTH} levels"],
         "messages per add": [figure(limits.MAX_MESSAGES)],
         "memories per import": [figure(imports.MAX_IMPORT_MEMORIES)],
+        "relations per import": [figure(imports.MAX_IMPORT_RELATIONS)],
         "characters per message": [figure(limits.MAX_MESSAGE_CHARS)],
         "`user_id`, `agent_id`, `run_id`": [f"1{TO}{figure(limits.MAX_ID_CHARS)} characters"],
         "metadata": [f"{limits.MAX_METADATA_BYTES // KIB} KiB", f"{limits.MAX_METADATA_DEPTH} levels"],

@@ -248,11 +248,16 @@ def import_file(
         importer = Importer(engram, infer, concurrency, on_done=lambda n: progress.advance(bar, n))
         report = importer.run(units, state)
     before = f" ({report.parts_done_before} done before)"
-    if units and units[0].memory is not None:
+    if units and (units[0].memory is not None or units[0].relation is not None):
         out.print(
             f"imported {report.memories} memories in {report.parts} parts{before}: "
             f"{report.added} added, {report.skipped} skipped (held already)"
         )
+        if report.relations:
+            out.print(
+                f"imported {report.relations} graph relations: {report.relations_added} added, "
+                f"{report.relations_skipped} skipped (held already)"
+            )
     else:
         done = report.parts - report.parts_done_before - len(report.failed)
         out.print(f"imported {done} of {report.parts} parts{before}: {report.added} memories added")

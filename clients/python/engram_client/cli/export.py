@@ -1,11 +1,14 @@
 """`engram export`: every version of a user's memories as JSON Lines, every field an import writes back.
 
-Format (version 3; docs/api.md, "Export and import"): a header line
-`{"type": "engram-export", "version": 3, "user_id", "exported_at", "count"}`, then one memory version a
+Format (version 4; docs/api.md, "Export and import"): a header line
+`{"type": "engram-export", "version": 4, "user_id", "exported_at", "count", "relations"}`, then one memory version a
 line (current ones and closed ones: replaced by a later version, or forgotten; the versions of one
 memory together, oldest first) with the fields of EXPORTED, `attachments` ([{id, name, media_type,
 description, size, checksum, content_base64?}]), `source` ({task_id, message_index, role, name, at, span,
-via} or null) and `history` (the memory's events, on each of its versions; an import writes them back once)."""
+via} or null) and `history` (the memory's events, on each of its versions; an import writes them back once);
+then the user's graph relations, current and closed, one a line: `{"type": "relation", id, relation,
+source, destination, source_entity, destination_entity ({id, name, type, aliases, created_at,
+updated_at}), valid_from, valid_to, memory_ids, task_id, closed_by, refined_from}`."""
 
 from __future__ import annotations
 
@@ -17,9 +20,10 @@ from typing import Any, TextIO
 from engram_client.cli.sources import EXPORT_TYPE
 from engram_client.client import Engram
 from engram_client.errors import NotFoundError
-from engram_client.models import Memory
+from engram_client.models import Entity, GraphRelation, Memory
 
-EXPORT_VERSION = 3
+EXPORT_VERSION = 4
+RELATION_TYPE = "relation"  # a graph relation's line (a memory's line has no type)
 EXPORTED = (
     "id",
     "user_id",
@@ -54,12 +58,14 @@ def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = 
     for version in client.list(user_id, versions="all"):
         by_memory.setdefault(version.id, []).append(version)
     memories = [v for versions in by_memory.values() for v in sorted(versions, key=lambda v: v.version)]
+    entities, relations = _graph(client, user_id)
     header = {
         "type": EXPORT_TYPE,
         "version": EXPORT_VERSION,
         "user_id": user_id,
         "exported_at": datetime.now(UTC).isoformat(),
         "count": len(memories),
+        "relations": len(relations),
     }
     out.write(json.dumps(header) + "\n")
     task_times: dict[str, str | None] = {}
@@ -67,7 +73,42 @@ def export_user(client: Engram, user_id: str, out: TextIO, with_content: bool = 
     for memory in memories:
         record = memory_record(client, memory, with_content, task_times, histories)
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    for relation in relations:
+        out.write(json.dumps(relation_record(relation, entities), ensure_ascii=False) + "\n")
     return len(memories)
+
+
+def _graph(client: Engram, user_id: str) -> tuple[dict[str, Entity], list[GraphRelation]]:
+    """The user's entities (by id) and every relation, closed ones too; none when graph memory is off."""
+    entities: dict[str, Entity] = {}
+    relations: list[GraphRelation] = []
+    cursors: tuple[str | None, str | None] = (None, None)
+    first = True
+    try:
+        while first or any(cursors):
+            # One call pages both lists; a list whose cursor ran out is read from its start again: skipped.
+            page = client.graph(
+                user_id, limit=200, entity_cursor=cursors[0], relation_cursor=cursors[1], relations="all"
+            )
+            if first or cursors[0]:
+                entities |= {e.id: e for e in page.entities}
+            if first or cursors[1]:
+                relations += page.relations
+            cursors, first = (page.next_entity_cursor, page.next_relation_cursor), False
+    except NotFoundError:  # graph memory is off on that deployment
+        return {}, []
+    return entities, relations
+
+
+def relation_record(relation: GraphRelation, entities: dict[str, Entity]) -> dict[str, Any]:
+    dumped = relation.model_dump(mode="json", exclude={"score", "source_entity_id", "destination_entity_id"})
+    ends = {"source_entity": relation.source_entity_id, "destination_entity": relation.destination_entity_id}
+    for end, entity_id in ends.items():
+        entity = entities[str(entity_id)]
+        dumped[end] = entity.model_dump(
+            mode="json", include={"id", "name", "type", "aliases", "created_at", "updated_at"}
+        )
+    return {"type": RELATION_TYPE, **dumped}
 
 
 def memory_record(

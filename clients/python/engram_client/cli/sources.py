@@ -23,6 +23,7 @@ class Unit:
     messages: list[dict[str, Any]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Any] | None = None  # an exported memory (text, metadata, attachments, ...)
+    relation: dict[str, Any] | None = None  # an exported graph relation (its line's type is "relation")
 
 
 class SourceError(ValueError):
@@ -40,7 +41,7 @@ def read_units(path: Path, user_id: str | None, batch: int) -> list[Unit]:
     except json.JSONDecodeError:
         head = None
     if isinstance(head, dict) and head.get("type") == EXPORT_TYPE:
-        return list(_export_units(stripped.splitlines()[1:], user_id))
+        return list(_export_units(stripped.splitlines()[1:], user_id, head.get("user_id")))
     if head is None or isinstance(head, list) or _is_locomo(head):
         data = json.loads(stripped)
         samples = data if isinstance(data, list) else [data]
@@ -54,7 +55,7 @@ def _is_locomo(head: Any) -> bool:
     return isinstance(head, dict) and "conversation" in head
 
 
-def _export_units(lines: list[str], user_id: str | None) -> Iterator[Unit]:
+def _export_units(lines: list[str], user_id: str | None, exported_user: Any = None) -> Iterator[Unit]:
     for number, line in enumerate(lines, start=2):
         if not line.strip():
             continue
@@ -62,7 +63,12 @@ def _export_units(lines: list[str], user_id: str | None) -> Iterator[Unit]:
             memory = json.loads(line)
         except json.JSONDecodeError as err:
             raise SourceError(f"line {number}: not JSON ({err.msg})") from err
-        yield Unit(user_id=user_id or memory["user_id"], memory=memory)
+        if isinstance(memory, dict) and memory.get("type") == "relation":
+            if not (user_id or exported_user):
+                raise SourceError(f"line {number}: a relation of an export whose header names no user_id")
+            yield Unit(user_id=str(user_id or exported_user), relation=memory)
+        else:
+            yield Unit(user_id=user_id or memory["user_id"], memory=memory)
 
 
 def _message_units(lines: list[str], user_id: str, batch: int) -> list[Unit]:

@@ -24,6 +24,7 @@ from engram_client.cli.sources import Unit
 from engram_client.client import Engram
 
 IMPORT_BATCH = 500  # memories per import request (the server's limit)
+RELATION_BATCH = 1000  # graph relations per import request (the server's limit)
 IMPORT_BATCH_BYTES = 4 * 1024 * 1024  # and well under the 6 MiB request body limit
 _NOT_SENT = ("history", "attachments", "user_id", "score")
 
@@ -79,6 +80,9 @@ class ImportReport:
     memories: int = 0  # in the file
     added: int = 0  # in this run
     skipped: int = 0  # in this run: held by the target already
+    relations: int = 0  # graph relations in the file
+    relations_added: int = 0  # in this run
+    relations_skipped: int = 0  # in this run: held by the target already (or graph memory off there)
     failed: list[str] = field(default_factory=list)
 
 
@@ -96,6 +100,27 @@ def export_batches(units: list[Unit]) -> list[list[Unit]]:
             last.append(unit)
             size += length
         elif last is not None and fits and last[0].user_id == unit.user_id:
+            last.append(unit)
+            size += length
+        else:
+            batches.append([unit])
+            size = length
+    return batches
+
+
+def relation_batches(units: list[Unit]) -> list[list[Unit]]:
+    """Consecutive exported relations of one user, up to RELATION_BATCH of them and IMPORT_BATCH_BYTES."""
+    batches: list[list[Unit]] = []
+    size = 0
+    for unit in units:
+        length = len(json.dumps(unit.relation, ensure_ascii=False).encode("utf-8"))
+        last = batches[-1] if batches else None
+        if (
+            last is not None
+            and len(last) < RELATION_BATCH
+            and size + length <= IMPORT_BATCH_BYTES
+            and (last[0].user_id == unit.user_id)
+        ):
             last.append(unit)
             size += length
         else:
@@ -123,21 +148,31 @@ class Importer:
     on_done: Callable[[int], None] = lambda n: None  # n units finished
 
     def run(self, units: list[Unit], state: ImportState) -> ImportReport:
-        if units and all(u.memory is not None for u in units):
-            return self._run_export(export_batches(units), state)
+        if units and all(u.memory is not None or u.relation is not None for u in units):
+            memories = export_batches([u for u in units if u.memory is not None])
+            return self._run_export(memories + relation_batches([u for u in units if u.relation is not None]), state)
         return self._run_messages(units, state)
 
     # --- an export: POST /v1/memories/import ---------------------------------------------------
     def _run_export(self, batches: list[list[Unit]], state: ImportState) -> ImportReport:
-        report = ImportReport(parts=len(batches), memories=sum(len(b) for b in batches))
+        # Relations come last: the memories they link are named by ids the import derives, in any order.
+        report = ImportReport(parts=len(batches))
+        report.memories = sum(1 for b in batches for u in b if u.memory is not None)
+        report.relations = sum(1 for b in batches for u in b if u.relation is not None)
         window: deque[tuple[int, list[Unit], str]] = deque()
         for index, batch in enumerate(batches):
             if index in state.done:
                 report.parts_done_before += 1
                 self.on_done(len(batch))
                 continue
-            memories = [self._importable(u.memory or {}, state, _last_version(batch, i)) for i, u in enumerate(batch)]
-            task = self.client.import_memories(memories, user_id=batch[0].user_id, wait=False)
+            if batch[0].relation is not None:
+                relations = [u.relation or {} for u in batch]
+                task = self.client.import_memories([], user_id=batch[0].user_id, relations=relations, wait=False)
+            else:
+                memories = [
+                    self._importable(u.memory or {}, state, _last_version(batch, i)) for i, u in enumerate(batch)
+                ]
+                task = self.client.import_memories(memories, user_id=batch[0].user_id, wait=False)
             window.append((index, batch, task.task_id))
             if len(window) >= self.concurrency:
                 self._finish_export(*window.popleft(), state, report)
@@ -185,9 +220,14 @@ class Importer:
         if task.status != "completed":
             report.failed.append(f"memories {index}: task {task_id} {task.status}: {task.error}")
             return
-        counts = {"added": task.counts.get("added", 0), "skipped": task.counts.get("skipped", 0)}
-        report.added += counts["added"]
-        report.skipped += counts["skipped"]
+        if batch[0].relation is not None:
+            counts = {name: task.counts.get(name, 0) for name in ("relations_added", "relations_skipped")}
+            report.relations_added += counts["relations_added"]
+            report.relations_skipped += counts["relations_skipped"]
+        else:
+            counts = {"added": task.counts.get("added", 0), "skipped": task.counts.get("skipped", 0)}
+            report.added += counts["added"]
+            report.skipped += counts["skipped"]
         state.mark(index, counts)
 
     # --- messages and conversations: one add per unit -------------------------------------------
