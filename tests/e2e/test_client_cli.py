@@ -133,8 +133,10 @@ def test_export_delete_all_import_restores_every_memory(stack: StackProcess, tmp
     exported = tmp_path / "alice.jsonl"
     ok(engram(stack, "export", "--user-id", user, "-o", str(exported)))
     records = [json.loads(line) for line in exported.read_text().splitlines()]
-    assert records[0]["type"] == "engram-export" and len(records) == 5  # the update closed a version
-    assert all(r["history"] for r in records[1:])
+    versions = [r for r in records[1:] if r.get("type") != "relation"]
+    assert records[0]["type"] == "engram-export" and len(versions) == 4  # the update closed a version
+    assert all(r["history"] for r in versions)
+    assert len(records) == 1 + len(versions) + records[0]["relations"]  # the graph's relations follow
 
     ok(engram(stack, "forget", "--all", "--user-id", user))
     ok(engram(stack, "import", str(exported)))
