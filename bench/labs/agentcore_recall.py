@@ -10,9 +10,13 @@ against ENGRAM_AGENTCORE_KEYS) be within 0.01 of the HTTP figure. The same conve
   LoCoMo session, eventTimestamp = when it was said, one USER turn whose text keeps the "Speaker: " prefix,
   the turn's bookkeeping as event metadata), then per question a RetrieveMemoryRecords (topK=20) on each
   strategy's namespace path of the actor (a namespace path names one strategy), merged by score.
+CreateEvent always extracts (infer=true), where the HTTP figure stores raw turns, so three more rankings
+from the same run tell what the API changes from what extraction changes:
+- `agentcore, episodic only`: the `agentcore` arm's retrieval of the episodic path alone (the turns as said);
+- `agentcore events, /v1 search`: the memories the events made, searched through POST /v1/memories/search
+  (the same memories, the other read API);
 - `http, same adds as CreateEvent`: the add CreateEvent submits (infer=true, deduplicate on, the session as
-  run_id, no `name`: AgentCore's payload has no field for it), sent over /v1 for another user. CreateEvent
-  always extracts, so this arm tells what the API changes from what extraction changes.
+  run_id, no `name`: AgentCore's payload has no field for it), sent over /v1 for another user.
 
 Every hit counts for its memory's `dia_id` metadata; scoring is `locomo_recall`'s. `--conversations N` takes
 the first N conversations, `--questions M` the first M scored questions of each.
@@ -24,9 +28,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +42,14 @@ from botocore.config import Config
 from bench.data.locomo_data import Conversation, Question, Turn, load
 from bench.parts.locomo_recall import KS, _scores, said_at, turn_request
 from bench.rig.procs import LocalStack
-from engram.agentcore.ids import STRATEGIES, memory_id_of
+from engram.agentcore.ids import EPISODIC, STRATEGIES, memory_id_of
 
 TENANT = "agentcore-bench"
 ACCESS_KEY, SECRET_KEY = "AKIAENGRAMBENCH00001", "bench/agentcore/secret/0000000000000000"
+TENANT_API_KEY = "bench-agentcore-key-0123456789"  # /v1 for the AgentCore tenant, to search its memories
 TOP_K = max(KS)
 HTTP, AGENTCORE, SAME_ADDS = "http", "agentcore", "http, same adds as CreateEvent"
+EPISODIC_ONLY, EVENTS_V1 = "agentcore, episodic only", "agentcore events, /v1 search"
 Ranked = list[tuple[int, list[str], Sequence[str]]]
 
 
@@ -112,6 +119,10 @@ def scored_questions(conv: Conversation, limit: int | None) -> list[Question]:
     return questions if limit is None else questions[:limit]
 
 
+def _post(client: httpx.Client, body: dict[str, Any]) -> str:
+    return str(client.post("/v1/memories", json=body).raise_for_status().json()["task_id"])
+
+
 def _wait_tasks(client: httpx.Client, task_ids: Sequence[str]) -> int:
     """Waits for every add; returns how many failed."""
     failed = 0
@@ -156,40 +167,48 @@ def _wait_events(agentcore: Any, memory_id: str, conv: Conversation, timeout_s: 
 
 
 def _ask(
-    client: httpx.Client, agentcore: Any, memory_id: str, conv: Conversation, question: Question
+    clients: dict[str, httpx.Client], agentcore: Any, memory_id: str, conv: Conversation, q: Question
 ) -> dict[str, list[str]]:
-    def http(user_id: str) -> list[str]:
-        body = {"user_id": user_id, "query": question.question, "top_k": TOP_K}
-        return [
-            memory_dia_id(h) for h in client.post("/v1/memories/search", json=body).raise_for_status().json()["results"]
-        ]
+    def search(tenant: str, user_id: str) -> list[str]:
+        body = {"user_id": user_id, "query": q.question, "top_k": TOP_K}
+        hits = clients[tenant].post("/v1/memories/search", json=body).raise_for_status().json()["results"]
+        return [memory_dia_id(h) for h in hits]
 
+    paths = namespace_paths(conv.user_id)
     retrieved = [
         agentcore.retrieve_memory_records(
             memoryId=memory_id,
             namespacePath=path,
-            searchCriteria={"searchQuery": question.question, "topK": TOP_K},
+            searchCriteria={"searchQuery": q.question, "topK": TOP_K},
             maxResults=TOP_K,
         )["memoryRecordSummaries"]
-        for path in namespace_paths(conv.user_id)
+        for path in paths
     ]
+    episodic = retrieved[paths.index(f"/strategies/{EPISODIC}/actors/{conv.user_id}/")]
     return {
-        HTTP: http(conv.user_id),
-        SAME_ADDS: http(f"{conv.user_id}-same-adds"),
+        HTTP: search("bench", conv.user_id),
         AGENTCORE: [record_dia_id(r) for r in merge_by_score(retrieved, TOP_K)],
+        EPISODIC_ONLY: [record_dia_id(r) for r in episodic],
+        EVENTS_V1: search(TENANT, conv.user_id),
+        SAME_ADDS: search("bench", f"{conv.user_id}-same-adds"),
     }
 
 
 def run(conversations: Sequence[Conversation], questions: int | None, work: Path) -> dict[str, Any]:
     memory_id = memory_id_of(TENANT)
-    ranked: dict[str, Ranked] = {HTTP: [], AGENTCORE: [], SAME_ADDS: []}
-    failed = dict.fromkeys(ranked, 0)
+    ranked: dict[str, Ranked] = {HTTP: [], AGENTCORE: [], EPISODIC_ONLY: [], EVENTS_V1: [], SAME_ADDS: []}
+    failed = dict.fromkeys((HTTP, AGENTCORE, SAME_ADDS), 0)
     timings: dict[str, float] = {"ingest_s": 0.0, "questions_s": 0.0}
-    keys = {"ENGRAM_AGENTCORE_KEYS": f"{ACCESS_KEY}:{SECRET_KEY}:{TENANT}"}
+    keys = {
+        "ENGRAM_AGENTCORE_KEYS": f"{ACCESS_KEY}:{SECRET_KEY}:{TENANT}",
+        "ENGRAM_LOCAL_API_KEYS": f"bench:{LocalStack.API_KEY},{TENANT}:{TENANT_API_KEY}",
+    }
     with (
         LocalStack(work / "stack-agentcore-recall", env=keys) as stack,
         httpx.Client(base_url=stack.url, headers=stack.headers, timeout=60) as client,
+        httpx.Client(base_url=stack.url, headers={"x-api-key": TENANT_API_KEY}, timeout=60) as tenant_client,
     ):
+        clients = {"bench": client, TENANT: tenant_client}
         agentcore = boto3.client(
             "bedrock-agentcore",
             endpoint_url=stack.url,
@@ -200,11 +219,8 @@ def run(conversations: Sequence[Conversation], questions: int | None, work: Path
         )
         for conv in conversations:
             began = time.perf_counter()
-            post: Callable[[dict[str, Any]], str] = lambda body: (  # noqa: E731
-                client.post("/v1/memories", json=body).raise_for_status().json()["task_id"]
-            )
-            http_tasks = [post(turn_request(conv, turn)) for turn in conv.turns]
-            same_tasks = [post(same_add(conv, turn, f"{conv.user_id}-same-adds")) for turn in conv.turns]
+            http_tasks = [_post(client, turn_request(conv, turn)) for turn in conv.turns]
+            same_tasks = [_post(client, same_add(conv, turn, f"{conv.user_id}-same-adds")) for turn in conv.turns]
             for turn in conv.turns:
                 agentcore.create_event(**event_request(conv, turn, memory_id))
             failed[HTTP] += _wait_tasks(client, http_tasks)
@@ -213,9 +229,11 @@ def run(conversations: Sequence[Conversation], questions: int | None, work: Path
             timings["ingest_s"] += time.perf_counter() - began
             began = time.perf_counter()
             for q in scored_questions(conv, questions):
-                for arm, dia_ids in _ask(client, agentcore, memory_id, conv, q).items():
+                for arm, dia_ids in _ask(clients, agentcore, memory_id, conv, q).items():
                     ranked[arm].append((q.category, dia_ids, q.evidence))
             timings["questions_s"] += time.perf_counter() - began
+            so_far = {arm: _scores(rows)["overall"]["recall@10"] for arm, rows in ranked.items()}
+            print(f"{conv.sample_id} done; recall@10 so far: {json.dumps(so_far)}", file=sys.stderr, flush=True)
     results = {arm: _scores(rows) for arm, rows in ranked.items()}
     return {
         "sample": {
@@ -229,6 +247,8 @@ def run(conversations: Sequence[Conversation], questions: int | None, work: Path
             f"POST /v1/memories/search top_k={TOP_K}",
             AGENTCORE: f"CreateEvent per turn (tenant {TENANT}); RetrieveMemoryRecords topK={TOP_K} on each of "
             f"{', '.join(STRATEGIES)} namespace paths of the actor, merged by score",
+            EPISODIC_ONLY: f"the agentcore arm's RetrieveMemoryRecords on /strategies/{EPISODIC}/actors/<actor>/ alone",
+            EVENTS_V1: f"the agentcore arm's memories, POST /v1/memories/search top_k={TOP_K}",
             SAME_ADDS: "POST /v1/memories per turn with the add CreateEvent submits (infer=true, deduplicate on, "
             f"run_id = session, no name), POST /v1/memories/search top_k={TOP_K}",
         },
@@ -236,12 +256,8 @@ def run(conversations: Sequence[Conversation], questions: int | None, work: Path
         "results": results,
         "recall@10": {arm: results[arm]["overall"]["recall@10"] for arm in results},
         "difference_recall@10": {
-            "agentcore - http": round(
-                results[AGENTCORE]["overall"]["recall@10"] - results[HTTP]["overall"]["recall@10"], 4
-            ),
-            "agentcore - same adds over http": round(
-                results[AGENTCORE]["overall"]["recall@10"] - results[SAME_ADDS]["overall"]["recall@10"], 4
-            ),
+            f"{a} - {b}": round(results[a]["overall"]["recall@10"] - results[b]["overall"]["recall@10"], 4)
+            for a, b in ((AGENTCORE, HTTP), (AGENTCORE, EVENTS_V1), (EVENTS_V1, SAME_ADDS), (EPISODIC_ONLY, HTTP))
         },
         "timings": {k: round(v, 1) for k, v in timings.items()},
     }
@@ -256,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = run(convs, args.questions, Path(tmp))
     out["goal"] = "agentcore within 0.01 of http (recall@10)"
-    out["within_0.01"] = abs(out["difference_recall@10"]["agentcore - http"]) <= 0.01
+    out["within_0.01"] = abs(out["difference_recall@10"][f"{AGENTCORE} - {HTTP}"]) <= 0.01
     print(json.dumps(out, indent=2))
     return 0 if out["within_0.01"] else 1
 
