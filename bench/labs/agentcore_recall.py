@@ -19,7 +19,8 @@ from the same run tell what the API changes from what extraction changes:
   run_id, no `name`: AgentCore's payload has no field for it), sent over /v1 for another user.
 
 Every hit counts for its memory's `dia_id` metadata; scoring is `locomo_recall`'s. `--conversations N` takes
-the first N conversations, `--questions M` the first M scored questions of each.
+the first N conversations, `--questions M` the first M scored questions of each. The figures are printed and
+written to bench/results/agentcore_recall.json.
 
     LOCOMO_PATH=../shared/bench/locomo10.json python -m bench.labs.agentcore_recall --conversations 1
 """
@@ -41,7 +42,7 @@ from botocore.config import Config
 
 from bench.data.locomo_data import Conversation, Question, Turn, load
 from bench.parts.locomo_recall import KS, _scores, said_at, turn_request
-from bench.rig.procs import LocalStack
+from bench.rig.procs import ROOT, LocalStack
 from engram.agentcore.ids import EPISODIC, STRATEGIES, memory_id_of
 
 TENANT = "agentcore-bench"
@@ -273,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         out = run(convs, args.questions, Path(tmp))
     out["goal"] = "agentcore within 0.01 of http (recall@10)"
     out["within_0.01"] = abs(out["difference_recall@10"][f"{AGENTCORE} - {HTTP}"]) <= 0.01
-    print(json.dumps(out, indent=2))
+    text = json.dumps(out, indent=2)
+    (ROOT / "bench" / "results" / "agentcore_recall.json").write_text(text + "\n")
+    print(text)
     return 0 if out["within_0.01"] else 1
 
 
