@@ -128,19 +128,27 @@ class LocalStack(Child):
 
     API_KEY = "bench-key-0123456789abcdef"
 
-    def __init__(self, data_dir: Path, llm_base_url: str | None = None, timeout_s: float = 180) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        llm_base_url: str | None = None,
+        timeout_s: float = 180,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """`env`: more ENGRAM_* settings for the stack (ENGRAM_AGENTCORE_KEYS, say)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = data_dir.with_suffix(".log")
         moto_port = free_port()
         self.moto_endpoint = f"http://127.0.0.1:{moto_port}"
-        env = bench_env(ENGRAM_LOCAL_API_KEYS=f"bench:{self.API_KEY}", ENGRAM_MOTO_PORT=str(moto_port))
+        settings = bench_env(ENGRAM_LOCAL_API_KEYS=f"bench:{self.API_KEY}", ENGRAM_MOTO_PORT=str(moto_port))
+        settings.update(env or {})
         if llm_base_url:
-            env.update({"ENGRAM_OPENAI_BASE_URL": llm_base_url, "ENGRAM_OPENAI_API_KEY": "stub"})
+            settings.update({"ENGRAM_OPENAI_BASE_URL": llm_base_url, "ENGRAM_OPENAI_API_KEY": "stub"})
         command = [sys.executable, "-m", "engram_tools.local", "--port", str(self.port), "--data-dir", str(data_dir)]
         began = time.monotonic()
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(command, cwd=ROOT, env=settings, stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_for(f"{self.url}/health", self.process, timeout_s)
         except RuntimeError as err:
