@@ -144,6 +144,7 @@ def test_each_rule_reads_the_longest_clause_it_takes_of_a_run_within_the_budget(
 @pytest.mark.parametrize("unit", UNITS, ids=repr)
 def test_the_graph_shapes_read_a_message_of_longest_sentences_within_the_budget(unit: str) -> None:
     """Every sentence as long as the third-person shapes read (the worst case for their patterns)."""
+    sentence_triples([Message(role="user", content="My sister Maren lives in Oslo.")])  # one-time set-up, not counted
     for template in ("{run}", "My sister Maren {run}", "Tom's wife Anna {run} lives in Oslo", "She {run}"):
         sentence = template.format(run=unit * MAX_SENTENCE)[: MAX_SENTENCE - 1].rstrip() + "."
         message = Message(role="user", content=" ".join([sentence] * (99_000 // MAX_SENTENCE)))
