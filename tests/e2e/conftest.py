@@ -31,3 +31,13 @@ def acme(stack: StackProcess) -> Api:
 @pytest.fixture
 def globex(stack: StackProcess) -> Api:
     return Api(stack, GLOBEX_KEY)
+
+
+@pytest.fixture
+def tenant(acme: Api) -> Iterator[Api]:
+    """acme for a test that changes the tenant's configuration: put back empty after it (the session's
+    stack is shared)."""
+    try:
+        yield acme
+    finally:
+        acme.request("PUT", "/v1/config", {})

@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
 from tests.e2e.stack_process import Api
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def tenant(acme: Api) -> Iterator[Api]:
-    try:
-        yield acme
-    finally:
-        acme.request("PUT", "/v1/config", {})
 
 
 def stored(api: Api, user: str, text: str) -> str:

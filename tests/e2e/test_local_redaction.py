@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,14 +14,6 @@ from tests.e2e.stack_process import Api
 pytestmark = pytest.mark.e2e
 SAID = "My email is ana.lima@example.com, my card is 4111 1111 1111 1111 and my bank password is hunter22."
 RAW = ("ana.lima@example.com", "4111 1111 1111 1111", "hunter22")
-
-
-@pytest.fixture
-def tenant(acme: Api) -> Iterator[Api]:
-    try:
-        yield acme
-    finally:
-        acme.request("PUT", "/v1/config", {})
 
 
 def everything_stored(api: Api, user: str) -> str:

@@ -35,6 +35,14 @@ MAX_IMPORT_HISTORY = 1000  # events of one memory
 _NAMESPACE = uuid.UUID("6f6b3c1e-2a4d-4d38-9a51-1d6e0c7b8a90")  # of imported memory ids
 
 
+def closed_after_it_began(cls: type, value: datetime | None, info: ValidationInfo) -> datetime | None:
+    """`valid_to`, when given, is not before `valid_from` (a memory version's, a relation's)."""
+    began = info.data.get("valid_from")
+    if value is not None and began is not None and value < began:
+        raise ValueError("is before valid_from")
+    return value
+
+
 class ImportedSource(Model):
     """Where the exported memory came from, as far as the exporter knew it."""
 
@@ -115,13 +123,7 @@ class ImportedMemory(Model):
     history: list[ImportedEvent] = Field(default_factory=list, max_length=MAX_IMPORT_HISTORY)
     summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
 
-    @field_validator("valid_to")
-    @classmethod
-    def _closed_after_it_began(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        began = info.data.get("valid_from")
-        if value is not None and began is not None and value < began:
-            raise ValueError("is before valid_from")
-        return value
+    _closed_after_it_began = field_validator("valid_to")(closed_after_it_began)
 
 
 class ImportedEntity(Model):
@@ -154,13 +156,7 @@ class ImportedRelation(Model):
     closed_by: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     refined_from: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
-    @field_validator("valid_to")
-    @classmethod
-    def _closed_after_it_began(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        began = info.data.get("valid_from")
-        if value is not None and began is not None and value < began:
-            raise ValueError("is before valid_from")
-        return value
+    _closed_after_it_began = field_validator("valid_to")(closed_after_it_began)
 
 
 class ImportRequest(Model):

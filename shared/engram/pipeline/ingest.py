@@ -50,7 +50,7 @@ from engram.pipeline.episodes import (
     kept_for_attachments,
 )
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
-from engram.pipeline.reads import RunReads
+from engram.pipeline.reads import RunReads, every_current
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.pipeline.supersede import Supersession
 from engram.reconcile.llm import cover_missing, lost_details
@@ -182,13 +182,7 @@ class IngestPipeline:
         """The user's protected memories; the graph keeps what they state. A filtered listing of all
         the user's memories, so it is read only when a relation is about to close."""
         wanted = ListFilters(is_protected=True)  # the graph is the user's, whichever agent or run
-        texts: list[str] = []
-        cursor: str | None = None
-        while True:
-            page = self.facts.list_current(scope.tenant_id, scope.user_id, 100, cursor, wanted)
-            texts += [f.text for f in page.items]
-            if not (cursor := page.next_cursor):
-                return texts
+        return [f.text for f in every_current(self.facts, scope.tenant_id, scope.user_id, wanted)]
 
     def _ask_once(
         self, scope: Scope, request: AddRequest, prompt: ExtractionPrompt, reads: RunReads, policy: MemoryPolicy | None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from engram.domain.filters import ListFilters
 from engram.domain.index_ports import FactViews
 from engram.domain.models import Fact
 from engram.domain.ports import FactStore, VectorIndex
@@ -23,6 +24,17 @@ def kept_or_stored(
     kept = index.views(tenant_id, user_id, ids) if isinstance(index, FactViews) else {}
     missing = [i for i in ids if i not in kept]
     return kept, facts.get_many(tenant_id, missing) if missing else []
+
+
+def every_current(facts: FactStore, tenant_id: str, user_id: str, wanted: ListFilters | None = None) -> list[Fact]:
+    """All the user's current memories (of `wanted`), page after page: the user's whichever agent or run."""
+    out: list[Fact] = []
+    cursor: str | None = None
+    while True:
+        page = facts.list_current(tenant_id, user_id, 100, cursor, wanted or ListFilters())
+        out += page.items
+        if not (cursor := page.next_cursor):
+            return out
 
 
 @dataclass

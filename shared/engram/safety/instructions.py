@@ -130,7 +130,8 @@ def _variants(sentence: str) -> Iterator[str]:
     plain = unicodedata.normalize("NFKC", sentence).translate(_ZERO_WIDTH)
     yield plain
     joined = _SPACED.sub(lambda m: _SPACING.sub("", m.group()), plain)
-    yield joined
+    if joined != plain:  # each distinct copy is read once
+        yield joined
     folded = joined.translate(_LOOKALIKE)
     if folded != joined:
         yield folded

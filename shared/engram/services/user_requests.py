@@ -9,18 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engram.domain.filters import ListFilters
 from engram.domain.models import Fact, Message, Scope
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import FactStore
 from engram.pipeline.policy_screen import PolicyScreen
+from engram.pipeline.reads import every_current
 from engram.pipeline.topic_meaning import TopicMeaning
 from engram.safety.requests import MemoryRequest, RequestKind, read_requests, same_topic
 from engram.services.tenant_config import TenantConfigs
 from engram.writes.unit_of_work import Lifecycle
 
 FORGOTTEN = "forgotten at the user's request"
-PAGE = 100
 
 
 @dataclass
@@ -60,11 +59,5 @@ class UserRequests:
         return closed
 
     def _current(self, scope: Scope) -> list[Fact]:
-        """Every current memory of the user (a request is the user's, whichever agent or session)."""
-        out: list[Fact] = []
-        cursor: str | None = None
-        while True:
-            page = self.facts.list_current(scope.tenant_id, scope.user_id, PAGE, cursor, ListFilters())
-            out += [f for f in page.items if not f.is_protected]
-            if not (cursor := page.next_cursor):
-                return out
+        """Every current memory of the user but the protected (a request is the user's, whichever agent or run)."""
+        return [f for f in every_current(self.facts, scope.tenant_id, scope.user_id) if not f.is_protected]
