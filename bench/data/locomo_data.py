@@ -144,9 +144,7 @@ def parse_conversation(sample: dict[str, Any]) -> Conversation:
             continue  # category 5 (adversarial) has no answer in the conversation by design
         raw = [str(e) for e in qa.get("evidence", [])]
         kept, dropped = normalise_evidence(raw, known)
-        questions.append(
-            Question(str(qa["question"]), category, kept, tuple(raw), dropped, str(qa.get("answer", "")))
-        )
+        questions.append(Question(str(qa["question"]), category, kept, tuple(raw), dropped, str(qa.get("answer", ""))))
     return Conversation(str(sample["sample_id"]), turns, questions)
 
 

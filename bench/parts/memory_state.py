@@ -48,8 +48,8 @@ from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import LLM, Embedder, FactStore
 from engram.domain.steps import LLMReply
-from engram.pipeline.aspects import BY_NAME, key_aspect
 from engram.services.memory import MemoryService
+from engram.state.aspects import BY_NAME, key_aspect
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_state.json"
 HELD_ASIDE_EVERY = 3  # h03, h06, ...: scored only at the end

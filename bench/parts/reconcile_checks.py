@@ -250,7 +250,7 @@ def report(cases: Sequence[dict[str, Any]], stored: dict[str, Any], checks: Plan
 
 def run(replay: bool = False, parallel: int = 1) -> dict[str, Any]:
     from engram.adapters.onnx.embedder import OnnxEmbedder
-    from engram.pipeline.aspects import AspectReader
+    from engram.state.aspects import AspectReader
 
     cases = load_cases()
     stored: dict[str, Any] = json.loads(ANSWERS.read_text(encoding="utf-8")) if ANSWERS.exists() else {}

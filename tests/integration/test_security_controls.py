@@ -104,7 +104,14 @@ def gateway(
     responses = load_template(ROOT / "template.yaml").api.gateway_responses  # the answers as deployed
     routes = (Route("GET", "/v1/users", "api", authorizer),)
     api = Api(
-        "Api", "dev", (), routes, rate, burst, preflight, key_requests_per_minute=per_minute,
+        "Api",
+        "dev",
+        (),
+        routes,
+        rate,
+        burst,
+        preflight,
+        key_requests_per_minute=per_minute,
         gateway_responses=responses,
     )
     auth = auth or Function(policy)

@@ -30,18 +30,22 @@ MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"domain", "text"},  # reading without a model: used by the offline extractor and the LLM path alike
     "reconcile": {"domain", "text", "rules"},
     "graph": {"domain", "text", "rules", "reconcile"},
-    "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph", "safety"},
+    # statements, the attribute catalogue, their readers and the resolution by event time
+    "state": {"domain", "text", "rules", "writes"},
+    "pipeline": {"domain", "text", "rules", "reconcile", "writes", "graph", "safety", "state"},
     "maintenance": {"domain", "text", "reconcile", "writes"},
     "search": {"domain", "text", "settings"},  # the stages of a relevance query and their ranking
     # use cases
     "services": {
         *("domain", "text", "rules", "settings", "writes", "operations", "pipeline", "search", "graph", "safety"),
+        "state",
     },
     "agentcore": {"domain", "writes", "services"},  # AgentCore Memory's API over the memory services
     "adapters": {"domain", "text", "settings"},
     "bootstrap": {
         *("domain", "settings", "writes", "operations", "rules", "reconcile", "graph", "pipeline", "maintenance"),
         "safety",
+        "state",
         *("search", "services", "agentcore", "adapters"),
     },
     "http": {"domain", "text", "settings", "ui", "operations", "services", "graph", "agentcore", "bootstrap"},

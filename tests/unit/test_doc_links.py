@@ -172,8 +172,8 @@ def test_the_path_check_reads_paths_as_a_reader_does() -> None:
     assert list(named_in_markdown("see `bench/stubs/`, run `make run`, `docs/api.md#limits`\n```\n`a/b.py`\n```")) == [
         "bench/stubs/"
     ]
-    assert stale("offline/values.py", "shared/engram/pipeline/aspects.py")
-    assert not stale("rules/values.py", "shared/engram/pipeline/aspects.py")
+    assert stale("offline/values.py", "shared/engram/state/aspects.py")
+    assert not stale("rules/values.py", "shared/engram/state/aspects.py")
     assert stale("bench/stubs/", "bench/README.md") and not stale("bench/", "bench/README.md")
     assert not stale("engram/http/errors.py", "tests/unit/test_doc_links.py")
     assert not stale(".engram/env.json", "docs/sam-local.md") and not stale("<data_dir>/moto/", "x.py")

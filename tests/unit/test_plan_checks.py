@@ -9,11 +9,11 @@ import pytest
 from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.models import AddRequest, Event, Fact, Message, Scope
 from engram.domain.steps import CandidateFact, Decision
-from engram.pipeline.aspects import AspectReader, first_person
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.reconcile.checks import PlanChecks, clauses
 from engram.reconcile.llm import UNUSABLE, LLMReconciler, cover_missing
+from engram.state.aspects import AspectReader, first_person
 from tests.fakes import MemoryFactStore, MemoryIndex, ScriptedLLM, facts_json, memory_json
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")

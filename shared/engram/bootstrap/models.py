@@ -14,9 +14,9 @@ from engram.settings import Settings
 if TYPE_CHECKING:
     from engram.domain.policy import TenantConfig
     from engram.domain.ports import LLM, Embedder, FactExtractor, Reconciler, Reranker
-    from engram.pipeline.aspects import AspectReader
     from engram.pipeline.topic_meaning import TopicMeaning
     from engram.reconcile.checks import PlanChecks
+    from engram.state.aspects import AspectReader
 
 
 def local_minilm_installed() -> bool:
@@ -108,7 +108,7 @@ class Models:
     @cached_property
     def aspect_reader(self) -> AspectReader:
         """Reads home, employer, job, ... by meaning: for supersession and the plan checks (one cache)."""
-        from engram.pipeline.aspects import AspectReader
+        from engram.state.aspects import AspectReader
 
         return AspectReader(self.embedder)
 

@@ -26,6 +26,7 @@ from engram.domain.limits import (
 from engram.domain.model_base import Model
 from engram.domain.policy import Entries, Instructions, Skipped
 from engram.domain.relation_changes import TaskRelations
+from engram.domain.statements import Statement
 
 
 def utcnow() -> datetime:
@@ -147,6 +148,8 @@ class Fact(Model):
     # An episode part of which later statements replaced: the memories that did (what it says of
     # them is outdated; the rest still holds).
     outdated_by: list[str] = Field(default_factory=list)
+    # What it says, read when it was written and again when its text changes (domain/statements.py).
+    statements: list[Statement] = Field(default_factory=list)
     hash: str = ""
 
     @property

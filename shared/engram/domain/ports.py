@@ -27,6 +27,7 @@ from engram.domain.models import (
     UserPage,
 )
 from engram.domain.policy import TenantConfig
+from engram.domain.statements import Statement
 from engram.domain.steps import CandidateFact, Decision, LLMReply
 
 
@@ -157,6 +158,13 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors, one per text, in one call."""
         ...
+
+
+class StatementReader(Protocol):
+    """Reads the statements each text makes (domain/statements.py): offline by meaning, the same for every
+    memory whatever path it came by."""
+
+    def statements(self, texts: Sequence[str]) -> list[tuple[Statement, ...]]: ...
 
 
 class Reranker(Protocol):

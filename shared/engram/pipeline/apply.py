@@ -20,6 +20,7 @@ from engram.domain.models import (
     text_hash,
     utcnow,
 )
+from engram.domain.outdated import outdated_version
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline.protection import keep_protected
 from engram.text.clauses import split_clauses, split_sentences
@@ -282,12 +283,6 @@ def _keeps(event: Event, memory: Fact) -> bool:
 def _says_several(text: str) -> bool:
     """More than one clause: "I live in Leeds and I work as a nurse" (bounded by the message's size)."""
     return sum(len(split_clauses(s)) for s in split_sentences(text)) > 1
-
-
-def outdated_version(kept: Fact, by: str) -> Fact:
-    """The next version of a memory kept current that the memory `by` outdated in part."""
-    update = {"outdated_by": [*kept.outdated_by, by], "version": kept.version + 1, "updated_at": utcnow()}
-    return kept.model_copy(update=update)
 
 
 def fact_id(scope: Scope, task_id: str, position: int, text: str) -> str:

@@ -38,7 +38,6 @@ from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline import instruction_screen
 from engram.pipeline.apply import Applier, said_at
-from engram.pipeline.aspects import AspectReader, key_aspect
 from engram.pipeline.attachment_settle import settle_attachments
 from engram.pipeline.duplicates import DuplicateRule
 from engram.pipeline.episodes import (
@@ -52,9 +51,10 @@ from engram.pipeline.episodes import (
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
 from engram.pipeline.reads import RunReads, every_current
 from engram.pipeline.shares import RunShares, TaskShare
-from engram.pipeline.supersede import Supersession
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
+from engram.state.aspects import AspectReader, key_aspect
+from engram.state.supersede import Supersession
 from engram.text.transcript import choose_prompt, parse_messages
 from engram.writes.unit_of_work import Lifecycle
 
@@ -147,7 +147,7 @@ class IngestPipeline:
     meaning: TopicMeaning | None = None
     announce: Callable[[Sequence[BusEvent]], object] | None = None  # the stored changes, to the event bus
     # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
-    # ones, facts or kept messages (pipeline/supersede.py). None: only the reconciler's keys decide.
+    # ones, facts or kept messages (state/supersede.py). None: only the reconciler's keys decide.
     aspects: AspectReader | None = None
     read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
 

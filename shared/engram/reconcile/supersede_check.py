@@ -2,8 +2,8 @@
 
 A weak model often adds the new home or employer and keeps the old one ("UPDATE" of the old memory
 with its own text, a repeated ADD of it, or nothing at all): the user would have two current homes.
-Engram knows single-valued aspects by meaning (pipeline/aspects.py), and offline it closes the
-older statement of another value (pipeline/supersede.py); this check does the same to the plan.
+Engram knows single-valued aspects by meaning (state/aspects.py), and offline it closes the
+older statement of another value (state/supersede.py); this check does the same to the plan.
 When an ADD states a single-valued aspect (home, employer, job, partner, diet) and a memory the plan
 leaves as it is states the same aspect with another value (and never the same one), that memory's
 clause of the old value is superseded: a memory that says nothing else is closed (DELETE), one that

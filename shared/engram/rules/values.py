@@ -1,5 +1,5 @@
 """Lifting the value of one clause once its aspect is known: a place, an organisation, a name, a job
-title, an allergen, a diet. The aspect is decided by meaning elsewhere (pipeline/aspects.py); these
+title, an allergen, a diet. The aspect is decided by meaning elsewhere (state/aspects.py); these
 are the text tools that find what it holds. Every pattern is anchored on a short literal cue and runs
 over one bounded clause, so all of them take linear time. They return None rather than guess: a
 clause without a clear value stays a kept message, never a wrong fact."""

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from engram.graph.service import GraphService
     from engram.services.tenant_config import TenantConfigs
 
+
 @dataclass
 class MemoryService:
     facts: FactStore
@@ -136,6 +137,7 @@ class MemoryService:
 
     def _redact_kinds(self, tenant_id: str) -> list[RedactKind]:
         return self.configs.get(tenant_id).redact if self.configs is not None else []
+
     def _queue(self, task: Task) -> None:
         self.tasks.create(task)
         if self.queued is not None:

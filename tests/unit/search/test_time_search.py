@@ -78,4 +78,3 @@ def test_an_outdated_episode_ranks_below_the_fact_that_replaced_it() -> None:
     assert found[0][0].text == "Lives in Munich"
     episode = next((f, s) for f, s in found if f.kind == "episode")
     assert episode[0].outdated_by and episode[1] < found[0][1]
-

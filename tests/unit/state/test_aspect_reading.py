@@ -1,4 +1,4 @@
-"""The offline reading of statements (pipeline/aspects.py with the real local embedder) on what issue
+"""The offline reading of statements (state/aspects.py with the real local embedder) on what issue
 42's second trial found: names outside ASCII cut, stays and plans read as a new home, casual wording
 missed."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engram.adapters.onnx.embedder import OnnxEmbedder
-from engram.pipeline.aspects import AspectReader
 from engram.rules.patterns import analyse_message
+from engram.state.aspects import AspectReader
 
 
 @pytest.fixture(scope="module")

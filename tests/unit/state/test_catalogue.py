@@ -1,4 +1,4 @@
-"""The aspects are data (pipeline/catalogue.json): attributes beyond the eight (a phone, a car, a manager,
+"""The aspects are data (state/catalogue.json): attributes beyond the eight (a phone, a car, a manager,
 an electricity or broadband supplier) are read and superseded like the eight, and an aspect is added
 by an entry, with no code (issue 42)."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engram.adapters.onnx.embedder import OnnxEmbedder
-from engram.pipeline.aspects import ASPECTS, CATALOGUE, AspectReader, load_catalogue
-from tests.unit.pipeline.test_aspects import World
+from engram.state.aspects import ASPECTS, CATALOGUE, AspectReader, load_catalogue
+from tests.unit.state.test_aspects import World
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Which aspect of the person a clause speaks of, decided by meaning, and the value it gives it.
 
-The aspects are data: pipeline/catalogue.json holds one entry per aspect (home, employer, job, partner,
+The aspects are data: state/catalogue.json holds one entry per aspect (home, employer, job, partner,
 pets, allergy, diet, plans, and attributes such as phone, car, manager, electricity supplier), each
 with a handful of plain statements about it, the kind of value it holds, whether it holds one value at
 a time, its question, and the fact a reading becomes. Adding an aspect is adding an entry. A clause is
@@ -11,7 +11,7 @@ product, ...) is then lifted from its words with the linear-time text tools of r
 value, no reading: precision before recall.
 
 Single-valued aspects (home, employer, job, partner, diet, phone, ...) hold one value at a time, so a
-newer statement of another value replaces the older (pipeline/supersede.py); multi-valued ones (pets,
+newer statement of another value replaces the older (state/supersede.py); multi-valued ones (pets,
 allergies, plans) gather values, so a second pet is not a replacement of the first.
 """
 

@@ -1,5 +1,5 @@
-"""Aspects of the person read by meaning (pipeline/aspects.py) and supersession by event time
-(pipeline/supersede.py), with the real local embedder."""
+"""Aspects of the person read by meaning (state/aspects.py) and supersession by event time
+(state/supersede.py), with the real local embedder."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.models import AddRequest, Fact, Message, Scope
-from engram.pipeline.aspects import AspectReader, key_aspect
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
+from engram.state.aspects import AspectReader, key_aspect
 from tests.fakes import MemoryFactStore
 
 
@@ -74,7 +74,7 @@ def test_no_reading_without_a_clear_present_value_of_the_person(reader: AspectRe
 def test_the_person_tests_take_linear_time_on_hostile_text() -> None:
     import time
 
-    from engram.pipeline.aspects import BY_NAME, _speaks_of_self, _windows
+    from engram.state.aspects import BY_NAME, _speaks_of_self, _windows
 
     hostile = ["my sister's " * 5_000 + "boyfriend Tom", "me and " * 5_000 + "I", "and " * 10_000 + "me"]
     began = time.process_time()

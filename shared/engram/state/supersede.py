@@ -5,7 +5,7 @@ read as facts or kept only as messages.
 The reconciler already replaces a fact of the same key. This step covers what keys cannot see: an
 older message kept in its own words ("ugh, the commute from my flat in Leeds"), facts of another
 key about the same aspect (a girlfriend after a boyfriend), facts an LLM wrote without keys. Each
-new memory's aspects are read (pipeline/aspects.py); the user's memories near it, and near the
+new memory's aspects are read (state/aspects.py); the user's memories near it, and near the
 aspect's question, that state the same aspect with another value, and none with the same value, are
 outdated by event time: the older statement gives way, whichever arrived last. An outdated fact that
 states nothing else is closed (valid until the newer was said); a message kept as said (an episode, or
@@ -24,10 +24,9 @@ from datetime import datetime
 
 from engram.domain.errors import ConflictError
 from engram.domain.models import Fact, Scope, SearchFilters
-from engram.domain.outdated import Outdated
+from engram.domain.outdated import Outdated, outdated_version
 from engram.domain.ports import FactStore, VectorIndex
-from engram.pipeline.apply import outdated_version
-from engram.pipeline.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
+from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
 
