@@ -13,7 +13,7 @@ from engram.settings import Settings
 
 if TYPE_CHECKING:
     from engram.domain.policy import TenantConfig
-    from engram.domain.ports import LLM, Embedder, FactExtractor, Reconciler, Reranker
+    from engram.domain.ports import LLM, Embedder, FactExtractor, Reconciler, Reranker, StatementReader
     from engram.pipeline.topic_meaning import TopicMeaning
     from engram.reconcile.checks import PlanChecks
     from engram.state.aspects import AspectReader
@@ -111,6 +111,13 @@ class Models:
         from engram.state.aspects import AspectReader
 
         return AspectReader(self.embedder)
+
+    @cached_property
+    def statement_reader(self) -> StatementReader:
+        """The statements every memory stores (domain/statements.py), read with the aspects' cache."""
+        from engram.state.reading import StatementReading
+
+        return StatementReading(self.aspect_reader)
 
     @cached_property
     def reranker(self) -> Reranker | None:
