@@ -49,10 +49,20 @@ MODES = (
 WARM_UP_TURNS = 20  # the last turns of the last conversation: some reach the LLM in every mode
 
 
-def run_child(moto_endpoint: str, llm_url: str, conversations: list[int], mode: int, turns: int) -> dict[str, Any]:
+def run_child(
+    moto_endpoint: str, llm_url: str, conversations: list[int], mode: int, turns: int, profile: Path | None = None
+) -> dict[str, Any]:
     """bench.parts.ingest_speed.replay of LoCoMo conversations (indexes into locomo_data.load()) in mode
-    ingest.MODES[mode], in a fresh process; its result row."""
-    arg = {"moto": moto_endpoint, "llm_url": llm_url, "conversations": conversations, "mode": mode, "turns": turns}
+    ingest.MODES[mode], in a fresh process; its result row. With `profile`, the measured adds' cProfile
+    statistics are written there."""
+    arg: dict[str, Any] = {
+        "moto": moto_endpoint,
+        "llm_url": llm_url,
+        "conversations": conversations,
+        "mode": mode,
+        "turns": turns,
+        "profile": str(profile) if profile else None,
+    }
     command = [sys.executable, "-m", "bench.parts.ingest_speed_child", json.dumps(arg)]
     done = subprocess.run(command, cwd=ROOT, env=bench_env(), capture_output=True, text=True, check=False)
     if done.returncode != 0:

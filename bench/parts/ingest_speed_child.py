@@ -34,7 +34,17 @@ def main(argv: list[str]) -> int:
     # The embedder as the bootstrap wires it (recent vectors answered from memory).
     env = engram_env(arg["moto"], arg["llm_url"], embedder=RecentEmbeddings(shared_embedder()))
     replay(env, llm, [spare], mode, WARM_UP_TURNS)
-    row = replay(env, llm, [every[i] for i in arg["conversations"]], mode, arg["turns"])
+    measured = [every[i] for i in arg["conversations"]]
+    if arg.get("profile"):  # bench/labs/profile_add.py: where the measured adds spend their CPU
+        import cProfile
+
+        import time
+
+        profile = cProfile.Profile(time.process_time)  # CPU, not the wait on moto and the stub LLM
+        row = profile.runcall(replay, env, llm, measured, mode, arg["turns"])
+        profile.dump_stats(arg["profile"])
+    else:
+        row = replay(env, llm, measured, mode, arg["turns"])
     print(json.dumps(row))
     return 0
 
