@@ -108,6 +108,7 @@ class Score:
     multi_reached: Tally = field(default_factory=Tally)  # the latest answer among those reached
     unchanged: Tally = field(default_factory=Tally)
     by_wording: dict[str, Tally] = field(default_factory=dict)  # single-hop, by the latest edit's wording
+    by_relation: dict[str, Tally] = field(default_factory=dict)  # single-hop, by the relation edited
     failed_adds: int = 0
     misses: list[str] = field(default_factory=list)
 
@@ -120,6 +121,7 @@ class Score:
             "single_hop_older_outdated": self.older_outdated.rate(),
             "multi_hop_latest_reached": self.multi_reached.rate(),
             "single_hop_by_wording": {k: t.rate() for k, t in sorted(self.by_wording.items())},
+            "single_hop_by_relation": {k: t.rate() for k, t in sorted(self.by_relation.items())},
             "questions": {
                 "single_hop": self.single.asked,
                 "multi_hop": self.multi.asked,
@@ -245,11 +247,13 @@ def score(engram: Container, scope: Scope, data: dict[str, Any], groups: Sequenc
                 and not holds(f.text, q["answer"])
             ]
             wording = total.by_wording.setdefault(_wording(group, q), Tally())
+            relation = total.by_relation.setdefault(q["hops"][0], Tally())
             for tally, ok in (
                 (total.single, first and not stale),
                 (total.latest_first, first),
                 (total.older_outdated, not stale),
                 (wording, first and not stale),
+                (relation, first and not stale),
             ):
                 tally.asked += 1
                 tally.correct += ok
