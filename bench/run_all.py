@@ -4,7 +4,7 @@
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
     python -m bench.run_all --parts recall,cold  # some parts: recall, cold, policy, qa, pii, ...
 
-The parts that need a real model (qa, reconcile, state's "model" mode on the held-aside third) use
+The parts that need a real model (qa, reconcile, state's and conflicts' "model" modes) use
 the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/rig/bench_model.py) and are skipped without it.
 A moto server and the stub LLM run in their own processes (recall and ingest start a fresh moto per
 conversation or mode: moto copies a whole table on each transactional write). The LoCoMo turns are
@@ -34,6 +34,7 @@ PARTS = (
     "extract",
     "policy",
     "state",
+    "conflicts",
     "bulk",
     "longmemeval",
     "reconcile",
@@ -50,6 +51,9 @@ PARTS = (
 # question (two contexts, an answer and a verdict each); `python -m bench.parts.qa --all` runs every question.
 QA_SAMPLE = ["--locomo", "4", "--lme", "12"]  # 4 a LoCoMo category (1-4), 2 of each LongMemEval type
 QA_SAMPLE_QUICK = ["--locomo", "2", "--lme", "6"]
+# The conflict set's model mode: the first groups of the held-aside third (each add a model call on 2 cores).
+CONFLICTS_MODEL_GROUPS = 24
+CONFLICTS_MODEL_GROUPS_QUICK = 6
 
 
 def _machine() -> str:
@@ -181,6 +185,22 @@ def main(argv: list[str] | None = None) -> int:
             return out
 
         timed("memory_state", state_part)
+    if "conflicts" in parts:  # FactConsolidation's shape: facts, then edits (bench/parts/conflicts.py)
+        from bench.parts import conflicts
+
+        def conflicts_part() -> dict[str, Any]:
+            out = conflicts.run(("offline",), conflicts.SPLITS)  # both thirds, ~1 minute on 2 cores
+            if model is None:
+                print(f"  model mode skipped: {NO_MODEL}", flush=True)
+            else:  # one add a chunk of 6 facts: the first groups of the held-aside third, ~15 min for a 1.5B
+                limit = CONFLICTS_MODEL_GROUPS_QUICK if args.quick else CONFLICTS_MODEL_GROUPS
+                print(f"  model mode ({model.name}): the first {limit} held-aside groups", flush=True)
+                real = conflicts.run(("model",), ("held_aside",), model, limit=limit)
+                out["model"] = real["model"]
+                out["model/held_aside"] = real["model/held_aside"] | {"limit_groups": limit}
+            return out
+
+        timed("conflicts", conflicts_part)
     if "cold" in parts:
         timed("cold_start", lambda: cold_start.run(3 if args.quick else 7))
     if "bulk" in parts:

@@ -1,5 +1,5 @@
-"""The goals of issues 25 (time), 26 (retrieval that carries over), 33 (memory state) and 34 (a real model),
-checked against a run's results.
+"""The goals of issues 25 (time), 26 (retrieval that carries over), 33 (memory state), 34 (a real model) and 42
+(conflicts), checked against a run's results.
 
 Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
 """
@@ -122,6 +122,20 @@ def _sessions(dataset: str, path: tuple[str, ...], limit: float) -> Check:
     return check
 
 
+def _conflicts(key: str, limit: float) -> Check:
+    """The conflict set's held-aside third, offline or with a model: the better of the two, named."""
+
+    def check(results: Results) -> tuple[str, str]:
+        values = {m: _get(results, "conflicts", f"{m}/held_aside", key) for m in ("offline", "model")}
+        values = {m: v for m, v in values.items() if v is not None}
+        if not values:
+            return "not run", "n/a"
+        text = ", ".join(f"{v:.3f} ({m})" for m, v in values.items())
+        return text, _met(max(values.values()) >= limit)
+
+    return check
+
+
 GOALS: list[tuple[str, Check]] = [
     (
         "issue 25: LoCoMo temporal recall@10 >= 0.82 (no date in the text)",
@@ -151,4 +165,6 @@ GOALS: list[tuple[str, Check]] = [
         "issue 34: LoCoMo distinct-session recall@10 >= 0.96",
         _sessions("locomo", ("overall", "session_recall@10"), 0.96),
     ),
+    ("issue 42: conflict set (held-aside), single-hop >= 0.90", _conflicts("single_hop", 0.90)),
+    ("issue 42: conflict set (held-aside), multi-hop >= 0.50", _conflicts("multi_hop", 0.50)),
 ]

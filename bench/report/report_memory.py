@@ -1,6 +1,7 @@
 """The tables of bench/results/summary.md for what Engram keeps of a person: the policy screen
-(bench/parts/policy_leaks.py), the memory state after short histories (bench/parts/memory_state.py) and a real
-model's reconciliation before and after the plan checks (bench/parts/reconcile_checks.py)."""
+(bench/parts/policy_leaks.py), the memory state after short histories (bench/parts/memory_state.py), the
+conflict set in FactConsolidation's shape (bench/parts/conflicts.py) and a real model's reconciliation before
+and after the plan checks (bench/parts/reconcile_checks.py)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,28 @@ def _state(results: Results) -> list[tuple[str, list[str]]]:
     return [("Memory state after short histories", [*table(["mode/split", *keys], rows), "", note])]
 
 
+def _conflicts(results: Results) -> list[tuple[str, list[str]]]:
+    part = results.get("conflicts")
+    if not part:
+        return []
+    keys = ["single_hop", "multi_hop", "unchanged", "single_hop_latest_first", "single_hop_older_outdated"]
+    rows = [[name, f.get("facts"), *(f.get(k) for k in keys)] for name, f in part.items() if "/" in name]
+    field = part.get("field_factconsolidation", {})
+    rows += [
+        [f"field: {name}", "", f.get("single_hop"), f.get("multi_hop"), "", "", ""]
+        for name, f in field.items()
+        if isinstance(f, dict)
+    ]
+    note = (
+        f"{part.get('facts')} facts in {part.get('groups')} groups, {part.get('held_aside_groups')} groups held aside; "
+        f"{part.get('chunk')} facts an add. single-hop: the top current memory states the latest value and no older "
+        "one is current; multi-hop: current graph relations lead from the subject through both hops to the latest "
+        "answer alone; unchanged: facts nothing contradicted stay first. The field's rows are FactConsolidation "
+        "answer accuracy (issue 42), a different protocol: bench/README.md."
+    )
+    return [("Conflicts in FactConsolidation's shape", [*table(["mode/split", "facts", *keys], rows), "", note])]
+
+
 def _reconcile(results: Results) -> list[tuple[str, list[str]]]:
     part = results.get("reconcile_checks")
     if not part or not part.get("splits"):
@@ -65,4 +88,4 @@ def _reconcile(results: Results) -> list[tuple[str, list[str]]]:
 
 
 def sections(results: Results) -> list[tuple[str, list[str]]]:
-    return [*_policy(results), *_state(results), *_reconcile(results)]
+    return [*_policy(results), *_state(results), *_conflicts(results), *_reconcile(results)]
