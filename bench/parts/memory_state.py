@@ -267,6 +267,7 @@ def _score(history: dict[str, Any], service: MemoryService, facts: FactStore, sc
     _score_state(history, service, scope, score)
     _score_stale(history, stored, score)
     _score_kept(history, stored, _versions(facts, scope), score)
+    _score_leaks(history, stored, score)
     _score_precision(history, stored, score)
     return score
 
@@ -292,7 +293,8 @@ def _score_state(history: dict[str, Any], service: MemoryService, scope: Scope, 
         score.aspects_outside += outside
         if missing or still:
             shown = current[0].text if current else None
-            score.misses.append(f"{hid} {attribute}: wanted {missing}, ended {still} on top: top current {shown!r}")
+            wrong = (f"wanted {missing}" if missing else "") + (f" ended {still} still on top" if still else "")
+            score.misses.append(f"{hid} {attribute}: {wrong.strip()}, top current {shown!r}")
         else:
             score.correct += 1
             score.correct_outside += outside
@@ -340,6 +342,16 @@ def _score_kept(history: dict[str, Any], stored: list[Fact], versions: list[Fact
             if lost:
                 score.wrongly_superseded += 1
                 score.misses.append(f"{hid} {attribute}: {value!r} must stay current, lost in {lost}")
+
+
+def _score_leaks(history: dict[str, Any], stored: list[Fact], score: Score) -> None:
+    """Policy leaks: an excluded phrase in any current memory."""
+    for phrase in history["excluded"]:
+        score.excluded += 1
+        leaks = [f.text for f in stored if _holds(f.text, phrase)]
+        if leaks:
+            score.leaked += 1
+            score.misses.append(f"{history['id']} leak {phrase!r}: {leaks}")
 
 
 def _statement_true(

@@ -164,3 +164,11 @@ def test_accuracy_and_stale_are_split_inside_and_outside_the_eight() -> None:
         0.5,
     )
     assert figures["stale_current_inside"] == 0.25 and figures["stale_current_outside"] is None
+
+
+def test_an_excluded_phrase_in_a_current_memory_is_a_leak() -> None:
+    history = _history(excluded=["asthma"])
+    score = ms.Score()
+    ms._score_leaks(history, [_fact("Works at Bosch")], score)
+    ms._score_leaks(history, [_fact("Has asthma")], score)
+    assert (score.excluded, score.leaked, score.figures()["policy_leak_rate"]) == (2, 1, 0.5)
