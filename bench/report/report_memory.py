@@ -44,6 +44,7 @@ def _state(results: Results) -> list[tuple[str, list[str]]]:
         "state_accuracy_inside",
         "state_accuracy_outside",
         "stale_current_rate",
+        "stale_current_outside",
         "wrong_supersession_rate",
         "statement_precision",
         "fact_precision",
