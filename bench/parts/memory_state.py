@@ -5,18 +5,31 @@
     ENGRAM_QA_MODEL=... ENGRAM_QA_BASE_URL=... python -m bench.parts.memory_state --mode model --split held_aside
 
 The corpus (bench/data/memory_state.json) holds histories written for this purpose, each with the
-expected end state: the current value per aspect, the values later statements replaced, the text an
-exclude policy must keep out, and other things that are true of the person. Every third history
-(by id: h03, h06, ...) is held aside: tune on the rest, read the held-aside figures at the end.
+expected end state: the current value per attribute (`expect`), the values later statements replaced
+(`outdated`), the values an ending closed with no new value (`ended`: "cancelled Netflix"), the values a
+non-change must leave current (`unchanged`), the values named that are not the person's own now
+(`not_current`: someone else's, a hedge, a visit, the past), the text an exclude policy must keep out, and
+other things that are true of the person. h01-h67 are about the eight aspects of the catalogue
+(home, employer, job, partner, pets, allergy, diet, plans); later histories are mostly about other
+attributes (a phone, a gym, a landlord, ...), each with its plain question in `questions`. Every third
+history (by id: h03, h06, ...) is held aside: tune on the rest, read the held-aside figures at the end.
 
 Each session is one add (its messages dated), run through the product's ingest pipeline and
 searched through MemoryService in process, both as the container wires them (engram.bootstrap, its
 stores in memory: bench/doubles/in_memory.py), without HTTP. Scores:
-- state accuracy: for each expected aspect, its question ("where do I live?") is searched; the top
-  current memory (not marked outdated) holds the single value, or the top 5 hold each of a
-  multi-valued aspect's values;
-- stale-current rate: replaced values still stated by a current memory not marked outdated;
+- state accuracy: for each expected or ended attribute, its question ("where do I live?", "what phone
+  do I have?") is searched; the top current memory (not marked outdated) holds the single value, or the
+  top 5 hold each of a multi-valued attribute's values; and the top current memory is not one that
+  stated an ended value before it ended. Overall, and split inside / outside the eight aspects;
+- stale-current rate: replaced or ended values still stated by a current memory not marked outdated,
+  said before the change (overall and split the same way);
+- wrong supersession rate: values a non-change must leave current (`unchanged`) that a memory stating
+  them lost: marked outdated, or closed with no current version of that memory still stating them;
 - policy leak rate: excluded phrases found in any current memory;
+- statement precision: the statements (Fact.statements) of current memories whose value is one the
+  history gave that attribute (or, for an attribute it does not name, anything it gives), and which
+  do not assert as the person's own a value that is not (`not_current`); None when no memory carries
+  statements;
 - fact precision: current memories read as facts whose value (for an aspect's key) is one the
   history gave that aspect, or whose text names something true of the history.
 Offline mode: the offline extractor and reconciler. LLM mode: the stub LLM (bench/doubles/stub_llm.py)
@@ -47,14 +60,18 @@ from engram.domain.errors import EngramError
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import LLM, Embedder, FactStore
+from engram.domain.statements import USER, Statement
 from engram.domain.steps import LLMReply
 from engram.services.memory import MemoryService
 from engram.state.aspects import BY_NAME, key_aspect
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_state.json"
+NEVER = datetime.max.replace(tzinfo=UTC)
 HELD_ASIDE_EVERY = 3  # h03, h06, ...: scored only at the end
 MULTI_TOP = 5
 MODES = ("offline", "llm", "model")
+# The eight aspects of the person the bench began with (h01-h67); every other attribute is "outside".
+EIGHT = frozenset({"home", "employer", "job", "partner", "pets", "allergy", "diet", "plans"})
 
 
 def held_aside(history_id: str) -> bool:
@@ -93,18 +110,25 @@ def product(mode: str, embedder: Embedder, llm: LLM | None = None) -> Container:
 class Score:
     aspects: int = 0
     correct: int = 0
+    aspects_outside: int = 0  # of `aspects`, those about an attribute outside the eight
+    correct_outside: int = 0
     outdated: int = 0
     stale: int = 0
+    outdated_outside: int = 0
+    stale_outside: int = 0
+    must_stay: int = 0
+    wrongly_superseded: int = 0
     excluded: int = 0
     leaked: int = 0
     facts: int = 0
     true_facts: int = 0
+    statements: int = 0
+    true_statements: int = 0
     failed_adds: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        names = ("aspects", "correct", "outdated", "stale", "excluded", "leaked", "facts", "true_facts", "failed_adds")
-        for name in names:
+        for name in COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
 
@@ -114,15 +138,28 @@ class Score:
 
         return {
             "state_accuracy": ratio(self.correct, self.aspects),
+            "state_accuracy_inside": ratio(self.correct - self.correct_outside, self.aspects - self.aspects_outside),
+            "state_accuracy_outside": ratio(self.correct_outside, self.aspects_outside),
             "stale_current_rate": ratio(self.stale, self.outdated),
+            "stale_current_inside": ratio(self.stale - self.stale_outside, self.outdated - self.outdated_outside),
+            "stale_current_outside": ratio(self.stale_outside, self.outdated_outside),
+            "wrong_supersession_rate": ratio(self.wrongly_superseded, self.must_stay),
             "policy_leak_rate": ratio(self.leaked, self.excluded),
+            "statement_precision": ratio(self.true_statements, self.statements),
             "fact_precision": ratio(self.true_facts, self.facts),
             "aspects": self.aspects,
+            "aspects_outside": self.aspects_outside,
             "outdated": self.outdated,
+            "outdated_outside": self.outdated_outside,
+            "must_stay": self.must_stay,
             "excluded": self.excluded,
+            "statements": self.statements,
             "facts": self.facts,
             "failed_adds": self.failed_adds,
         }
+
+
+COUNTS = tuple(name for name in Score.__dataclass_fields__ if name != "misses")
 
 
 def _holds(text: str, value: str) -> bool:
@@ -139,6 +176,17 @@ def _first_said(history: dict[str, Any], current: str | list[str] | None) -> dat
         if any(_holds(text, v) for v in wanted)
     ]
     return min(times) if times else None
+
+
+def _last_said(history: dict[str, Any], value: str) -> datetime | None:
+    """When the history last names an ended value, by date: the statement that ended it."""
+    times = [
+        _said_at(session["at"], i)
+        for session in history["sessions"]
+        for i, text in enumerate(session["messages"])
+        if _holds(text, value)
+    ]
+    return max(times) if times else None
 
 
 def _said_at(day: str, index: int) -> datetime:
@@ -159,6 +207,36 @@ def _current(facts: FactStore, scope: Scope) -> list[Fact]:
         out += page.items
         if not (cursor := page.next_cursor):
             return out
+
+
+def _versions(facts: FactStore, scope: Scope) -> list[Fact]:
+    """Every stored version, current and closed."""
+    out: list[Fact] = []
+    cursor: str | None = None
+    while True:
+        page = facts.list_versions(scope.tenant_id, scope.user_id, 100, cursor)
+        out += page.items
+        if not (cursor := page.next_cursor):
+            return out
+
+
+def question(history: dict[str, Any], attribute: str) -> str:
+    """The plain question about an attribute: the history's own, else the catalogue's (the eight aspects)."""
+    asked: dict[str, str] = history.get("questions", {})
+    return asked.get(attribute) or BY_NAME[attribute].query
+
+
+def _values(expected: str | list[str] | None) -> list[str]:
+    return expected if isinstance(expected, list) else [expected] if expected else []
+
+
+def values_of(history: dict[str, Any]) -> dict[str, list[str]]:
+    """Each attribute's values the history gives as the person's own, now or before."""
+    out: dict[str, list[str]] = {}
+    for part in ("expect", "outdated", "ended", "unchanged"):
+        for attribute, given in history.get(part, {}).items():
+            out.setdefault(attribute, []).extend(_values(given))
+    return out
 
 
 def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM | None = None) -> Score:
@@ -185,61 +263,136 @@ def run_history(history: dict[str, Any], mode: str, embedder: Embedder, llm: LLM
 
 def _score(history: dict[str, Any], service: MemoryService, facts: FactStore, scope: Scope) -> Score:
     score = Score()
+    stored = _current(facts, scope)
+    _score_state(history, service, scope, score)
+    _score_stale(history, stored, score)
+    _score_kept(history, stored, _versions(facts, scope), score)
+    _score_leaks(history, stored, score)
+    _score_precision(history, stored, score)
+    return score
+
+
+def _score_state(history: dict[str, Any], service: MemoryService, scope: Scope, score: Score) -> None:
+    """State accuracy: the question about each expected or ended attribute finds what is true now."""
     hid = history["id"]
-    for aspect, expected in history["expect"].items():
-        found = service.search(scope.tenant_id, SearchQuery(user_id=scope.user_id, query=BY_NAME[aspect].query))
+    ended: dict[str, list[str]] = history.get("ended", {})
+    for attribute in [*history["expect"], *(a for a in ended if a not in history["expect"])]:
+        found = service.search(scope.tenant_id, SearchQuery(user_id=scope.user_id, query=question(history, attribute)))
         current = [f for f, _ in found if not f.outdated_by]
-        wanted = expected if isinstance(expected, list) else [expected]
+        expected = history["expect"].get(attribute)
         top = current[:MULTI_TOP] if isinstance(expected, list) else current[:1]
-        missing = [v for v in wanted if not any(_holds(f.text, v) for f in top)]
+        missing = [v for v in _values(expected) if not any(_holds(f.text, v) for f in top)]
+        # An ended value may be named by the memory of its ending ("cancelled Netflix"), not by one said before.
+        still = [
+            v
+            for v in ended.get(attribute, [])
+            if current[:1] and _holds(current[0].text, v) and current[0].valid_from < (_last_said(history, v) or NEVER)
+        ]
+        outside = attribute not in EIGHT
         score.aspects += 1
-        if missing:
+        score.aspects_outside += outside
+        if missing or still:
             shown = current[0].text if current else None
-            score.misses.append(f"{hid} {aspect}: wanted {missing}, top current {shown!r}")
+            wrong = (f"wanted {missing}" if missing else "") + (f" ended {still} still on top" if still else "")
+            score.misses.append(f"{hid} {attribute}: {wrong.strip()}, top current {shown!r}")
         else:
             score.correct += 1
-    stored = _current(facts, scope)
+            score.correct_outside += outside
+
+
+def _score_stale(history: dict[str, Any], stored: list[Fact], score: Score) -> None:
+    """Stale-current: a replaced or ended value still stated, as said before the change, by a current memory."""
+    hid = history["id"]
     live = [f for f in stored if not f.outdated_by]
-    for aspect, old_values in history["outdated"].items():
-        since = _first_said(history, history["expect"].get(aspect))
-        for value in old_values:
-            score.outdated += 1
-            # An outdated statement is one said before the current value was: a memory naming the
-            # old value later ("so Tom and I broke up") states the change, not the old value. Names
-            # that merely contain the value ("University of Edinburgh", listed as true) are masked.
-            stale = [
+    olds = [(a, v, _first_said(history, history["expect"].get(a))) for a, vs in history["outdated"].items() for v in vs]
+    olds += [(a, v, _last_said(history, v)) for a, vs in history.get("ended", {}).items() for v in vs]
+    for attribute, value, since in olds:
+        outside = attribute not in EIGHT
+        score.outdated += 1
+        score.outdated_outside += outside
+        # An outdated statement is one said before the current value was: a memory naming the
+        # old value later ("so Tom and I broke up") states the change, not the old value. Names
+        # that merely contain the value ("University of Edinburgh", listed as true) are masked.
+        stale = [
+            f.text
+            for f in live
+            if _holds(_masked(f.text, history["true"]), value) and (since is None or f.valid_from < since)
+        ]
+        if stale:
+            score.stale += 1
+            score.stale_outside += outside
+            score.misses.append(f"{hid} {attribute}: {value!r} still current in {stale}")
+
+
+def _score_kept(history: dict[str, Any], stored: list[Fact], versions: list[Fact], score: Score) -> None:
+    """Wrong supersession: a value that must stay current, whose memory (or its statement of the value) a
+    non-change outdated, or closed with no current version still stating it."""
+    hid = history["id"]
+    for attribute, must in history.get("unchanged", {}).items():
+        for value in must:
+            score.must_stay += 1
+            still = {f.id for f in stored if f.valid_to is None and _holds(f.text, value)}
+            lost = [f.text for f in stored if f.valid_to is None and f.outdated_by and _holds(f.text, value)]
+            lost += [
                 f.text
-                for f in live
-                if _holds(_masked(f.text, history["true"]), value) and (since is None or f.valid_from < since)
+                for f in stored
+                if any(s.outdated_by and (_holds(s.value, value) or _holds(value, s.value)) for s in f.statements)
             ]
-            if stale:
-                score.stale += 1
-                score.misses.append(f"{hid} {aspect}: {value!r} still current in {stale}")
+            lost += [f.text for f in versions if f.valid_to is not None and f.id not in still and _holds(f.text, value)]
+            if lost:
+                score.wrongly_superseded += 1
+                score.misses.append(f"{hid} {attribute}: {value!r} must stay current, lost in {lost}")
+
+
+def _score_leaks(history: dict[str, Any], stored: list[Fact], score: Score) -> None:
+    """Policy leaks: an excluded phrase in any current memory."""
     for phrase in history["excluded"]:
         score.excluded += 1
         leaks = [f.text for f in stored if _holds(f.text, phrase)]
         if leaks:
             score.leaked += 1
-            score.misses.append(f"{hid} leak {phrase!r}: {leaks}")
-    by_aspect: dict[str, list[str]] = {}
-    for aspect, value in history["expect"].items():
-        by_aspect.setdefault(aspect, []).extend(value if isinstance(value, list) else [value])
-    for aspect, old_values in history["outdated"].items():
-        by_aspect.setdefault(aspect, []).extend(old_values)
-    anything = [v for vs in by_aspect.values() for v in vs] + history["true"] + history["excluded"]
+            score.misses.append(f"{history['id']} leak {phrase!r}: {leaks}")
+
+
+def _statement_true(
+    statement: Statement, history: dict[str, Any], given: dict[str, list[str]], anything: list[str]
+) -> bool:
+    def named(values: list[str]) -> bool:
+        return any(_holds(statement.value, v) or _holds(v, statement.value) for v in values)
+
+    own = [v for vs in given.values() for v in vs]
+    if named(history.get("not_current", [])) and not named(own):  # the sister's phone, a maybe, the past
+        return statement.polarity != "asserted" or statement.subject != USER
+    if statement.attribute in given:
+        return named(given[statement.attribute] + history["true"])
+    return named(anything)
+
+
+def _score_precision(history: dict[str, Any], stored: list[Fact], score: Score) -> None:
+    """Statement precision (each statement a current memory carries) and fact precision (each fact)."""
+    hid = history["id"]
+    given = values_of(history)
+    anything = [v for vs in given.values() for v in vs] + history["true"] + history["excluded"]
+    for memory in stored:
+        for statement in memory.statements:
+            score.statements += 1
+            if _statement_true(statement, history, given, anything):
+                score.true_statements += 1
+            else:
+                shown = f"{statement.subject} {statement.attribute}={statement.value} ({statement.polarity})"
+                score.misses.append(f"{hid} untrue statement: {shown} in {memory.text!r}")
     for fact in (f for f in stored if f.kind == "fact"):
         score.facts += 1
         aspect = key_aspect(fact.fact_key)
         if aspect is not None and fact.fact_value:
-            given = by_aspect.get(aspect, []) + history["true"]  # the aspect's values, or something else true
-            true = any(_holds(fact.fact_value, v) or _holds(v, fact.fact_value) for v in given)
+            values = given.get(aspect, []) + history["true"]  # the aspect's values, or something else true
+            true = any(_holds(fact.fact_value, v) or _holds(v, fact.fact_value) for v in values)
         else:
             true = any(_holds(fact.text, v) for v in anything)
         if true:
             score.true_facts += 1
         else:
             score.misses.append(f"{hid} untrue fact: {fact.text!r} ({fact.fact_key}={fact.fact_value})")
-    return score
 
 
 def run(

@@ -1,5 +1,5 @@
-"""The goals of issues 25 (time), 26 (retrieval that carries over), 33 (memory state), 34 (a real model) and 42
-(conflicts), checked against a run's results.
+"""The goals of issues 25 (time), 26 (retrieval that carries over), 33 and 42 (memory state, conflicts) and 34 (a
+real model), checked against a run's results.
 
 Kept beside report_tables.TARGETS (issues 5-18) so that each issue's goals read as that issue states them.
 """
@@ -70,6 +70,20 @@ def _policy(key: str, limit: float, at_most: bool) -> Check:
 
 
 _STATE = ("memory_state", "offline/held_aside")
+_STATE_MODEL = ("memory_state", "model/held_aside")
+
+
+def _state_precision(part: tuple[str, ...], limit: float) -> Check:
+    """Statement precision where memories carry statements, else the facts' precision (said which)."""
+
+    def check(results: Results) -> tuple[str, str]:
+        statements = _get(results, *part, "statement_precision")
+        value = statements if statements is not None else _get(results, *part, "fact_precision")
+        if value is None:
+            return "not run", "n/a"
+        return f"{value:.3f}" + ("" if statements is not None else " (facts: no statements)"), _met(value >= limit)
+
+    return check
 
 
 def _at_most(path: tuple[str, ...], limit: float) -> Check:
@@ -154,6 +168,19 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),
     ("issue 33: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
     ("issue 33: memory state (held-aside, offline): precision >= 0.95", _at_least((*_STATE, "fact_precision"), 0.95)),
+    ("issue 42: memory state (held-aside, offline): accuracy >= 0.95", _at_least((*_STATE, "state_accuracy"), 0.95)),
+    (
+        "issue 42: memory state (held-aside, offline): accuracy outside the eight aspects >= 0.90",
+        _at_least((*_STATE, "state_accuracy_outside"), 0.9),
+    ),
+    ("issue 42: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
+    (
+        "issue 42: memory state (held-aside, offline): wrong supersessions <= 0.02",
+        _at_most((*_STATE, "wrong_supersession_rate"), 0.02),
+    ),
+    ("issue 42: memory state (held-aside, offline): statement precision >= 0.95", _state_precision(_STATE, 0.95)),
+    ("issue 42: memory state (held-aside, model): precision >= 0.90", _state_precision(_STATE_MODEL, 0.9)),
+    ("issue 42: memory state (held-aside, model): accuracy >= 0.90", _at_least((*_STATE_MODEL, "state_accuracy"), 0.9)),
     ("issue 34: reconciliation, information lost after the checks = 0", _reconcile("lost_checked", 0, True)),
     ("issue 34: reconciliation, right after the checks >= 0.85", _reconcile("right_checked", 0.85, False)),
     ("issue 34: QA, J(Engram's context) >= 0.9 x J(evidence turns alone)", _qa_ratio),

@@ -56,3 +56,18 @@ def test_issue_34_goals_read_the_model_parts_and_the_whole_sets() -> None:
     assert good[qa] == ("0.950 (context tokens a question: locomo 300)", "yes") and bad[qa][1] == "**no**"
     sessions = "issue 34: LongMemEval official-shape recall_all@5 >= 0.95"
     assert good[sessions] == ("0.960 (184 questions)", "yes") and bad[sessions][1] == "**no**"
+
+
+def test_the_memory_state_goals_read_statement_precision_and_else_the_facts() -> None:
+    figures = {"state_accuracy": 0.96, "state_accuracy_outside": 0.85, "wrong_supersession_rate": 0.0}
+    with_statements = _checked({"memory_state": {"offline/held_aside": figures | {"statement_precision": 0.9}}})
+    facts_only = _checked(
+        {"memory_state": {"offline/held_aside": figures | {"statement_precision": None, "fact_precision": 0.97}}}
+    )
+    precision = "issue 42: memory state (held-aside, offline): statement precision >= 0.95"
+    assert with_statements[precision] == ("0.900", "**no**")
+    assert facts_only[precision] == ("0.970 (facts: no statements)", "yes")
+    assert facts_only["issue 42: memory state (held-aside, offline): accuracy >= 0.95"][1] == "yes"
+    outside = "issue 42: memory state (held-aside, offline): accuracy outside the eight aspects >= 0.90"
+    assert facts_only[outside] == ("0.850", "**no**")
+    assert facts_only["issue 42: memory state (held-aside, offline): wrong supersessions <= 0.02"][1] == "yes"
