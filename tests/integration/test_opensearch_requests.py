@@ -165,8 +165,6 @@ def test_a_document_holds_what_its_memory_states_and_a_search_filters_on_it(scri
     doc = IndexDoc(
         id="m1", tenant_id="t1", user_id="u1", text="t", vector=[1, 0, 0], created_at=WHEN, statements=stated
     )
-        id="m1", tenant_id="t1", user_id="u1", text="t", vector=[1, 0, 0], created_at=WHEN, statements=stated
-    )
     index = make_index(script)
 
     index.upsert([doc])
