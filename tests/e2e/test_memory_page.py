@@ -339,3 +339,16 @@ def test_a_kept_message_a_later_statement_replaced_is_marked_outdated(page: Any,
     card(page, "Leeds").locator(".badge.outdated").wait_for()
     assert card(page, "Manchester").locator(".badge.outdated").count() == 0
     shot(page, "memory-outdated")
+
+
+def test_a_memory_shows_what_it_states(page: Any, acme: Api) -> None:
+    """Each statement a chip on the memory's line ("home: York"), as the API lists them."""
+    user = "page-statements"
+    task = acme.wait(acme.add(user, "I live in York and work at Soins Alpins", infer=False))
+    assert task["status"] == "completed", task
+    enter_key(page, ACME_KEY)
+    pick_user(page, user)
+    kept = card(page, "Soins Alpins")
+    kept.locator(".statement", has_text="home: York").wait_for()
+    assert sorted(kept.locator(".statement").all_inner_texts()) == ["employer: Soins Alpins", "home: York"]
+    shot(page, "memory-statements")
