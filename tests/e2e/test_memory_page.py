@@ -351,4 +351,21 @@ def test_a_memory_shows_what_it_states(page: Any, acme: Api) -> None:
     kept = card(page, "Soins Alpins")
     kept.locator(".statement", has_text="home: York").wait_for()
     assert sorted(kept.locator(".statement").all_inner_texts()) == ["employer: Soins Alpins", "home: York"]
+    # One a later memory outdated (as an import of an export carries it) is struck through.
+    statements = [
+        {"attribute": "home", "value": "Oslo", "single": True, "outdated_by": "m-later"},
+        {"subject": "my sister Ines", "attribute": "home", "value": "Lyon", "single": True},
+    ]
+    body = {
+        "user_id": user,
+        "memories": [{"memory": "I lived in Oslo, my sister Ines lives in Lyon", "statements": statements}],
+    }
+    assert acme.wait(acme.request("POST", "/v1/memories/import", body).json()["task_id"])["status"] == "completed"
+    pick_user(page, user)
+    moved = card(page, "Oslo")
+    moved.locator(".statement.is-outdated", has_text="home: Oslo").wait_for()
+    assert moved.locator(".statement.is-outdated").count() == 1
+    assert "my sister Ines · home: Lyon" in moved.locator(".statement").all_inner_texts()
+    struck = moved.locator(".statement.is-outdated").evaluate("e => getComputedStyle(e).textDecorationLine")
+    assert struck == "line-through"
     shot(page, "memory-statements")
