@@ -2,8 +2,9 @@
 
 Extraction, the API, pruning, summarising and de-duplication all change memories through a `Changes`
 batch, so every change writes the same history event, version, index entry and attachment holders,
-whoever makes it. DynamoDB (the source of truth) is written as each change is made; the index and the
-attachment holders follow at `commit`, in one call each. A crash in between leaves index drift that the
+whoever makes it, and every memory stores the statements it makes (read here: domain/statements.py).
+DynamoDB (the source of truth) is written as each change is made; the index and the attachment holders
+follow at `commit`, in one call each. A crash in between leaves index drift that the
 repair job removes, never a lost memory.
 """
 
