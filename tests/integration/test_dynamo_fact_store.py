@@ -417,3 +417,10 @@ def test_history_pages_oldest_first_and_rejects_another_memorys_cursor(store: Dy
     assert [e.id for e in first.items + second.items] == [e.id for e in store.history("acme", f.id)]
     with pytest.raises(ValidationError):
         store.history_page("acme", other.id, 3, first.next_cursor)
+
+
+def test_a_listing_refuses_a_statement_filter_it_cannot_apply(store: DynamoFactStore) -> None:
+    """Statements are found by the index's keys; a listing asked for them says so instead of ignoring it."""
+    with pytest.raises(ValidationError) as caught:
+        store.list_current("acme", "u1", filters=SearchFilters(attribute="home"))
+    assert caught.value.field == "filters.attribute"

@@ -263,13 +263,11 @@ class Changes:
         return written
 
     def _state_new(self) -> None:
-        """The statements of the batch's new memories, read in one call (a memory given some keeps them)."""
+        """The statements of the batch's new memories, read in one call (a memory given some keeps them).
+        Set on the memories themselves, so a caller holding one (to mark or rewrite it later) has them too."""
         unread = [f for f, _ in self._new if not f.statements or f.kind == "instruction"]
-        if not unread:
-            return
-        read = {f.id: f.model_copy(update={"statements": s}) for f, s in zip(unread, self._read(unread), strict=True)}
-        self._new = [(read.get(f.id, f), h) for f, h in self._new]
-        self._docs = {i: (read.get(i, f), v) for i, (f, v) in self._docs.items()}
+        for fact, said in zip(unread, self._read(unread) if unread else [], strict=True):
+            fact.statements = said
 
     def _read(self, facts: Sequence[Fact]) -> list[list[Statement]]:
         """What each memory states: nothing for an instruction (it speaks to the assistant, not of the user)."""

@@ -61,6 +61,12 @@ def test_new_memories_store_their_statements_read_in_one_call() -> None:
     assert stored(life, moved).statements == [HOME_LEEDS]
     assert stored(life, said).statements == []
     assert reader.calls == [["I live in York and work at Soins Alpins", "I live in Leeds", "hello"]]
+    # The memory the caller holds has them too: marking it later (same text) keeps them.
+    assert both.statements == [HOME_YORK, WORK]
+    batch = life.changes("acme", "alice")
+    batch.rewrite(both, next_version(both, outdated_by=["m-later"]), actor="test")
+    batch.commit()
+    assert stored(life, both).statements == [HOME_YORK, WORK]
     # The index holds them too: a later stage filters by attribute without reading the fact store.
     assert life.index.docs[("acme", "alice", both.id)].statements == [HOME_YORK, WORK]
 
