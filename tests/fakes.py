@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.domain.errors import ConflictError, NotFoundError
-from engram.domain.filters import matches
+from engram.domain.filters import matches, states
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage
 from engram.domain.models import (
     Attachment,
@@ -43,6 +43,8 @@ def _matches(doc: Fact | IndexDoc, filters: SearchFilters | None) -> bool:
         return False
     bank = doc.memory_bank if isinstance(doc, IndexDoc) else doc.memory_bank.value
     if filters.memory_bank is not None and bank != filters.memory_bank:
+        return False
+    if isinstance(doc, IndexDoc) and not states(doc.statements, filters):
         return False
     return all(doc.metadata.get(k) == v for k, v in filters.metadata.items())
 

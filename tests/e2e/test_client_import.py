@@ -32,7 +32,8 @@ pytestmark = pytest.mark.e2e
 # What legitimately differs after export -> import -> export (docs/api.md, "Export and import"): the ids, the
 # user, and the record of this deployment's own handling (history, source task and message index).
 DIFFERS = {"id", "user_id", "history", "source"}
-REFERENCES = {"episode_id", "outdated_by", "summarized_from"}  # ids of other memories: translated
+# ids of other memories: translated (a statement's outdated_by too)
+REFERENCES = {"episode_id", "outdated_by", "summarized_from", "statements"}
 
 
 def read_export(path: Path) -> tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]]]:
@@ -86,7 +87,7 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
     ok(engram(stack, "export", "--user-id", alice, "-o", str(first)))
     header, exported = read_export(first)
     lines = len(exported)  # every version: the corrections closed earlier ones
-    assert (header["type"], header["version"], header["count"]) == ("engram-export", 4, lines)
+    assert (header["type"], header["version"], header["count"]) == ("engram-export", 5, lines)
     relations = read_relations(first, alice)
     assert header["relations"] == len(relations) and ("user", "works_at", "Siemens") in relations, relations
     assert len([r for r in exported.values() if r["valid_to"] is None]) == count < lines
@@ -110,6 +111,8 @@ def test_export_import_export_is_identical_and_counts_are_exact(stack: StackProc
         assert new["episode_id"] == (ids[old["episode_id"]] if old["episode_id"] else None), text
         assert new["outdated_by"] == [ids[i] for i in old["outdated_by"]], text
         assert new["summarized_from"] == [ids[i] for i in old["summarized_from"]], text
+        translated = [{**st, "outdated_by": ids.get(st["outdated_by"])} for st in old["statements"]]
+        assert new["statements"] == translated, text
         assert _uploads(new) == _uploads(old)
         assert new["user_id"] == bob and new["id"] != old["id"]
         assert _origin(new) == _origin(old)

@@ -339,3 +339,33 @@ def test_a_kept_message_a_later_statement_replaced_is_marked_outdated(page: Any,
     card(page, "Leeds").locator(".badge.outdated").wait_for()
     assert card(page, "Manchester").locator(".badge.outdated").count() == 0
     shot(page, "memory-outdated")
+
+
+def test_a_memory_shows_what_it_states(page: Any, acme: Api) -> None:
+    """Each statement a chip on the memory's line ("home: York"), as the API lists them."""
+    user = "page-statements"
+    task = acme.wait(acme.add(user, "I live in York and work at Soins Alpins", infer=False))
+    assert task["status"] == "completed", task
+    enter_key(page, ACME_KEY)
+    pick_user(page, user)
+    kept = card(page, "Soins Alpins")
+    kept.locator(".statement", has_text="home: York").wait_for()
+    assert sorted(kept.locator(".statement").all_inner_texts()) == ["employer: Soins Alpins", "home: York"]
+    # One a later memory outdated (as an import of an export carries it) is struck through.
+    statements = [
+        {"attribute": "home", "value": "Oslo", "single": True, "outdated_by": "m-later"},
+        {"subject": "my sister Ines", "attribute": "home", "value": "Lyon", "single": True},
+    ]
+    body = {
+        "user_id": user,
+        "memories": [{"memory": "I lived in Oslo, my sister Ines lives in Lyon", "statements": statements}],
+    }
+    assert acme.wait(acme.request("POST", "/v1/memories/import", body).json()["task_id"])["status"] == "completed"
+    pick_user(page, user)
+    moved = card(page, "Oslo")
+    moved.locator(".statement.is-outdated", has_text="home: Oslo").wait_for()
+    assert moved.locator(".statement.is-outdated").count() == 1
+    assert "my sister Ines · home: Lyon" in moved.locator(".statement").all_inner_texts()
+    struck = moved.locator(".statement.is-outdated").evaluate("e => getComputedStyle(e).textDecorationLine")
+    assert struck == "line-through"
+    shot(page, "memory-statements")

@@ -13,6 +13,7 @@ from engram.adapters.dynamo import fact_store
 from engram.adapters.dynamo.fact_store import DynamoFactStore
 from engram.domain.errors import ConflictError, EngramError, NotFoundError, TransientError, ValidationError
 from engram.domain.models import Event, Fact, HistoryEvent, MemoryBank, SearchFilters
+from engram.domain.statements import Statement
 
 TABLE = "engram-memory"
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
@@ -76,6 +77,10 @@ def test_every_fact_field_round_trips(store: DynamoFactStore) -> None:
         is_summarized=True,
         summarized_from=["m1", "m2"],
         embedding_model="all-MiniLM-L6-v2",
+        statements=[
+            Statement(attribute="drink", value="green tea", event_time=T0, outdated_by="m9"),
+            Statement(subject="my sister Ines", attribute="home", value="Lyon", polarity="past", single=True),
+        ],
     )
     assert store.add(original, event(original)) is True
     got = store.get("acme", original.id)
@@ -88,6 +93,15 @@ def test_fact_with_defaults_and_empty_lists_round_trips(store: DynamoFactStore) 
     original = fact()
     store.add(original, event(original))
     assert store.get("acme", original.id) == original
+
+
+def test_an_item_stored_before_statements_reads_as_stating_nothing(db: Any, store: DynamoFactStore) -> None:
+    original = fact(statements=[Statement(attribute="drink", value="green tea")])
+    store.add(original, event(original))
+    key = {"pk": {"S": f"T#acme#M#{original.id}"}, "sk": {"S": fact_store.FACT_SK}}
+    db.update_item(TableName=TABLE, Key=key, UpdateExpression="REMOVE statements")
+
+    assert store.get("acme", original.id).statements == []
 
 
 def test_history_event_fields_round_trip(store: DynamoFactStore) -> None:
@@ -403,3 +417,10 @@ def test_history_pages_oldest_first_and_rejects_another_memorys_cursor(store: Dy
     assert [e.id for e in first.items + second.items] == [e.id for e in store.history("acme", f.id)]
     with pytest.raises(ValidationError):
         store.history_page("acme", other.id, 3, first.next_cursor)
+
+
+def test_a_listing_refuses_a_statement_filter_it_cannot_apply(store: DynamoFactStore) -> None:
+    """Statements are found by the index's keys; a listing asked for them says so instead of ignoring it."""
+    with pytest.raises(ValidationError) as caught:
+        store.list_current("acme", "u1", filters=SearchFilters(attribute="home"))
+    assert caught.value.field == "filters.attribute"

@@ -17,6 +17,7 @@ import pytest
 
 from engram.domain.graph import USER_ENTITY_TYPE, Entity, Relation
 from engram.domain.models import Fact, MemoryBank, MemorySource
+from engram.domain.statements import Statement
 from engram.graph.resolve import index_entities, user_entity_id
 from engram.writes.unit_of_work import next_version
 from engram_client import Engram
@@ -124,7 +125,13 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
         summarized_from=[munich.id, siemens.id],
         embedding_model=model,
     )
-    episode = episode.model_copy(update={"outdated_by": [munich.id], "embedding_model": model})
+    # What the episode states, as a resolver leaves it: its earlier home outdated by the Munich memory.
+    stated = [
+        Statement(attribute="home", value="Berlin", single=True, event_time=SAID, outdated_by=munich.id),
+        Statement(attribute="home", value="Munich", single=True, event_time=SAID),
+        Statement(attribute="employer", value="Siemens", single=True),
+    ]
+    episode = episode.model_copy(update={"outdated_by": [munich.id], "embedding_model": model, "statements": stated})
     batch = c.writes.lifecycle.changes(tenant, user)
     for fact in (episode, munich, siemens, summary):
         batch.add(fact, actor="test")

@@ -150,3 +150,26 @@ def test_errors_are_documented_in_the_one_shape_with_examples(spec: dict[str, An
                 assert code and example["message"], (method, path, status)
     add_422 = spec["paths"]["/v1/memories"]["post"]["responses"]["422"]["content"]["application/json"]["example"]
     assert add_422["field"] == "user_id" and add_422["detail"][0]["field"] == "user_id"
+
+
+def test_a_memory_as_engram_answers_it_lists_its_statements(spec: dict[str, Any]) -> None:
+    """GET /v1/memories/{id}, the list, search and PATCH answer MemoryView: its statements are documented."""
+    schemas = spec["components"]["schemas"]
+    statements = schemas["MemoryView"]["properties"]["statements"]
+    assert statements["type"] == "array" and statements["items"] == {"$ref": "#/components/schemas/Statement"}
+    assert set(schemas["Statement"]["properties"]) == {
+        "subject",
+        "attribute",
+        "value",
+        "polarity",
+        "single",
+        "event_time",
+        "outdated_by",
+    }
+    assert set(schemas["Statement"]["properties"]["polarity"]["enum"]) == {
+        "asserted",
+        "ended",
+        "denied",
+        "hedged",
+        "past",
+    }

@@ -14,6 +14,7 @@ from opensearchpy import exceptions as os_errors
 from engram.adapters.opensearch.index import OpenSearchIndex, build_client
 from engram.domain.errors import EngramError, IndexUnavailableError, TransientError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
+from engram.domain.statements import Statement
 from engram.settings import Settings
 
 INDEX = "engram-test"
@@ -120,6 +121,9 @@ def test_ensure_index_creates_the_knn_index(script: Script, engine: str) -> None
                 "text": {"type": "text", "analyzer": "engram_text", "similarity": "engram_bm25"},
                 "created_at": {"type": "date"},
                 "speaker": {"type": "keyword"},
+                "statement_attributes": {"type": "keyword"},
+                "statement_subjects": {"type": "keyword"},
+                "statement_keys": {"type": "keyword"},
                 "vector": {
                     "type": "knn_vector",
                     "dimension": DIMS,
@@ -140,7 +144,38 @@ def test_ensure_index_only_adds_new_fields_to_an_existing_index(script: Script) 
     script.responses = [(200, {}), (200, {"acknowledged": True})]
     make_index(script).ensure_index()
     assert [(r.method, r.path) for r in script.requests] == [("HEAD", f"/{INDEX}"), ("PUT", f"/{INDEX}/_mapping")]
-    assert script.requests[1].body == {"properties": {"speaker": {"type": "keyword"}}}
+    keyword = {"type": "keyword"}
+    assert script.requests[1].body == {
+        "properties": {
+            "speaker": keyword,
+            "statement_attributes": keyword,
+            "statement_subjects": keyword,
+            "statement_keys": keyword,
+        }
+    }
+
+
+def test_a_document_holds_what_its_memory_states_and_a_search_filters_on_it(script: Script) -> None:
+    """Each statement's attribute and subject, and the pair (so both filters ask for one statement)."""
+    script.responses = [(200, {"errors": False, "items": []}), (200, hits(("m1", 0.9)))]
+    stated = [
+        Statement(attribute="home", value="York", single=True),
+        Statement(subject="my sister Ines", attribute="employer", value="Soins Alpins"),
+    ]
+    doc = IndexDoc(
+        id="m1", tenant_id="t1", user_id="u1", text="t", vector=[1, 0, 0], created_at=WHEN, statements=stated
+    )
+    index = make_index(script)
+
+    index.upsert([doc])
+    index.knn("t1", "u1", [1, 0, 0], 2, SearchFilters(attribute="employer", subject="my sister Ines"))
+
+    source = script.requests[0].body[1]
+    assert source["statement_attributes"] == ["home", "employer"]
+    assert source["statement_subjects"] == ["user", "my sister Ines"]
+    assert source["statement_keys"] == ["user\x1fhome", "my sister Ines\x1femployer"]
+    wanted = script.requests[1].body["query"]["knn"]["vector"]["filter"]["bool"]["filter"]
+    assert wanted[-1] == {"term": {"statement_keys": "my sister Ines\x1femployer"}}
 
 
 def test_ensure_index_tolerates_a_concurrent_creator(script: Script) -> None:

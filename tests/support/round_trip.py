@@ -41,6 +41,8 @@ def lost_fields(
             same = len(now) == len(was) and after(now) == before(was)
         elif name == "source":
             same = said(now) == said(was)
+        elif name == "statements":  # the memory that outdated one is the target's
+            same = now == [s.model_copy(update={"outdated_by": ids.get(s.outdated_by or "")}) for s in was]
         elif name in THE_TARGETS:
             same = now == targets[name]
         else:

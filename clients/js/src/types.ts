@@ -14,6 +14,19 @@ export type Messages = string | Message | Message[];
 
 export type MemoryBank = "Personal" | "Work" | "Relationships" | "Health" | "Interests" | "Events" | "General";
 
+/** One thing a memory states: a value of an attribute of a subject ("user", or someone or something named). */
+export interface Statement {
+  subject: string;
+  attribute: string;
+  value: string;
+  polarity: "asserted" | "ended" | "denied" | "hedged" | "past";
+  /** One value at a time (a newer one outdates it), or many. */
+  single: boolean;
+  event_time?: string | null;
+  /** The memory whose later statement replaced or ended this one. */
+  outdated_by?: string | null;
+}
+
 export interface MemorySource {
   task_id: string;
   message_index?: number | null;
@@ -48,6 +61,8 @@ export interface Memory {
   kind?: "fact" | "episode";
   episode_id?: string | null;
   outdated_by?: string[];
+  /** What it states, read when it was written and again when its text changes. */
+  statements?: Statement[];
   source?: MemorySource | null;
   source_messages?: { role: string; content: string; name?: string | null; created_at?: string | null }[];
   score?: number;

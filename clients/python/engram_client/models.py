@@ -39,6 +39,8 @@ class Memory(_Open):
     updated_at: datetime | None = None
     kind: str | None = None
     source: dict[str, Any] | None = None
+    # What it states: {subject, attribute, value, polarity, single, event_time, outdated_by} each.
+    statements: list[dict[str, Any]] = Field(default_factory=list)
     score: float | None = None
 
 

@@ -64,6 +64,7 @@ class Writes:
             aspects=models.aspect_reader,
             # only where the rules alone extract: an LLM (however it is given) reads ordinary speech itself
             read_wider=isinstance(models.extractor, OfflineExtractor),
+            statements=models.statement_reader,
         )
 
     @cached_property
@@ -74,7 +75,8 @@ class Writes:
         announce = bus.publish if bus is not None else None
         stores = self.stores
         index, embedder = self.search.index, self.models.embedder
-        return Lifecycle(stores.facts, index, embedder, stores.attachment_store, stores.blobs, announce)
+        attachments, blobs, reader = stores.attachment_store, stores.blobs, self.models.statement_reader
+        return Lifecycle(stores.facts, index, embedder, attachments, blobs, announce, statements=reader)
 
     @cached_property
     def maintenance(self) -> MaintenanceRunner:

@@ -23,15 +23,17 @@ from pydantic import AwareDatetime, ConfigDict, Field, ValidationInfo, field_val
 from engram.domain.limits import MAX_ID_CHARS, Metadata, ScopeId
 from engram.domain.model_base import Model
 from engram.domain.models import Event, MemoryBank, MemoryKind, SourceVia, SpeakerRole
+from engram.domain.statements import Statement
 
 EXPORT_TYPE = "engram-export"
-EXPORT_VERSION = 4  # 4: graph relations after the memories
+EXPORT_VERSION = 5  # 4: graph relations after the memories; 5: each memory's statements
 MAX_IMPORT_MEMORIES = 500  # per import request (a bigger file is sent in several)
 MAX_IMPORT_RELATIONS = 1000  # graph relations per import request
 MAX_NAME_CHARS = 500  # an entity's name or alias, a relation's kind
 MAX_IMPORT_TEXT_CHARS = 8000  # as a corrected memory (PATCH) may hold
 MAX_IMPORT_ATTACHMENTS = 50  # as an add may carry
 MAX_IMPORT_HISTORY = 1000  # events of one memory
+MAX_IMPORT_STATEMENTS = 100  # statements of one memory
 _NAMESPACE = uuid.UUID("6f6b3c1e-2a4d-4d38-9a51-1d6e0c7b8a90")  # of imported memory ids
 
 
@@ -85,7 +87,7 @@ class ImportedEvent(Model):
 
 
 class ImportedMemory(Model):
-    """One line of an export (version 1, 2 or 3). Fields an export carries that an import does not
+    """One line of an export (version 1 to 5). Fields an export carries that an import does not
     keep (user_id: the target's) are ignored."""
 
     model_config = ConfigDict(extra="ignore")
@@ -122,6 +124,9 @@ class ImportedMemory(Model):
     # The memory's history (sent with its last version): written back before the import's own ADD.
     history: list[ImportedEvent] = Field(default_factory=list, max_length=MAX_IMPORT_HISTORY)
     summarized_from: list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] = Field(default_factory=list, max_length=1000)
+    # What it states, as exported (version 5; `outdated_by` an exported id). None (an older export): the import
+    # reads them from the text, as an add would.
+    statements: list[Statement] | None = Field(default=None, max_length=MAX_IMPORT_STATEMENTS)
 
     _closed_after_it_began = field_validator("valid_to")(closed_after_it_began)
 

@@ -358,6 +358,9 @@ class IndexDoc(Model):
     # The memory as a search answers it, so a search needs no fact-store read (indexes that keep it
     # implement index_ports.FactViews); None for documents written without it.
     fact: Fact | None = None
+    # What the memory states (domain/statements.py): the index keeps each one's attribute and subject as
+    # exact-match keys, so a search can ask for the memories stating an attribute (SearchFilters.attribute).
+    statements: list[Statement] = Field(default_factory=list)
 
 
 class SearchFilters(Model):
@@ -367,6 +370,9 @@ class SearchFilters(Model):
     run_id: str | None = None
     memory_bank: str | None = None
     metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    # Memories with a statement of this attribute (and of this subject): searches only, the index holds them.
+    attribute: str | None = None
+    subject: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from engram.domain.models import (
 )
 from engram.domain.policy import Skipped
 from engram.domain.relation_changes import TaskRelations
+from engram.domain.statements import Statement
 from engram.http.graph_models import RelationView
 
 
@@ -155,6 +156,7 @@ class MemoryView(Model):
     kind: MemoryKind = "fact"
     episode_id: str | None = None  # a fact's episode: the message it was read from, kept as said
     outdated_by: list[str] = Field(default_factory=list)  # an episode part of which later memories replaced
+    statements: list[Statement] = Field(default_factory=list)  # what it states (domain/statements.py)
     source_messages: list[Message] | None = None  # with ?include=source, while the input is retained
     score: float | None = None
 
@@ -195,6 +197,7 @@ class MemoryView(Model):
             kind=fact.kind,
             episode_id=fact.episode_id,
             outdated_by=fact.outdated_by,
+            statements=fact.statements,
             score=score,
         )
 

@@ -33,7 +33,16 @@ from engram.domain.models import (
 )
 from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
-from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.domain.ports import (
+    AttachmentStore,
+    BlobStore,
+    Embedder,
+    FactExtractor,
+    FactStore,
+    Reconciler,
+    StatementReader,
+    VectorIndex,
+)
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline import instruction_screen
@@ -150,9 +159,12 @@ class IngestPipeline:
     # ones, facts or kept messages (state/supersede.py). None: only the reconciler's keys decide.
     aspects: AspectReader | None = None
     read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
+    statements: StatementReader | None = None  # what each memory states, read as it is written (unit of work)
 
     def __post_init__(self) -> None:
-        self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
+        self._lifecycle = Lifecycle(
+            self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce, self.statements
+        )
         self._supersession = (
             Supersession(self.facts, self.index, self.aspects, self._lifecycle) if self.aspects is not None else None
         )

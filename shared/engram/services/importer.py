@@ -219,6 +219,11 @@ class MemoryImporter:
             outdated_by=[target(i) for i in memory.outdated_by],
             is_summarized=memory.is_summarized,
             summarized_from=[target(i) for i in memory.summarized_from],
+            # As exported, the memories that outdated them translated; none given: read at the write (unit of work).
+            statements=[
+                s.model_copy(update={"outdated_by": target(s.outdated_by)}) if s.outdated_by else s
+                for s in memory.statements or ()
+            ],
             embedding_model=self.lifecycle.embedder.model_id,
             # The import task and the memory's place in it (an earlier try finds what it wrote by them);
             # who said it, when, which part and whether a person corrected it, as exported.

@@ -310,7 +310,7 @@ class MemoryService:
             }
         new = next_version(old, patch.text or old.text, **changes)
         batch = self._life.changes(tenant_id, old.user_id)
-        batch.rewrite(old, new, actor="api")
+        new = batch.rewrite(old, new, actor="api")  # with the statements its text makes
         batch.commit()
         if rewritten and self.graph is not None:
             self.graph.restate(new.scope, new.id, new.text, new.fact_key, new.fact_value)

@@ -56,6 +56,7 @@ export function memoryRow(m, actions, relations = []) {
   if (m.is_protected) meta.append(el("span", { class: "badge protected", text: "protected" }));
   if (m.version > 1) meta.append(el("span", { class: "badge", text: `v${m.version}` }));
   if (relations.length) meta.append(el("span", { class: "badge relation", text: `${relations.length} relation${relations.length > 1 ? "s" : ""}` }));
+  if ((m.statements || []).length) meta.append(statementChips(m.statements));
   const row = el("li", { class: "mem" + (outdated ? " is-outdated" : ""), "data-id": m.id });
   const more = el("div", { class: "more", hidden: true });
   const toggle = el("button", { type: "button", class: "ghost", "aria-expanded": "false", "aria-label": `Details: ${short}`, text: "Details",
@@ -74,6 +75,21 @@ export function memoryRow(m, actions, relations = []) {
     button("Delete", () => actions.remove(m), "ghost danger-text"));
   row.append(el("div", { class: "line" }, el("p", { class: "text", title: m.memory, text: m.memory }), tools), meta, more);
   return row;
+}
+
+// What a memory states, one chip each ("home: York"); another subject leads it, a polarity other than
+// "asserted" follows it, and one a later memory outdated is struck through.
+export function statementChips(statements) {
+  const chips = el("span", { class: "statements", "aria-label": "What it states" });
+  for (const st of statements) {
+    const who = st.subject && st.subject !== "user" ? `${st.subject} · ` : "";
+    const how = st.polarity && st.polarity !== "asserted" ? ` (${st.polarity})` : "";
+    const title = [st.single ? "one value at a time" : "gathers values",
+      st.event_time ? `since ${day(st.event_time)}` : "", st.outdated_by ? `outdated by ${st.outdated_by}` : ""];
+    chips.append(el("span", { class: "statement" + (st.outdated_by ? " is-outdated" : ""), title: title.filter(Boolean).join(" · "),
+      text: `${who}${st.attribute}: ${st.value}${how}` }));
+  }
+  return chips;
 }
 
 export function historyItem(h) {

@@ -2,8 +2,9 @@
 
 Extraction, the API, pruning, summarising and de-duplication all change memories through a `Changes`
 batch, so every change writes the same history event, version, index entry and attachment holders,
-whoever makes it. DynamoDB (the source of truth) is written as each change is made; the index and the
-attachment holders follow at `commit`, in one call each. A crash in between leaves index drift that the
+whoever makes it, and every memory stores the statements it makes (read here: domain/statements.py).
+DynamoDB (the source of truth) is written as each change is made; the index and the attachment holders
+follow at `commit`, in one call each. A crash in between leaves index drift that the
 repair job removes, never a lost memory.
 """
 
@@ -17,7 +18,8 @@ from engram.domain.bus_events import BusEvent, memory_event
 from engram.domain.errors import ConflictError
 from engram.domain.index_ports import FactViews
 from engram.domain.models import SPEAKER_KEY, Event, Fact, HistoryEvent, IndexDoc, text_hash, utcnow
-from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, VectorIndex
+from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactStore, StatementReader, VectorIndex
+from engram.domain.statements import Statement
 from engram.writes.holders import AttachmentHolders
 
 # What the index holds of a fact besides its vector; a change to any of them re-indexes the fact.
@@ -38,7 +40,13 @@ def index_doc(fact: Fact, vector: Sequence[float]) -> IndexDoc:
         memory_bank=fact.memory_bank.value,
         created_at=fact.created_at,
         fact=fact,
+        statements=fact.statements,
     )
+
+
+def stated(fact: Fact) -> list[tuple[str, str]]:
+    """What the index keeps of a memory's statements (index_doc): a change to them re-indexes it."""
+    return [(s.subject, s.attribute) for s in fact.statements]
 
 
 def history_event(
@@ -91,6 +99,9 @@ class Lifecycle:
     blobs: BlobStore | None = None
     # Told the changes of each commit after they are stored (the event bus); never raises.
     announce: Callable[[Sequence[BusEvent]], object] | None = None
+    # Reads what each new memory, and each new text of one, states (domain/statements.py). None: memories
+    # keep the statements they were given.
+    statements: StatementReader | None = None
 
     def changes(self, tenant_id: str, user_id: str) -> Changes:
         """A batch of changes to one user's memories; call `commit()` when done."""
@@ -144,14 +155,21 @@ class Changes:
         vector: Sequence[float] | None = None,
     ) -> Fact:
         """Write `new` (from `next_version(old, ...)`) and keep `old` as a closed version.
-        Raises ConflictError when the memory changed since `old` was read."""
+        Raises ConflictError when the memory changed since `old` was read. A new text states anew: its
+        statements are read again, unless the caller gave others."""
         self._check(old)
+        if new.text != old.text and new.statements == old.statements:
+            new = new.model_copy(update={"statements": self._read([new])[0]})
         event = history_event(new, Event.UPDATE, old.text, new.text, actor, task_id, old.attachment_ids, note)
         self.life.facts.replace(old, new, event)
         outdated = len(new.outdated_by) > len(old.outdated_by) and new.text == old.text
         self._tell(new, event, outdated)
         self.holders.changed(new.id, old.attachment_ids, new.attachment_ids)
-        reindex = old.speaker != new.speaker or any(getattr(old, f) != getattr(new, f) for f in _INDEXED)
+        reindex = (
+            old.speaker != new.speaker
+            or any(getattr(old, f) != getattr(new, f) for f in _INDEXED)
+            or stated(old) != stated(new)
+        )
         if vector is not None or reindex:
             self._docs[new.id] = (new, vector)
             self._views.pop(new.id, None)
@@ -220,6 +238,7 @@ class Changes:
         """New memories, then the index (one upsert, one delete), then attachment holders (links
         before unlinks, so an attachment moving between memories never looks unheld). Returns, per
         added memory, whether it was new."""
+        self._state_new()
         written = self.life.facts.add_many(self._new) if self._new else []
         life = self.life
         replayed = [fact.id for (fact, _), new in zip(self._new, written, strict=True) if not new]
@@ -242,6 +261,22 @@ class Changes:
                 self.life.announce(told)
         self._new, self._docs, self._closed, self._views, self._events = [], {}, [], {}, []
         return written
+
+    def _state_new(self) -> None:
+        """The statements of the batch's new memories, read in one call (a memory given some keeps them).
+        Set on the memories themselves, so a caller holding one (to mark or rewrite it later) has them too."""
+        unread = [f for f, _ in self._new if not f.statements or f.kind == "instruction"]
+        for fact, said in zip(unread, self._read(unread) if unread else [], strict=True):
+            fact.statements = said
+
+    def _read(self, facts: Sequence[Fact]) -> list[list[Statement]]:
+        """What each memory states: nothing for an instruction (it speaks to the assistant, not of the user)."""
+        reader = self.life.statements
+        texts = [f.text for f in facts if f.kind != "instruction"]
+        if reader is None:
+            return [[] for _ in facts]
+        read = iter(reader.statements(texts) if texts else [])
+        return [[] if f.kind == "instruction" else list(next(read)) for f in facts]
 
     def _tell(self, fact: Fact, event: HistoryEvent, outdated: bool = False) -> None:
         if self.life.announce is not None:

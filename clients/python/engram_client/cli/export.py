@@ -1,6 +1,6 @@
 """`engram export`: every version of a user's memories as JSON Lines, every field an import writes back.
 
-Format (version 4; docs/api.md, "Export and import"): a header line
+Format (version 5; docs/api.md, "Export and import"): a header line
 `{"type": "engram-export", "version": 4, "user_id", "exported_at", "count", "relations"}`, then one memory version a
 line (current ones and closed ones: replaced by a later version, or forgotten; the versions of one
 memory together, oldest first) with the fields of EXPORTED, `attachments` ([{id, name, media_type,
@@ -22,7 +22,7 @@ from engram_client.client import Engram
 from engram_client.errors import NotFoundError
 from engram_client.models import Entity, GraphRelation, Memory
 
-EXPORT_VERSION = 4
+EXPORT_VERSION = 5
 RELATION_TYPE = "relation"  # a graph relation's line (a memory's line has no type)
 EXPORTED = (
     "id",
@@ -49,6 +49,7 @@ EXPORTED = (
     "outdated_by",
     "is_summarized",
     "summarized_from",
+    "statements",  # [{subject, attribute, value, polarity, single, event_time, outdated_by}]; outdated_by: an id too
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeSerializer
 
 from engram.adapters.dynamo.values import to_dynamo
+from engram.domain.errors import ValidationError
 from engram.domain.models import SearchFilters
 
 _SER = TypeSerializer()
@@ -15,6 +16,9 @@ _SER = TypeSerializer()
 def add_filters(params: dict[str, Any], filters: SearchFilters | None) -> bool:
     if filters is None:
         return False
+    if filters.attribute is not None or filters.subject is not None:
+        # Statements are found by the index's keys; a listing has no such filter (the API offers none).
+        raise ValidationError("filters.attribute", "statement filters apply to searches, not listings")
     parts: list[str] = []
     names: dict[str, str] = {}
     values: dict[str, Any] = params["ExpressionAttributeValues"]

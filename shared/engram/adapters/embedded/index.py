@@ -21,9 +21,9 @@ import numpy.typing as npt
 
 from engram.adapters.embedded.coarse import CoarseVectors
 from engram.adapters.embedded.context import blend_norms, in_context
-from engram.adapters.embedded.keys import FilterKey, doc_keys, unit_vector, wanted_keys
+from engram.adapters.embedded.keys import FilterKey, doc_keys, stated_keys, unit_vector, wanted_keys
 from engram.adapters.embedded.recording_order import RecordingOrder
-from engram.adapters.embedded.sqlite import DELETE, LOAD, UPSERT, create_schema, db_row, sqlite_errors
+from engram.adapters.embedded.sqlite import DELETE, LOAD, UPSERT, create_schema, db_row, sqlite_errors, stated_of
 from engram.adapters.embedded.views import FactViewsOf, ViewStore
 from engram.domain.errors import EngramError
 from engram.domain.models import SPEAKER_KEY, IndexDoc, ScoredId, SearchFilters
@@ -288,7 +288,7 @@ class EmbeddedIndex(FactViewsOf):
                 with sqlite_errors(), db:
                     db.executemany(UPSERT, rows)
             for doc, unit, terms in prepared:
-                keys = doc_keys(doc.agent_id, doc.run_id, doc.memory_bank, doc.metadata)
+                keys = doc_keys(doc.agent_id, doc.run_id, doc.memory_bank, doc.metadata, stated_keys(doc.statements))
                 users[(doc.tenant_id, doc.user_id)].put(doc.id, unit, terms, keys, doc.created_at.timestamp())
             self._views.put(docs)
 
@@ -380,11 +380,11 @@ class EmbeddedIndex(FactViewsOf):
             if db is not None:
                 with sqlite_errors():
                     rows = db.execute(LOAD, key).fetchall()
-                for doc_id, agent_id, run_id, bank, metadata, text, blob, created_at in rows:
+                for doc_id, agent_id, run_id, bank, metadata, text, blob, created_at, stated in rows:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
                     if vector.shape != (self.dimensions,):
                         raise EngramError(f"index file holds {vector.size}-dim vectors, expected {self.dimensions}")
-                    keys = doc_keys(agent_id, run_id, bank, json.loads(metadata))
+                    keys = doc_keys(agent_id, run_id, bank, json.loads(metadata), stated_of(stated))
                     created = datetime.fromisoformat(created_at).timestamp()
                     user.put(doc_id, vector, term_counts(text), keys, created)
             self._users[key] = user

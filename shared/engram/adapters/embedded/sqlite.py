@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 import numpy.typing as npt
 
+from engram.adapters.embedded.keys import stated_keys
 from engram.domain.errors import EngramError, IndexUnavailableError
 from engram.domain.models import IndexDoc
 
@@ -26,15 +27,16 @@ CREATE TABLE IF NOT EXISTS index_docs (
     created_at TEXT NOT NULL,
     vector BLOB NOT NULL,
     fact TEXT,
+    stated TEXT,
     PRIMARY KEY (tenant_id, user_id, id)
 )
 """
 UPSERT = (
     "INSERT OR REPLACE INTO index_docs (tenant_id, user_id, id, agent_id, run_id, memory_bank, "
-    "metadata, text, created_at, vector, fact) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "metadata, text, created_at, vector, fact, stated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 LOAD = (
-    "SELECT id, agent_id, run_id, memory_bank, metadata, text, vector, created_at FROM index_docs "
+    "SELECT id, agent_id, run_id, memory_bank, metadata, text, vector, created_at, stated FROM index_docs "
     "WHERE tenant_id = ? AND user_id = ? ORDER BY created_at"
 )
 DELETE = "DELETE FROM index_docs WHERE tenant_id = ? AND user_id = ? AND id = ?"
@@ -44,8 +46,12 @@ def create_schema(db: sqlite3.Connection) -> None:
     db.execute(SCHEMA)
     # Files written before the index kept memories get the column; their rows stay NULL (those hits
     # are read from the fact store until the memory next changes).
-    if "fact" not in {row[1] for row in db.execute("PRAGMA table_info(index_docs)")}:
+    columns = {row[1] for row in db.execute("PRAGMA table_info(index_docs)")}
+    if "fact" not in columns:
         db.execute("ALTER TABLE index_docs ADD COLUMN fact TEXT")
+    # Likewise for what memories state: rows written before it state nothing until the memory next changes.
+    if "stated" not in columns:
+        db.execute("ALTER TABLE index_docs ADD COLUMN stated TEXT")
     db.commit()
 
 
@@ -76,4 +82,10 @@ def db_row(doc: IndexDoc, unit: npt.NDArray[np.float32]) -> tuple[object, ...]:
         doc.created_at.isoformat(),
         unit.astype("<f4").tobytes(),
         doc.fact.model_dump_json() if doc.fact is not None else None,  # views.py reads it
+        json.dumps(stated_keys(doc.statements), ensure_ascii=False) if doc.statements else None,
     )
+
+
+def stated_of(column: str | None) -> list[tuple[str, str]]:
+    """The (subject, attribute) pairs a row's `stated` column holds (none for rows written before it)."""
+    return [(subject, attribute) for subject, attribute in json.loads(column)] if column else []

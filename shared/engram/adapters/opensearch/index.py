@@ -15,12 +15,14 @@ from urllib.parse import urlsplit
 
 from engram.adapters.opensearch.errors import check_bulk, translated
 from engram.adapters.opensearch.queries import (
+    STATED_MAPPING,
     CandidatePools,
     RecordingTimes,
     filter_clauses,
     knn_body,
     pool_key,
     raise_item_error,
+    stated_fields,
     text_body,
 )
 from engram.adapters.opensearch.speakers import SPEAKER_FIELD, SpeakerCache, speakers_body, speakers_in
@@ -122,6 +124,7 @@ class OpenSearchIndex:
                     "text": {"type": "text", "analyzer": TEXT_ANALYZER, "similarity": TEXT_SIMILARITY},
                     "created_at": {"type": "date"},
                     SPEAKER_FIELD: keyword,  # metadata.speaker, for the speaker list (speakers.py)
+                    **STATED_MAPPING,
                     "vector": {
                         "type": "knn_vector",
                         "dimension": self.dimensions,
@@ -143,7 +146,7 @@ class OpenSearchIndex:
 
         with translated("create index"):
             if self._client.indices.exists(index=self.index_name):
-                added = {SPEAKER_FIELD: {"type": "keyword"}}
+                added = {SPEAKER_FIELD: {"type": "keyword"}, **STATED_MAPPING}
                 self._client.indices.put_mapping(index=self.index_name, body={"properties": added})
                 return
             try:
@@ -367,4 +370,4 @@ def _source(doc: IndexDoc) -> dict[str, Any]:
         source["run_id"] = doc.run_id
     if isinstance(said := doc.metadata.get(SPEAKER_KEY), str):
         source[SPEAKER_FIELD] = said
-    return source
+    return source | stated_fields(doc.statements)

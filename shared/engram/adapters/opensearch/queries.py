@@ -22,9 +22,14 @@ from typing import Any
 
 from engram.domain.errors import EngramError, IndexUnavailableError
 from engram.domain.models import SearchFilters
+from engram.domain.statements import Statement
 from engram.text.terms import filter_value
 
 TIMES_KEPT = 20_000  # recording times remembered per process (~3 MB)
+# What memories state: keyword fields added to the mapping of indexes made before them (ensure_index), where
+# documents written earlier simply lack them.
+STATED_ATTRIBUTES, STATED_SUBJECTS, STATED = "statement_attributes", "statement_subjects", "statement_keys"
+STATED_MAPPING: dict[str, Any] = {field: {"type": "keyword"} for field in (STATED_ATTRIBUTES, STATED_SUBJECTS, STATED)}
 POOLS_KEPT = 64  # candidate searches remembered per process (one per user and filters)
 
 
@@ -38,7 +43,29 @@ def filter_clauses(tenant_id: str, user_id: str, filters: SearchFilters | None) 
         for name, value in filters.metadata.items():
             # flat_object holds every leaf as a string; the embedded index compares the same form.
             clauses.append({"term": {f"metadata.{name}": filter_value(value)}})
+        if filters.attribute is not None and filters.subject is not None:
+            clauses.append({"term": {STATED: stated_key(filters.subject, filters.attribute)}})
+        elif filters.attribute is not None:
+            clauses.append({"term": {STATED_ATTRIBUTES: filters.attribute}})
+        elif filters.subject is not None:
+            clauses.append({"term": {STATED_SUBJECTS: filters.subject}})
     return clauses
+
+
+def stated_key(subject: str, attribute: str) -> str:
+    return f"{subject}\x1f{attribute}"
+
+
+def stated_fields(statements: Sequence[Statement]) -> dict[str, list[str]]:
+    """What a document holds of the memory's statements (domain/statements.py): each one's attribute and
+    subject, and the two together, so a filter of both asks for one statement. Left out when it states nothing."""
+    if not statements:
+        return {}
+    return {
+        STATED_ATTRIBUTES: list(dict.fromkeys(s.attribute for s in statements)),
+        STATED_SUBJECTS: list(dict.fromkeys(s.subject for s in statements)),
+        STATED: list(dict.fromkeys(stated_key(s.subject, s.attribute) for s in statements)),
+    }
 
 
 def knn_body(
