@@ -37,7 +37,6 @@ def main(argv: list[str]) -> int:
     measured = [every[i] for i in arg["conversations"]]
     if arg.get("profile"):  # bench/labs/profile_add.py: where the measured adds spend their CPU
         import cProfile
-
         import time
 
         profile = cProfile.Profile(time.process_time)  # CPU, not the wait on moto and the stub LLM
