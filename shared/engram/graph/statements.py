@@ -41,11 +41,14 @@ def names_of(attribute: str) -> frozenset[str]:
 
 
 def names_an_entity(value: str) -> bool:
-    """Whether a value is a name ("Soins Alpins", "iPhone 15", "東京"): a word starting as a name does, in a
-    value short enough to be one. An amount ("£1,200", "3 kids") or lower-case words ("vegetarian", "school
-    nurse") are not."""
+    """Whether a value is a name ("Soins Alpins", "iPhone 15", "3M", "12 Rue Cler", "東京"): it starts as a name
+    does, after a number when one leads, in a value short enough to be one. An amount ("£1,200", "3 kids") or
+    lower-case words ("vegetarian", "school nurse") are not."""
     words = value.split()
-    return 0 < len(words) <= MAX_NAME_WORDS and any(is_capital(w) or is_capital(w[1:2]) for w in words)
+    if not 0 < len(words) <= MAX_NAME_WORDS:
+        return False
+    first = words[1] if words[0][:1].isdigit() and len(words) > 1 else words[0]
+    return is_capital(first) or is_capital(first[1:2])  # "iPhone", "eBay", "3M"
 
 
 def subject_parts(subject: str) -> tuple[str, str | None]:

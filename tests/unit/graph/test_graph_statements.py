@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
+import pytest
+
 from engram.domain.graph import Relation
 from engram.domain.models import Fact, Message, Scope
 from engram.domain.outdated import Outdated
@@ -79,6 +81,19 @@ def test_amounts_free_text_and_what_is_not_asserted_make_no_relation() -> None:
         Statement(attribute="school", value="Elm School", polarity="past"),
     )
     assert not {r for r in current(graph) if r.relation in ("rent", "diet", "works_as", "gym", "studies_at")}
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        *[(v, True) for v in ("Soins Alpins", "iPhone 15", "3M", "12 Rue Cler", "東京", "Дарья", "St Mary's School")],
+        *[(v, False) for v in ("£1,200", "3 kids", "vegetarian", "school nurse", "dinner with Tom", "10am")],
+    ],
+)
+def test_a_value_is_an_entity_when_it_is_a_name(value: str, named: bool) -> None:
+    graph = service()
+    stated(graph, "m1", f"My thing is {value}.", Statement(attribute="thing", value=value))
+    assert [r.destination for r in current(graph) if r.relation == "thing"] == ([value] if named else [])
 
 
 def test_a_relation_the_rules_make_is_not_made_twice_and_rests_on_the_statements_memory() -> None:
