@@ -208,3 +208,11 @@ def test_a_relation_another_memory_still_states_stays() -> None:
     ended = [Outdated("m1", "gym", ("Riverside Gym",), "m2", JUNE, False)]
     assert graph.close_outdated(SCOPE, ended, "t2", reader(old, again)).closed == []
     assert graph.close_outdated(SCOPE, ended, "t2", reader(old)).closed != []
+
+
+def test_a_corrected_memory_has_the_relations_its_new_statements_make() -> None:
+    graph = service()
+    stated(graph, "m1", "My gym is Riverside Gym.", Statement(attribute="gym", value="Riverside Gym", single=True))
+    corrected = Statement(attribute="gym", value="Pure Gym", single=True)
+    graph.restate(SCOPE, "m1", "My gym is Pure Gym.", None, None, [corrected])
+    assert [(r.destination, r.memory_ids) for r in current(graph) if r.relation == "gym"] == [("Pure Gym", ["m1"])]
