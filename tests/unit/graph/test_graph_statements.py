@@ -216,3 +216,34 @@ def test_a_corrected_memory_has_the_relations_its_new_statements_make() -> None:
     corrected = Statement(attribute="gym", value="Pure Gym", single=True)
     graph.restate(SCOPE, "m1", "My gym is Pure Gym.", None, None, [corrected])
     assert [(r.destination, r.memory_ids) for r in current(graph) if r.relation == "gym"] == [("Pure Gym", ["m1"])]
+
+
+class CloseNames(HashEmbedder):
+    """Embeds some names alike, as MiniLM does (Sigurður Jónsdóttir / Sigurður Ólafsdóttir 0.94, NYC / New York
+    City 0.91): whether two such mentions are one entity is then left to their words."""
+
+    ALIKE = {"Sigurður Ólafsdóttir": "Sigurður Jónsdóttir", "NYC": "New York City"}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return super().embed([self.ALIKE.get(t, t) for t in texts])
+
+
+def test_two_names_that_share_a_word_and_differ_in_another_are_two_entities() -> None:
+    graph = GraphService(MemoryGraphStore(), MemoryIndex(), CloseNames())
+    stated(
+        graph,
+        "m1",
+        "The CEO of Norrland Freight is Sigurður Jónsdóttir.",
+        world("Norrland Freight", "ceo", "Sigurður Jónsdóttir"),
+    )
+    stated(
+        graph,
+        "m2",
+        "The CEO of Norrland Freight is Sigurður Ólafsdóttir.",
+        world("Norrland Freight", "ceo", "Sigurður Ólafsdóttir"),
+        at=JUNE,
+    )
+    assert triples(graph) == {("Norrland Freight", "ceo", "Sigurður Ólafsdóttir")}
+    stated(graph, "m3", "The NYC office is in New York City.", world("the office", "city", "New York City"), at=JUNE)
+    stated(graph, "m4", "The office is in NYC.", world("the office", "city", "NYC"), at=JUNE)
+    assert ("the office", "city", "New York City") in triples(graph)  # no word shared: the embedding decides
