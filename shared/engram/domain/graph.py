@@ -87,6 +87,9 @@ class Triple(Model):
     destination_type: str = "thing"
     negated: bool = False  # "I no longer live in Oslo": closes the relation, opens nothing
     refines: str | None = None  # the id of an existing relation this is the new version of (an LLM's "refine")
+    single: bool = False  # one at a time (a statement's cardinality): a new one closes its source's other of this kind
+    # The memories stating it (a statement's, graph/statements.py), linked as they are; else found by its ends' names.
+    stated_by: list[str] = Field(default_factory=list)
 
 
 class EntityPage(Model):

@@ -41,6 +41,8 @@ class GraphChanges:
     # (closed old version, new version): a relation changed in place; in neither list above.
     refined: list[tuple[Relation, Relation]] = field(default_factory=list)
     unchanged: int = 0
+    # Current relations stated again by another memory: linked to it too, so they stand while it does.
+    linked: list[Relation] = field(default_factory=list)
     kept: int = 0  # contradicted, but stated by a protected memory
 
     def counts(self) -> dict[str, int]:
@@ -104,10 +106,13 @@ class GraphApplier:
             source = self._entity(triple.source, triple.source_type, roles)
             destination = self._entity(triple.destination, triple.destination_type, roles)
             old = by_id.get(triple.refines or "")
-            links = self._stating(triple, source, destination)
-            self._one(source, normalise_relation(triple.relation), destination, triple.negated, changes, old, links)
+            links = triple.stated_by or self._stating(triple, source, destination)
+            name = normalise_relation(triple.relation)
+            single = triple.single or name in SINGLE_VALUED
+            self._one(source, name, destination, triple.negated, changes, old, links, single)
         self.resolver.commit()
-        self.store.put_relations([*changes.closed, *changes.added, *(r for pair in changes.refined for r in pair)])
+        versions = (r for pair in changes.refined for r in pair)
+        self.store.put_relations([*changes.closed, *changes.added, *versions, *changes.linked])
         return changes
 
     def _entity(self, name: str, kind: str, roles: dict[str, str]) -> Entity:
@@ -153,6 +158,7 @@ class GraphApplier:
         changes: GraphChanges,
         refines: Relation | None = None,
         links: Sequence[str] = (),
+        single: bool = False,
     ) -> None:
         outgoing = [r for r in self._relations(source) if r.source_entity_id == source.id and r.current]
         same = [r for r in outgoing if r.relation == name and r.destination_entity_id == destination.id]
@@ -163,11 +169,13 @@ class GraphApplier:
             return
         if same:
             changes.unchanged += 1
+            if set(links) - set(same[0].memory_ids):
+                self._link(same[0], links, changes)
             return
         replaced = [
             r
             for r in outgoing
-            if (name in SINGLE_VALUED and r.relation == name)
+            if (single and r.relation == name)
             or (OPPOSITES.get(name) == r.relation and r.destination_entity_id == destination.id)
         ]
         # Told out of order: a relation said before the one that holds now is history, closed when that was said.
@@ -213,6 +221,7 @@ class GraphApplier:
         if relation not in changes.added and self._stated_by_protected(relation):
             changes.kept += 1
             return
+        changes.linked = [r for r in changes.linked if r.id != relation.id]  # its closed version carries the links
         closed = relation.model_copy(
             update={"valid_to": max(self._when, relation.valid_from), "closed_by": self.task_id or "api"}
         )
@@ -224,6 +233,18 @@ class GraphApplier:
             for i, r in enumerate(cached):
                 if r.id == relation.id:
                     cached[i] = closed
+
+    def _link(self, relation: Relation, links: Sequence[str], changes: GraphChanges) -> None:
+        linked = relation.model_copy(update={"memory_ids": list(dict.fromkeys([*relation.memory_ids, *links]))})
+        changes.linked = [r for r in changes.linked if r.id != relation.id]
+        if relation in changes.added:  # opened in this run: stored once, with every link
+            changes.added[changes.added.index(relation)] = linked
+        else:
+            changes.linked.append(linked)
+        for cached in self._current.values():
+            for i, r in enumerate(cached):
+                if r.id == relation.id:
+                    cached[i] = linked
 
     def _forget(self, relation: Relation) -> None:
         """A relation opened in this run and gone again: never stored."""

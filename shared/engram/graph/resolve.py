@@ -1,5 +1,6 @@
 """Entity resolution: a mention becomes the user's existing entity when the normalised names match
-or the name embeddings are close enough (threshold in settings) and the types agree."""
+or the name embeddings are close enough (threshold in settings) and the types agree, unless the words
+tell the names apart (two_names)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ def entity_doc(entity: Entity, vector: list[float]) -> IndexDoc:
         metadata={"type": entity.type},
         created_at=entity.created_at,
     )
+
+
+def two_names(key: str, names: set[str]) -> bool:
+    """Whether a name is told apart from each of an entity's names by its words, however close their embeddings:
+    they share a word and each has one the other lacks ("sigurður jónsdóttir" and "sigurður ólafsdóttir",
+    "anna berg" and "maria berg"). "maren" and "maren olsen", or "nyc" and "new york city", are not told apart."""
+    words = set(key.split())
+    return all(words & set(n.split()) and words - set(n.split()) and set(n.split()) - words for n in names)
 
 
 def types_agree(a: str, b: str) -> bool:
@@ -82,7 +91,7 @@ class EntityResolver:
             for e in stored
             if e.user_id == self.user_id
             and types_agree(e.type, kind)
-            and (key in e.names() or score.get(e.id, 0.0) >= self.threshold)
+            and (key in e.names() or (score.get(e.id, 0.0) >= self.threshold and not two_names(key, e.names())))
         ]
         close.sort(key=lambda e: (key not in e.names(), -score.get(e.id, 0.0)))
         return local + [e for e in close if e.id not in self.created]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -11,9 +11,10 @@ from aws_lambda_powertools import Logger
 
 from engram.domain.errors import LLMOutputError, NotFoundError
 from engram.domain.graph import Entity, EntityPage, Relation, RelationPage, ScoredRelation, Triple
-from engram.domain.models import Message, Scope, Usage, utcnow
+from engram.domain.models import Fact, Message, Scope, Usage, utcnow
 from engram.domain.outdated import Outdated
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
+from engram.domain.statements import Statement
 from engram.domain.steps import CandidateFact
 from engram.graph.resolve import EntityResolver, index_entities, user_entity_id
 from engram.graph.search import GraphSearcher
@@ -53,19 +54,28 @@ class GraphService:
         decided: tuple[list[Triple], list[Relation]] | None = None,
         protected: Callable[[], Sequence[str]] = tuple,
         memories: Sequence[tuple[str, str]] = (),
+        stated: Mapping[str, Sequence[Statement]] | None = None,
+        extract: bool = True,
     ) -> tuple[GraphChanges, Usage]:
-        """Extract relations from one run's messages (at most one LLM call) and apply them.
+        """Extract relations from one run's messages (at most one LLM call) and apply them, with the relations
+        the run's memories' statements are (graph/statements.py).
         `decided`: relations the pipeline's single LLM call already returned (no call here);
         `protected`: reads the texts of the user's protected memories (the relations they state stay);
-        `memories`: the run's memories as (id, text), which new relations link when they state them."""
+        `memories`: the run's memories as (id, text), which new relations link when they state them;
+        `stated`: the statements each of the run's memories stores, by memory id;
+        `extract`: False for messages stored as said: only their statements make relations."""
         from engram.graph.apply import GraphApplier, GraphChanges
+        from engram.graph.statements import with_statements
         from engram.rules.relations import offline_triples
         from engram.text.transcript import said_last
 
         resolver = self._resolver(scope)
         deletions: list[Relation] = []
         usage = Usage()
-        if decided is not None:
+        triples: list[Triple]
+        if not extract:
+            triples = []
+        elif decided is not None:
             triples, deletions = decided
         elif self.extractor is not None:
             try:
@@ -77,6 +87,7 @@ class GraphService:
                 triples, usage = offline_triples(messages, facts), err.usage or Usage()
         else:
             triples = offline_triples(messages, facts)
+        triples = with_statements(triples, stated or {})
         if not triples and not deletions:
             return GraphChanges(), usage
         said = said_last(messages)
@@ -126,10 +137,17 @@ class GraphService:
 
     # --- corrections ---------------------------------------------------------------------------
     def restate(
-        self, scope: Scope, memory_id: str, text: str, fact_key: str | None, fact_value: str | None
+        self,
+        scope: Scope,
+        memory_id: str,
+        text: str,
+        fact_key: str | None,
+        fact_value: str | None,
+        statements: Sequence[Statement] = (),
     ) -> GraphChanges:
         """A memory's text was corrected: the relations it stated no longer rest on it (closed when
-        nothing else states them), and the relations its new text states are applied, linked to it."""
+        nothing else states them), and the relations its new text states (and its statements) are applied,
+        linked to it."""
         stale: list[Relation] = []
         cursor: str | None = None
         while True:
@@ -148,7 +166,8 @@ class GraphService:
         )
         fact = CandidateFact(text=text, fact_key=fact_key, fact_value=fact_value)
         said = [Message(role="user", content=text, created_at=now)]
-        changes, _ = self.ingest(scope, said, [fact], f"patch:{memory_id}", memories=[(memory_id, text)])
+        stated = {memory_id: statements}
+        changes, _ = self.ingest(scope, said, [fact], f"patch:{memory_id}", memories=[(memory_id, text)], stated=stated)
         return changes
 
     def close_outdated(
@@ -156,30 +175,40 @@ class GraphService:
         scope: Scope,
         outdated: Sequence[Outdated],
         task_id: str,
-        standing: Callable[[Sequence[str]], set[str]],
+        read: Callable[[Sequence[str]], Sequence[Fact]],
     ) -> GraphChanges:
-        """Close the user's relations that rest only on memories a later statement outdated in what
-        they state (graph/outdated.py), valid until that statement was said. `standing` tells which
-        of some memory ids are current and outdated in nothing: a relation one of them states stays."""
+        """Close the relations whose statement a later one outdated in the memories they rest on (graph/outdated.py),
+        valid until that statement was said. `read` gives the current memories of some ids, as stored now: a
+        relation another of them still states stays."""
         from engram.graph.apply import GraphChanges
-        from engram.graph.outdated import ended_relations
+        from engram.graph.outdated import ended_by, stands
 
-        user = user_entity_id(scope.user_id)
-        mine = self.store.relations_of(scope.tenant_id, [user])
-        candidates = ended_relations(user, mine, outdated)
-        ended = {o.memory_id for o in outdated}
-        # A relation another current memory still states (not outdated by this run) stays.
-        others = {m for r in candidates for m in r.memory_ids if m not in ended}
-        holding = standing(sorted(others)) if others else set()
         changes = GraphChanges()
-        for relation in candidates:
-            if holding & set(relation.memory_ids):
+        ended = {o.memory_id for o in outdated}
+        linked = [r for r in self._current_relations(scope) if ended & set(r.memory_ids)]
+        if not linked:
+            return changes
+        memories = {f.id: f for f in read(sorted({m for r in linked for m in r.memory_ids}))}
+        user = user_entity_id(scope.user_id)
+        for relation in linked:
+            enders = ended_by(user, relation, outdated, memories)
+            gone = {o.memory_id for o in enders}
+            if not enders or any(stands(memories.get(m), relation, user) for m in relation.memory_ids if m not in gone):
                 continue
-            when = max([o.at for o in outdated if o.memory_id in relation.memory_ids] + [relation.valid_from])
+            when = max([o.at for o in enders] + [relation.valid_from])
             changes.closed.append(relation.model_copy(update={"valid_to": when, "closed_by": task_id}))
         if changes.closed:
             self.store.put_relations(changes.closed)
         return changes
+
+    def _current_relations(self, scope: Scope) -> list[Relation]:
+        out: list[Relation] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.relations(scope.tenant_id, scope.user_id, 500, cursor)
+            out += [r for r in page.relations if r.current]
+            if not (cursor := page.next_cursor):
+                return out
 
     def delete_relation(self, tenant_id: str, relation_id: str) -> Relation:
         """Close a current relation (kept in the history); 404 when unknown or already closed."""

@@ -58,7 +58,7 @@ from engram.pipeline.episodes import (
     kept_for_attachments,
 )
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
-from engram.pipeline.reads import RunReads, every_current
+from engram.pipeline.reads import RunReads, every_current, kept_or_stored
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
@@ -68,6 +68,7 @@ from engram.text.transcript import choose_prompt, parse_messages
 from engram.writes.unit_of_work import Lifecycle
 
 if TYPE_CHECKING:
+    from engram.graph.apply import GraphChanges
     from engram.graph.service import GraphService
     from engram.pipeline.one_call import OneCall, OneCallAnswer
     from engram.pipeline.topic_meaning import TopicMeaning
@@ -570,12 +571,23 @@ def drop_unsaid(pipeline: IngestPipeline, run: IngestRun) -> None:
 def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
     """The graph's relations of the run, after its facts (whose memories they link)."""
     graph, outcome = pipeline.graph, run.result
-    if graph is None or not run.request.infer:
+    if graph is None:
+        return
+    stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
+    # What the run's memories state, as stored (read as each was written): relations of their own
+    # (graph/statements.py), for messages stored as said too.
+    views, read = kept_or_stored(
+        pipeline.index, pipeline.facts, run.scope.tenant_id, run.scope.user_id, [i for i, _ in stored]
+    )
+    stated = {f.id: f.statements for f in [*views.values(), *read] if f.statements}
+    protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
+    messages = run.request.messages
+    if not run.request.infer:  # nothing extracted: only what the memories state
+        if stated:
+            changes = graph.ingest(run.scope, messages, [], run.task_id, None, protected, stored, stated, extract=False)
+            _record_relations(run, *changes)
         return
     decided = run.planned.graph if run.planned is not None else None
-    protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
-    stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
-    messages = run.request.messages
     if run.policy is not None and run.policy.include:
         # With include, what was not included is stored nowhere, the graph included: it reads the facts kept,
         # not the messages, whose other clauses still say what was left out.
@@ -585,7 +597,14 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
         decided = None
         if not messages:
             return
-    changes, used = graph.ingest(run.scope, messages, outcome.candidates, run.task_id, decided, protected, stored)
+    candidates = outcome.candidates
+    _record_relations(
+        run, *graph.ingest(run.scope, messages, candidates, run.task_id, decided, protected, stored, stated)
+    )
+
+
+def _record_relations(run: IngestRun, changes: GraphChanges, used: Usage) -> None:
+    outcome = run.result
     outcome.usage.add(used)
     outcome.counts.update(changes.counts())
     outcome.relations = changes.relations()
@@ -601,10 +620,10 @@ def close_ended_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
     if graph is None or not outcome.outdated:
         return
 
-    def standing(ids: Sequence[str]) -> set[str]:
-        return {f.id for f in pipeline.facts.get_many(run.scope.tenant_id, list(ids)) if not f.outdated_by}
+    def read(ids: Sequence[str]) -> list[Fact]:
+        return pipeline.facts.get_many(run.scope.tenant_id, list(ids))
 
-    changes = graph.close_outdated(run.scope, outcome.outdated, run.task_id, standing)
+    changes = graph.close_outdated(run.scope, outcome.outdated, run.task_id, read)
     if not changes.closed:
         return
     for name, count in changes.counts().items():

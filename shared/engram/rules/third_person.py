@@ -70,7 +70,7 @@ _VERBS: list[tuple[str, str, str]] = [
     ),
     (r"(?:studies|is\s+studying|studied)\s+at", "studies_at", "organization"),
     (r"was\s+born\s+in", "born_in", "place"),
-    (r"is\s+married\s+to", "spouse", "person"),
+    (r"is\s+(?:now\s+)?married\s+to", "spouse", "person"),
     (r"(?:loves|likes|enjoys|adores)", "likes", "thing"),
     (r"(?:hates|dislikes)", "dislikes", "thing"),
 ]

@@ -313,7 +313,7 @@ class MemoryService:
         new = batch.rewrite(old, new, actor="api")  # with the statements its text makes
         batch.commit()
         if rewritten and self.graph is not None:
-            self.graph.restate(new.scope, new.id, new.text, new.fact_key, new.fact_value)
+            self.graph.restate(new.scope, new.id, new.text, new.fact_key, new.fact_value, new.statements)
         return new
 
     def delete(self, tenant_id: str, memory_id: str, actor: str = "api") -> Fact:

@@ -22,6 +22,7 @@ def said(text: str) -> set[tuple[str, str, str]]:
             {("Maren", "lives_in", "Oslo"), ("Maren", "works_at", "Equinor")},
         ),
         ("Maren now lives in Oslo", {("Maren", "lives_in", "Oslo")}),
+        ("Ayşe Şahin is now married to Juhani Mäkinen.", {("Ayşe Şahin", "spouse", "Juhani Mäkinen")}),
         ("Maren recently moved to Oslo.", {("Maren", "lives_in", "Oslo")}),
         ("Maren still works for Equinor.", {("Maren", "works_at", "Equinor")}),
         ("My sister, Maren, lives in Oslo.", {("user", "sister", "Maren"), ("Maren", "lives_in", "Oslo")}),
