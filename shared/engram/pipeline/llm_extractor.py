@@ -15,10 +15,8 @@ from engram.domain.steps import CandidateFact
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
-from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
+from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
 from engram.text.transcript import parse_messages, said_last
-
-MAX_STATEMENTS = 8  # per fact: a runaway list is cut, not stored
 
 
 def interpret_facts(answer: Any) -> list[CandidateFact]:

@@ -68,7 +68,8 @@ def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | 
     parts = [extraction, load_prompt("one_call").rstrip()]
     shape = '{"facts": [{"text": "...", "fact_key": "... or null", "fact_value": "... or null", '
     shape += '"memory_bank": "...", "importance": 0.0, "statements": [{"subject": "user", "attribute": "...", '
-    shape += '"value": "...", "polarity": "asserted", "single": true}]}], "memory": [{"id": "0", "text": "...", '
+    shape += '"value": "...", "polarity": "asserted|ended|denied|hedged|past", "single": true}]}], '
+    shape += '"memory": [{"id": "0", "text": "...", '
     shape += '"event": "ADD|UPDATE|DELETE|NONE", "old_memory": "... or null"}]'
     if with_graph:
         parts.append("Finally, for the knowledge graph: " + GRAPH_SYSTEM)

@@ -109,6 +109,7 @@ def with_attachments_instructions(system: str, relevance: bool = False) -> str:
     return f"{answer_line[0].rstrip()}\n{rules}\n\n{example}\n"
 
 
+MAX_STATEMENTS = 3  # per fact, in the model's answer (strict structured outputs accept maxItems)
 # What a fact states (domain/statements.py), as the model gives it; its event time is the message's.
 STATEMENT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -136,7 +137,8 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
                     "fact_value": {"type": ["string", "null"]},
                     "memory_bank": {"type": "string", "enum": BANKS},
                     "importance": {"type": "number"},
-                    "statements": {"type": "array", "items": STATEMENT_SCHEMA},
+                    # Bounded: a small model otherwise repeats one statement until its answer is cut off.
+                    "statements": {"type": "array", "items": STATEMENT_SCHEMA, "maxItems": MAX_STATEMENTS},
                 },
                 "required": ["text", "fact_key", "fact_value", "memory_bank", "importance", "statements"],
                 "additionalProperties": False,

@@ -45,22 +45,27 @@ def test_malformed_statements_are_repaired_or_dropped_and_the_fact_stays() -> No
                 "Moved to York",
                 {**HOME, "subject": "  ", "attribute": " Home ", "value": " York "},  # repaired: the user, trimmed
                 {**HOME, "polarity": "maybe"},  # an unknown polarity: dropped (a wrong statement is worse than none)
-                {**HOME, "value": ""},  # no value: dropped
-                {**HOME, "attribute": "x" * 500},  # too long: dropped
                 {**HOME, "single": "yes"},  # not a boolean: one value or many is not known, so many
-                "lives in York",  # not an object: dropped
             ),
+            fact_item("Works at Airbus", {**HOME, "value": ""}, {**HOME, "attribute": "x" * 500}, "works at Airbus"),
             {"text": "Has a cat", "memory_bank": "Personal", "importance": 0.5, "statements": "home=York"},
             {"text": "Likes jazz", "memory_bank": "Interests", "importance": 0.5},  # none at all
+            fact_item("Lives in York", *[HOME] * 2, *[{**HOME, "value": f"York {i}"} for i in range(50)]),
         ]
     }
-    york, cat, jazz = interpret_facts(answer)
+    york, airbus, cat, jazz, runaway = interpret_facts(answer)
     assert [(s.subject, s.attribute, s.value, s.single) for s in york.statements] == [
         ("user", "home", "York", True),
         ("user", "home", "York", False),
     ]
-    assert cat.statements == [] and jazz.statements == []
-    assert (york.text, cat.text, jazz.text) == ("Moved to York", "Has a cat", "Likes jazz")
+    assert airbus.statements == cat.statements == jazz.statements == []
+    assert [s.value for s in runaway.statements] == ["York", "York 0"]  # the first three, a repeat once: cut, not kept
+    assert [f.text for f in (york, airbus, cat, jazz)] == [
+        "Moved to York",
+        "Works at Airbus",
+        "Has a cat",
+        "Likes jazz",
+    ]
 
 
 def test_the_schema_asks_for_statements_and_stays_strict() -> None:
@@ -74,6 +79,7 @@ def test_the_schema_asks_for_statements_and_stays_strict() -> None:
             == set(statement["properties"])
             == {"subject", "attribute", "value", "polarity", "single"}
         )
+        assert item["properties"]["statements"]["maxItems"] == 3
         assert statement["properties"]["polarity"]["enum"] == ["asserted", "ended", "denied", "hedged", "past"]
 
 
