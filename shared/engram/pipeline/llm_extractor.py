@@ -18,6 +18,8 @@ from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
 from engram.text.transcript import parse_messages, said_last
 
+MAX_SUBJECT = 120  # characters: as long as an attribute may be (domain/statements.py)
+
 
 def interpret_facts(answer: Any) -> list[CandidateFact]:
     if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
@@ -59,6 +61,8 @@ def model_statements(raw: Any) -> list[Statement]:
             continue
         subject = item.get("subject")
         single = item.get("single")
+        if isinstance(subject, str) and len(subject) > MAX_SUBJECT:
+            continue  # a runaway string, not someone named
         try:
             statement = Statement(
                 subject=" ".join(subject.split()) or USER if isinstance(subject, str) else USER,

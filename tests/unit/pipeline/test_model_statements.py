@@ -47,7 +47,12 @@ def test_malformed_statements_are_repaired_or_dropped_and_the_fact_stays() -> No
                 {**HOME, "polarity": "maybe"},  # an unknown polarity: dropped (a wrong statement is worse than none)
                 {**HOME, "single": "yes"},  # not a boolean: one value or many is not known, so many
             ),
-            fact_item("Works at Airbus", {**HOME, "value": ""}, {**HOME, "attribute": "x" * 500}, "works at Airbus"),
+            fact_item(
+                "Works at Airbus",
+                {**HOME, "value": ""},
+                {**HOME, "attribute": "x" * 500},
+                {**HOME, "subject": "y" * 500},
+            ),
             {"text": "Has a cat", "memory_bank": "Personal", "importance": 0.5, "statements": "home=York"},
             {"text": "Likes jazz", "memory_bank": "Interests", "importance": 0.5},  # none at all
             fact_item("Lives in York", *[HOME] * 2, *[{**HOME, "value": f"York {i}"} for i in range(50)]),
