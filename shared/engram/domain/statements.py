@@ -8,7 +8,6 @@ became so. The attribute is canonical by meaning (the catalogue's name, or the u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -37,8 +36,3 @@ class Statement(Model):
         """Whether it may outdate an older statement: a value now held, or one ended."""
         return self.polarity in ("asserted", "ended", "denied")
 
-
-def preferred(model: Sequence[Statement], read: Sequence[Statement]) -> list[Statement]:
-    """The statements a memory keeps: a model's own where it stated any (it read the fact in its context, in
-    its one call), else the offline reader's. The one rule for an LLM's fact; a reader fills only the rest."""
-    return list(model) if model else list(read)

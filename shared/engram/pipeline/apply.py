@@ -270,7 +270,8 @@ class Applier:
             expires_at=request.expires_at,
             embedding_model=self.lifecycle.embedder.model_id,
             kind=candidate.kind if candidate else "fact",
-            # The model's statements of its fact (domain/statements.preferred: they win over a reader's).
+            # The model's statements of its fact: a memory given statements keeps them (the offline reader reads
+            # only the others, when the batch is committed).
             statements=list(candidate.statements) if candidate else [],
         )
 

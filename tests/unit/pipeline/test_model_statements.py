@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engram.domain.models import AddRequest, Event, ExtractionPrompt, Message, Scope
-from engram.domain.statements import Statement, preferred
+from engram.domain.statements import Statement
 from engram.pipeline.ingest import IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor, interpret_facts
 from engram.pipeline.one_call import OneCall, schema, system_prompt
@@ -97,13 +97,6 @@ def test_every_llm_prompt_asks_for_statements() -> None:
         extraction_system_prompt(ExtractionPrompt.AGENT, today),
     ):
         assert '"statements": [{"subject"' in prompt and "hedged" in prompt
-
-
-def test_the_model_statements_win_over_a_readers() -> None:
-    model = [Statement(attribute="home", value="York", single=True)]
-    read = [Statement(attribute="city", value="York")]
-    assert preferred(model, read) == model
-    assert preferred([], read) == read
 
 
 def one_call_answer(text: str, statement: dict[str, Any], memory: list[dict[str, Any]]) -> str:
