@@ -35,4 +35,3 @@ class Statement(Model):
     def changes_state(self) -> bool:
         """Whether it may outdate an older statement: a value now held, or one ended."""
         return self.polarity in ("asserted", "ended", "denied")
-
