@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import openai
@@ -27,6 +28,7 @@ from engram.pipeline.llm_extractor import LLMFactExtractor
 from engram.pipeline.one_call import OneCall
 from engram.reconcile.checks import NOTE, PlanChecks
 from engram.reconcile.llm import LLMReconciler
+from engram.reconcile.statement_plan import NOTE as STATED
 from engram.services.worker import ExtractionWorker
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryGraphStore, MemoryIndex
 from tests.integration.stack import Stack, poll
@@ -200,3 +202,36 @@ def test_a_stalled_server_fails_the_add_fast_and_keeps_it_queued(stack: Stack, s
     assert task.status is TaskStatus.QUEUED  # to be retried, not lost
     assert "cannot reach" in (task.error or "") and "timed out" in (task.error or "").lower()
     assert len(stack.queued()) == 1  # the message is back on the queue
+
+
+def test_a_real_models_statements_are_stored_and_the_resolver_applies_them(llm: OpenAILLM) -> None:
+    """A move told in two adds: each fact the model wrote carries the statements it gave in its one call,
+    dated when their message was said, and the plan's change of state is resolved from them
+    (reconcile/statement_plan.py). SmolLM2 names attributes poorly ("i", "text"), so what is asserted is what
+    holds whatever it names: the resolver ran on its statements, and a memory it outdated named the old
+    value in its text (one it could not cut apart stays current, with the reason): nothing is lost."""
+    world = World(llm, one_call=False)
+    world.pipeline.one_call = OneCall(llm, checks=world.checks)  # the one call without the graph's part, as
+    world.facts.current.clear()  # the real-model stack runs it; no memories stored as given: a fresh user
+    lived, moved = datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 6, 5, tzinfo=UTC)
+    outcomes = []
+    for said, when in (("I live in Leeds.", lived), ("I moved to York.", moved)):
+        message = Message(role="user", content=said, created_at=when)
+        request = AddRequest(messages=[message], user_id="alice")
+        outcomes.append(world.pipeline.run(SCOPE, request, f"task-{time.monotonic_ns()}"))
+
+    every = list(world.facts.current.values())
+    stated = [f for f in every if f.kind == "fact" and f.statements]
+    assert stated, [(f.text, f.kind) for f in every]  # the model's statements are stored with its facts
+    for fact in stated:
+        assert all(s.attribute.strip() and s.value.strip() for s in fact.statements)
+        assert {s.event_time for s in fact.statements} <= {lived, moved, fact.valid_from}
+    resolved = [r for r in outcomes[1].results if r.note and STATED in r.note]
+    assert resolved, outcomes[1].results  # the second add's change of state went through the statements
+    for result in resolved:
+        memory = world.facts.current[("acme", result.id)]
+        if result.event is Event.DELETE:  # closed when the move was said, and only where its text named the old value
+            assert memory.valid_to == moved and "outdated by" in (result.note or "")
+        else:
+            assert result.event in (Event.NONE, Event.ADD, Event.UPDATE) and memory.text.strip()
+    assert any("Leeds" in f.text for f in every)  # what the user said stays

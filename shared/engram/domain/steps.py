@@ -7,6 +7,7 @@ from pydantic import Field
 from engram.domain.limits import Importance
 from engram.domain.model_base import Model
 from engram.domain.models import Event, MemoryBank, MemoryKind, Usage
+from engram.domain.statements import Statement
 
 
 class CandidateFact(Model):
@@ -24,6 +25,8 @@ class CandidateFact(Model):
     span: tuple[int, int] | None = None  # a part of a long message: its characters [start, end)
     kind: MemoryKind = "fact"
     note: str | None = None  # what validation repaired in it (an LLM's importance of 7), for the task result
+    # What the fact states, as the model read it in its call (empty: a rule's fact, or a model that said none).
+    statements: list[Statement] = Field(default_factory=list)
 
 
 class Decision(Model):
@@ -38,6 +41,7 @@ class Decision(Model):
     attachment_ids: list[str] | None = None  # None: the decider said nothing about attachments
     note: str | None = None  # what validation repaired, for the task result and history
     duplicate: bool = False  # a NONE because the fact is a near-duplicate of a current memory
+    statements: list[Statement] | None = None  # an UPDATE's statements when resolution set them (None: as they were)
 
 
 class LLMReply(Model):

@@ -132,6 +132,8 @@ class Applier:
                 if candidate is not None:  # the current version's source is the statement behind it
                     new.source = _source(task_id, candidate, sources, request)
                 new.attachment_ids = list(d.attachment_ids if d.attachment_ids is not None else old.attachment_ids)
+                if d.statements is not None:  # resolution cut an outdated statement out (reconcile/statement_plan.py)
+                    new.statements = list(d.statements)
                 if (new.text, new.attachment_ids) == (old.text, old.attachment_ids):
                     continue  # already applied by an earlier delivery of this task
                 read[old.id] = changes.rewrite(old, new, self.actor, task_id, d.note, vectors.get(d.text))
@@ -268,6 +270,9 @@ class Applier:
             expires_at=request.expires_at,
             embedding_model=self.lifecycle.embedder.model_id,
             kind=candidate.kind if candidate else "fact",
+            # The model's statements of its fact: a memory given statements keeps them (the offline reader reads
+            # only the others, when the batch is committed).
+            statements=list(candidate.statements) if candidate else [],
         )
 
 

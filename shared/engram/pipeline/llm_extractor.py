@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
+
+from pydantic import ValidationError
 
 from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
+from engram.domain.statements import USER, Statement
 from engram.domain.steps import CandidateFact
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
-from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt
+from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
 from engram.text.transcript import parse_messages, said_last
+
+MAX_SUBJECT = 120  # characters: as long as an attribute may be (domain/statements.py)
 
 
 def interpret_facts(answer: Any) -> list[CandidateFact]:
@@ -36,8 +42,49 @@ def interpret_facts(answer: Any) -> list[CandidateFact]:
                 memory_bank=MemoryBank(str(bank)) if bank in MemoryBank._value2member_map_ else MemoryBank.GENERAL,
                 importance=0.5 if importance is None else importance,
                 note=repaired,
+                statements=model_statements(item.get("statements")),
             )
         )
+    return facts
+
+
+def model_statements(raw: Any) -> list[Statement]:
+    """The statements a model gave for one fact; a malformed one is repaired where its meaning is plain (an
+    empty subject is the user, a `single` that is not a boolean is many-valued) and dropped otherwise (no
+    attribute or value, an unknown polarity, past the bounds): a wrong statement is worse than none, and a
+    fact is never refused for its statements."""
+    if not isinstance(raw, list):
+        return []
+    found: list[Statement] = []
+    for item in raw[:MAX_STATEMENTS]:
+        if not isinstance(item, dict):
+            continue
+        subject = item.get("subject")
+        single = item.get("single")
+        if isinstance(subject, str) and len(subject) > MAX_SUBJECT:
+            continue  # a runaway string, not someone named
+        try:
+            statement = Statement(
+                subject=" ".join(subject.split()) or USER if isinstance(subject, str) else USER,
+                attribute=" ".join(str(item.get("attribute") or "").split()).casefold(),
+                value=" ".join(str(item.get("value") or "").split()),
+                polarity=item.get("polarity", "asserted"),
+                single=single if isinstance(single, bool) else False,
+            )
+        except ValidationError:
+            continue
+        if statement not in found:
+            found.append(statement)
+    return found
+
+
+def stamped(facts: list[CandidateFact], said: datetime | None) -> list[CandidateFact]:
+    """The facts with their statements' event time: when the conversation said them (its last message's
+    time, as the applier dates the fact, pipeline/apply.said_at); unknown stays unknown (newer than any)."""
+    if said is None:
+        return facts
+    for fact in facts:
+        fact.statements = [s if s.event_time else s.model_copy(update={"event_time": said}) for s in fact.statements]
     return facts
 
 
@@ -67,6 +114,6 @@ class LLMFactExtractor:
                 "facts",
                 interpret_facts,
             )
-            facts += found
+            facts += stamped(found, said_last(window))
             usage.add(used)
         return facts, usage

@@ -21,7 +21,7 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.graph.llm import SCHEMA as GRAPH_SCHEMA
 from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
-from engram.pipeline.llm_extractor import interpret_facts
+from engram.pipeline.llm_extractor import interpret_facts, stamped
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm import DecisionInterpreter
@@ -67,7 +67,9 @@ def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | 
     extraction = extraction_system_prompt(prompt, today).rstrip().rsplit("\n", 1)[0]  # without its answer line
     parts = [extraction, load_prompt("one_call").rstrip()]
     shape = '{"facts": [{"text": "...", "fact_key": "... or null", "fact_value": "... or null", '
-    shape += '"memory_bank": "...", "importance": 0.0}], "memory": [{"id": "0", "text": "...", '
+    shape += '"memory_bank": "...", "importance": 0.0, "statements": [{"subject": "user", "attribute": "...", '
+    shape += '"value": "...", "polarity": "asserted|ended|denied|hedged|past", "single": true}]}], '
+    shape += '"memory": [{"id": "0", "text": "...", '
     shape += '"event": "ADD|UPDATE|DELETE|NONE", "old_memory": "... or null"}]'
     if with_graph:
         parts.append("Finally, for the knowledge graph: " + GRAPH_SYSTEM)
@@ -147,4 +149,5 @@ class OneCall:
             self.attempts,
         )
         answer.usage = usage
+        answer.facts = stamped(answer.facts, said_last(messages))
         return answer

@@ -16,6 +16,10 @@ names, and downgraded when it fails, with the reason in the decision's note (the
 - an ADD of a new home, employer, job, partner or diet beside a memory the plan keeps that states
   another one: the older is superseded (reconcile/supersede_check.py).
 
+Before them, a change of state that the new fact's statements and the memory's show (a new value of a
+one-at-a-time attribute, an ending, a hedge, an older value) is resolved from the statements by event time,
+whatever event the model chose (reconcile/statement_plan.py); the checks then run on the rest of the plan.
+
 "Concerns" is the cosine of the local embedder's vectors (or shared content words when there is no
 embedder); "drops" compares light-stemmed content words, clause by clause; "contradicts" is a
 change of polarity, a retraction word, or a replaced name, place or number. All linear in the text.
@@ -32,6 +36,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Event, Fact
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact, Decision
+from engram.reconcile.statement_plan import by_statements
 from engram.reconcile.supersede_check import SingleValues, Supersede, joined, pieces
 from engram.text.match import content_tokens, content_words, looks_negated, protected_details, values_match
 
@@ -91,18 +96,21 @@ class PlanChecks:
     def __call__(
         self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
     ) -> list[Decision]:
+        planned = by_statements(decisions, facts, existing)
         by_id = {f.id: f for f in existing}
         fact_texts = [f.text for f in facts]
         texts = list(
             dict.fromkeys([*fact_texts, *(f.text for f in existing), *(c for f in existing for c in clauses(f.text))])
         )
-        texts += [d.text for d in decisions if d.text and d.text not in texts]
+        texts += [d.text for d, _ in planned if d.text and d.text not in texts]
         sim = _Similarity(self.embedder, texts)
-        changed = {d.memory_id for d in decisions if d.event in (Event.UPDATE, Event.DELETE) and d.memory_id}
+        changed = {d.memory_id for d, _ in planned if d.event in (Event.UPDATE, Event.DELETE) and d.memory_id}
         out: list[Decision] = []
-        for d in decisions:
+        for d, settled in planned:
             old = by_id.get(d.memory_id or "")
-            if d.event is Event.UPDATE and old is not None:
+            if settled and d.event is not Event.ADD:  # resolved from statements; its new fact is still checked
+                out.append(d)
+            elif d.event is Event.UPDATE and old is not None:
                 out += self._update(d, old, facts, sim)
             elif d.event is Event.DELETE and old is not None:
                 out.append(self._delete(d, old, facts, sim))

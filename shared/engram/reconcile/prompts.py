@@ -14,10 +14,11 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, get_args
 
 from engram.domain.models import Event, ExtractionPrompt, MemoryBank
 from engram.domain.policy import MemoryPolicy
+from engram.domain.statements import Polarity
 
 BANKS = [bank.value for bank in MemoryBank]
 _POLICY: ContextVar[MemoryPolicy | None] = ContextVar("engram_memory_policy", default=None)
@@ -108,6 +109,21 @@ def with_attachments_instructions(system: str, relevance: bool = False) -> str:
     return f"{answer_line[0].rstrip()}\n{rules}\n\n{example}\n"
 
 
+MAX_STATEMENTS = 3  # per fact, in the model's answer (strict structured outputs accept maxItems)
+# What a fact states (domain/statements.py), as the model gives it; its event time is the message's.
+STATEMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "subject": {"type": "string"},
+        "attribute": {"type": "string"},
+        "value": {"type": "string"},
+        "polarity": {"type": "string", "enum": list(get_args(Polarity))},
+        "single": {"type": "boolean"},
+    },
+    "required": ["subject", "attribute", "value", "polarity", "single"],
+    "additionalProperties": False,
+}
+
 EXTRACTION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -121,8 +137,10 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
                     "fact_value": {"type": ["string", "null"]},
                     "memory_bank": {"type": "string", "enum": BANKS},
                     "importance": {"type": "number"},
+                    # Bounded: a small model otherwise repeats one statement until its answer is cut off.
+                    "statements": {"type": "array", "items": STATEMENT_SCHEMA, "maxItems": MAX_STATEMENTS},
                 },
-                "required": ["text", "fact_key", "fact_value", "memory_bank", "importance"],
+                "required": ["text", "fact_key", "fact_value", "memory_bank", "importance", "statements"],
                 "additionalProperties": False,
             },
         }

@@ -1,0 +1,71 @@
+"""What a new fact's statements do to a memory's: the resolution of one against the other, by event time.
+
+A newer asserted value of a one-at-a-time attribute of the same subject outdates the memory's other value;
+an ending or a denial outdates the value it names, one at a time or not; a value said before the memory's
+is its history and outdates nothing; a hedge or the past about the same attribute changes nothing. Anything
+else (other subjects, other attributes, many-valued attributes gathering values, the same value again) is no
+change of state, and the plan's other checks decide (reconcile/checks.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from engram.domain.statements import USER, Statement
+from engram.text.match import values_match
+
+_SELF = frozenset({USER, "i", "me", "myself", "the user"})
+
+
+@dataclass(frozen=True)
+class Change:
+    outdated: tuple[Statement, ...]  # the memory's statements the new fact replaces or ends
+    older: bool = False  # the new value was said before the memory's: its history, it outdates nothing
+    by: Statement | None = None  # the new statement that decided it
+
+
+def change(new: Sequence[Statement], old: Sequence[Statement], old_at: datetime) -> Change | None:
+    """How the statements `new` bear on a memory stating `old` (valid from `old_at`); None: no change of
+    state either way. A statement's time is its event time, else the memory's `old_at` (the new fact's, when
+    it has none, is now: newer than anything stored)."""
+    for statement in new:
+        same = [s for s in old if _same(s, statement) and s.outdated_by is None and s.polarity == "asserted"]
+        if not same:
+            continue
+        other = [s for s in same if not values_match(s.value, statement.value)]
+        named = [s for s in same if values_match(s.value, statement.value)]
+        one_at_a_time = statement.single and all(s.single for s in same)
+        if statement.polarity in ("ended", "denied") and named:
+            return _dated(statement, tuple(named), old, old_at)
+        if statement.polarity == "asserted" and one_at_a_time and other and not named:
+            return _dated(statement, tuple(other), old, old_at)
+        if statement.polarity in ("hedged", "past") and one_at_a_time:
+            return Change((), by=statement)  # "might move to York", "lived in Hull as a kid": the home stays
+    return None
+
+
+def _dated(statement: Statement, outdated: tuple[Statement, ...], old: Sequence[Statement], old_at: datetime) -> Change:
+    said = statement.event_time
+    since = max((s.event_time or old_at for s in outdated), default=old_at)
+    if said is not None and _naive(said) < _naive(since):
+        return Change((), older=True, by=statement)
+    return Change(outdated, by=statement)
+
+
+def _same(a: Statement, b: Statement) -> bool:
+    return _subject(a.subject) == _subject(b.subject) and _plain(a.attribute) == _plain(b.attribute)
+
+
+def _subject(subject: str) -> str:
+    plain = _plain(subject)
+    return USER if not plain or plain in _SELF else plain
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().replace("_", " ").split())
+
+
+def _naive(at: datetime) -> datetime:
+    """Times compared in UTC whether or not they carry a zone (stored times do; a model's may not)."""
+    return at if at.tzinfo is None else at.astimezone(UTC).replace(tzinfo=None)
