@@ -18,6 +18,7 @@ from typing import Any
 
 import boto3
 import pytest
+from websockets.sync.client import connect
 
 from tests.e2e.stack_process import Api, StackProcess
 from tests.support.openai_stub import OpenAIStub, looks_like_extraction
@@ -55,6 +56,9 @@ def model(request: dict[str, Any]) -> str:
         )
         facts = [{"text": f, "memory_bank": b, "importance": 0.5} for word, f, b in known if word in prompt]
         return json.dumps({"facts": facts})
+    if "Memories:\n" in prompt:  # the summarise step: a summary of all it was shown
+        listed = json.loads(prompt.split("Memories:\n", 1)[1])
+        return json.dumps({"summary": " ".join(m["memory"] for m in listed)})
     if "relations" in prompt and request.get("response_format"):
         return json.dumps({"relations": []})
     return '{"memory": []}'
@@ -73,6 +77,7 @@ def stack_of(tmp_path_factory: pytest.TempPathFactory, stub: OpenAIStub) -> Iter
         "ENGRAM_OPENAI_BASE_URL": stub.base_url,
         "ENGRAM_LLM_MODEL": "stub-model",
         "ENGRAM_LLM_SINGLE_CALL": "false",  # the stub answers the separate extraction call's schema
+        "ENGRAM_SUMMARISE_MIN_AGE_DAYS": "0",  # today's memories can be summarised
     }
     process = StackProcess(data_dir, f"acme:{KEY}", env).start()
     yield process
@@ -205,8 +210,15 @@ def test_events_a_user_subscribes_to_carry_nothing_excluded_or_redacted(api: Api
     events.put_rule(Name=user, EventBusName=BUS, EventPattern=json.dumps(pattern))
     events.put_targets(Rule=user, EventBusName=BUS, Targets=[{"Id": "queue", "Arn": arn}])
 
-    add(api, user, SAID)
-    add(api, user, SAID, infer=False)
+    socket_url = stack_of.url.replace("http://", "ws://") + f"/v1/events?user_id={user}"
+    with connect(socket_url, additional_headers={"x-api-key": KEY}, open_timeout=10) as ws:
+        add(api, user, SAID)
+        add(api, user, SAID, infer=False)
+        task_events: list[dict[str, Any]] = []
+        while sum(e["type"] == "memory_extraction_completed" for e in task_events) < 2:
+            task_events.append(json.loads(ws.recv(timeout=60)))
+    assert any("Siemens" in json.dumps(e) for e in task_events), task_events
+    assert not leaked(json.dumps(task_events)), leaked(json.dumps(task_events))
     received: list[dict[str, Any]] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and sum(e.get("detail-type") == "task.completed" for e in received) < 2:
@@ -219,7 +231,7 @@ def test_events_a_user_subscribes_to_carry_nothing_excluded_or_redacted(api: Api
 def test_summaries_and_every_llm_request_hold_nothing_excluded_or_redacted(api: Api, stub: OpenAIStub) -> None:
     user = f"summary-{uuid.uuid4().hex[:8]}"
     for _ in range(3):
-        add(api, user, SAID)
+        add(api, user, SAID, infer=False, deduplicate=False)
     run = api.request("POST", "/v1/maintenance", {"actions": ["summarise"], "user_id": user})
     assert run.status_code == 202, run.text
     execution = run.json()["execution_id"]
@@ -231,6 +243,8 @@ def test_summaries_and_every_llm_request_hold_nothing_excluded_or_redacted(api: 
             break
         time.sleep(0.2)
     assert status["status"].lower() in ("succeeded", "completed"), status
+    summaries = [m for m in api.memories(user) if m.get("summarized_from")]
+    assert summaries and "Siemens" in summaries[0]["memory"], api.memories(user)  # a summary was made
     assert not leaked(everything(api, user))
     sent = json.dumps([r.body for r in stub.requests])
     assert "Siemens" in sent  # the LLM was asked
