@@ -30,17 +30,12 @@ def screen_import(policy: MemoryPolicy, meaning: TopicMeaning | None, request: I
     screen = PolicyScreen(policy.model_copy(update={"include": []}), meaning)
     kept_texts = _kept(screen, _texts(request))
     latest = request.latest_versions()
-    dropped_ids = {
-        m.id
-        for m in request.memories
-        if m.id and m.version == latest[m.id] and (m.memory not in kept_texts or not _keys_kept(m, kept_texts))
-    }
+    left_out = [not _kept_whole(m, kept_texts) for m in request.memories]
+    pairs = list(zip(request.memories, left_out, strict=True))
+    last_left_out = {m.id for m, out in pairs if out and m.id and m.version == latest[m.id]}  # the memory itself
     memories: list[ImportedMemory] = []
-    dropped: set[str] = set()
-    for m in request.memories:
-        if (m.id and m.id in dropped_ids) or m.memory not in kept_texts:
-            if m.id:
-                dropped.add(m.id)
+    for m, out in pairs:
+        if out or (m.id and m.id in last_left_out):
             continue
         history = [
             h.model_copy(
@@ -52,6 +47,7 @@ def screen_import(policy: MemoryPolicy, meaning: TopicMeaning | None, request: I
             for h in m.history
         ]
         memories.append(m.model_copy(update={"history": history}))
+    dropped = {m.id for m in request.memories if m.id} - {m.id for m in memories if m.id}  # no version left
     relations = [
         r
         for r in request.relations
@@ -61,8 +57,8 @@ def screen_import(policy: MemoryPolicy, meaning: TopicMeaning | None, request: I
     return ScreenedImport(screened, len(request.memories) - len(memories), len(request.relations) - len(relations))
 
 
-def _keys_kept(memory: ImportedMemory, kept: set[str]) -> bool:
-    return memory.fact_value is None or memory.fact_value in kept
+def _kept_whole(memory: ImportedMemory, kept: set[str]) -> bool:
+    return memory.memory in kept and (memory.fact_value is None or memory.fact_value in kept)
 
 
 def _relation_text(r: ImportedRelation) -> str:
