@@ -42,8 +42,13 @@ class Services:
 
         s = self.settings
         stores = self.stores
+        configs = self.operations.configs
         return AttachmentService(
-            stores.attachment_store, stores.blobs, s.max_attachment_inline_bytes, s.presign_expires_s
+            stores.attachment_store,
+            stores.blobs,
+            s.max_attachment_inline_bytes,
+            s.presign_expires_s,
+            redact_kinds=lambda tenant_id: configs.get(tenant_id).redact,
         )
 
     @cached_property

@@ -101,7 +101,14 @@ class Writes:
         breaker = operations.breaker if self.models.llm is not None else None
         repair = self.maintenance.repair().repair_scope  # run before a task is tried again (worker.py)
         importer = MemoryImporter(
-            stores.facts, self.lifecycle, stores.tasks, stores.blobs, stores.users, graph=self.graph.graph
+            stores.facts,
+            self.lifecycle,
+            stores.tasks,
+            stores.blobs,
+            stores.users,
+            graph=self.graph.graph,
+            policy=operations.configs.policy_of_user,
+            meaning=self.models.policy_meaning,
         )
         wiring = (
             *(stores.tasks, self.pipeline, stores.blobs, operations.task_events, breaker),

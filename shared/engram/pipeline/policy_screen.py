@@ -8,9 +8,9 @@ embedder against the topics' descriptions, pipeline/topic_meaning.py), when it n
 or when the offline rules read a fact of that bank or fact_key family in it: any one suffices. Then
 each fact is checked on its own (an LLM may read a health fact nothing else saw: defence in depth),
 and an episode loses the clauses that are excluded or state a fact which was left out. With `include`,
-only facts of an included bank or topic are kept, and an episode only its clauses about one.
-`infer: false` adds honour `exclude` only: what the client asked to store as given is stored, minus its
-excluded clauses. A message left with nothing is not stored. Each cut says what and why.
+a clause about no included bank or topic is cut before anything reads it too (so `infer: false` memories,
+parts, the kept input and the LLM never hold it), and only facts of an included bank or topic are kept.
+A message left with nothing is not stored. Each cut says what and why.
 """
 
 from __future__ import annotations
@@ -119,12 +119,20 @@ class PolicyScreen:
             return True
         return any(self._included(f.text, f.memory_bank, f.fact_key, None) for f in _read(clause))
 
+    def _clause_left_out(self, clause: str, scores: Scores | None) -> str | None:
+        """Why a clause is cut before anything reads it: excluded, or (with `include`) about no included
+        bank or topic by its meaning, words or the offline rules' reading."""
+        why = self._clause_excluded(clause, scores)
+        if why is None and self.include and not self._clause_included(clause, (), scores):
+            return NOT_INCLUDED
+        return why
+
     def redact(self, request: AddRequest) -> tuple[AddRequest, list[Located]]:
-        """The request without its excluded clauses (a message left with nothing is emptied)."""
-        if not self.exclude:
+        """The request without the clauses it must not store (a message left with nothing is emptied)."""
+        if not (self.exclude or self.include):
             return request, []
         said = [m.content if m.role != "system" else "" for m in request.messages]  # system: never stored
-        decide = self._reasons(said, self._clause_excluded)
+        decide = self._reasons(said, self._clause_left_out)
         skipped: list[Located] = []
         messages = []
         for index, message in enumerate(request.messages):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engram.domain.errors import PayloadTooLargeError, ValidationError
 from engram.domain.models import Attachment, AttachmentInput, Fact
+from engram.domain.policy import RedactKind
 from engram.domain.ports import AttachmentStore, BlobStore
+from engram.safety.redaction import redact
 from engram.services.paging import page_after
 
 
@@ -20,6 +22,9 @@ class AttachmentService:
     blobs: BlobStore
     max_inline_bytes: int = 5 * 1024 * 1024
     url_expires_s: int = 300  # presigned upload and download URLs work this long (ENGRAM_PRESIGN_EXPIRES_S)
+    # The tenant's `redact` kinds: a description is text the reconcile prompt shows the LLM and the API
+    # shows back, so it is redacted as an add's messages are (docs/safety.md); credentials always.
+    redact_kinds: Callable[[str], Sequence[RedactKind]] = lambda tenant_id: ()
 
     def create(
         self,
@@ -32,6 +37,8 @@ class AttachmentService:
         field: str = "content_base64",
     ) -> tuple[Attachment, str | None]:
         """Store inline content now, or hand out a presigned PUT URL for the client to upload to."""
+        if description:
+            description = redact(description, self.redact_kinds(tenant_id)).text
         attachment = Attachment(
             tenant_id=tenant_id, user_id=user_id, name=name, media_type=media_type, description=description, blob_key=""
         )

@@ -19,6 +19,7 @@ The request's graph relations come last (graph/imports.py), counted `relations_a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,14 @@ from aws_lambda_powertools import Logger
 from engram.domain.errors import EngramError, NotFoundError
 from engram.domain.imports import ImportedEvent, ImportedMemory, ImportRequest, imported_event_id, imported_memory_id
 from engram.domain.models import Fact, HistoryEvent, MemorySource, Task, utcnow
+from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import BlobStore, FactStore, TaskStore, UserDirectory
+from engram.pipeline.import_screen import screen_import
 from engram.writes.unit_of_work import Lifecycle
 
 if TYPE_CHECKING:
     from engram.graph.service import GraphService
+    from engram.pipeline.topic_meaning import TopicMeaning
 
 logger = Logger(child=True)
 
@@ -55,11 +59,13 @@ class MemoryImporter:
     users: UserDirectory | None = None
     batch_size: int = 100
     graph: GraphService | None = None  # None: graph memory is off
+    policy: Callable[[str, str], MemoryPolicy] | None = None  # the tenant's and user's policy (tenant, user)
+    meaning: TopicMeaning | None = None  # the policy read by meaning (as an add's)
 
     def run(self, task: Task) -> None:
         """Write the task's memories batch by batch from where an earlier try stopped, saving the
         counts (`added`, `skipped`) after each batch."""
-        request = self._request(task)
+        request = self._screened(task, self._request(task))
         task.counts.setdefault("added", 0)
         task.counts.setdefault("skipped", 0)
         task.counts["memories"] = len(request.memories)
@@ -101,6 +107,19 @@ class MemoryImporter:
         resolver = self.graph.resolver(task.tenant_id, task.user_id)
         added, skipped = RelationImport(resolver, task.task_id, memory_id).run(request.relations)
         return counts | {"relations_added": added, "relations_skipped": skipped}
+
+    def _screened(self, task: Task, request: ImportRequest) -> ImportRequest:
+        """The request without what the policy excludes; the stored payload is rewritten without it
+        before anything is written, so a retry reads the same request and nothing keeps the excluded text."""
+        if self.policy is None:
+            return request
+        screened = screen_import(self.policy(task.tenant_id, task.user_id), self.meaning, request)
+        if not (screened.left_out or screened.relations_left_out):
+            return request
+        if self.blobs is not None and task.payload_key is not None:
+            self.blobs.put(task.payload_key, screened.request.model_dump_json().encode("utf-8"), "application/json")
+        task.counts["excluded"] = task.counts.get("excluded", 0) + screened.left_out + screened.relations_left_out
+        return screened.request
 
     def _request(self, task: Task) -> ImportRequest:
         if task.payload_key is None or self.blobs is None:

@@ -37,7 +37,7 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.pipeline.reads import kept_or_stored
-from engram.safety.messages import REDACTED, redact_messages
+from engram.safety.messages import REDACTED, redact_import, redact_messages
 from engram.safety.redaction import redact
 from engram.search.hybrid import HybridSearcher
 from engram.search.pipeline import SearchPipeline
@@ -121,13 +121,9 @@ class MemoryService:
         if self.blobs is None:
             raise ValidationError("memories", "imports are not configured on this deployment")
         self._check_attachments(tenant_id, request)
-        kinds = self._redact_kinds(tenant_id)
-        texts = [redact(m.memory, kinds) for m in request.memories]
-        pairs = zip(request.memories, texts, strict=True)
-        kept = [m.model_copy(update={"memory": t.text}) if t.found else m for m, t in pairs]
-        request = request.model_copy(update={"memories": kept})
+        request, found = redact_import(request, self._redact_kinds(tenant_id))
         counts = {"memories": len(request.memories), "added": 0, "skipped": 0}
-        if found := sum(t.count for t in texts):
+        if found:
             counts[REDACTED] = found
         task = Task(tenant_id=tenant_id, user_id=request.user_id, kind=TaskKind.IMPORT, counts=counts)
         task.payload_key = f"{PAYLOADS}{tenant_id}/{task.task_id}.json"

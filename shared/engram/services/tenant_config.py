@@ -55,7 +55,14 @@ class TenantConfigs:
         """What an add runs with: its own instructions, include and exclude, else the tenant's; and always
         what the user asked not to be remembered."""
         policy = MemoryPolicy.of(self.get(tenant_id), request.instructions, request.include, request.exclude)
-        own = [t for t in self.of_user(tenant_id, request.user_id).exclude if t.lower() not in policy.excluded]
+        return self._with_users_own(tenant_id, request.user_id, policy)
+
+    def policy_of_user(self, tenant_id: str, user_id: str) -> MemoryPolicy:
+        """What a write with no fields of its own (an import) runs with: the tenant's policy and the user's."""
+        return self._with_users_own(tenant_id, user_id, MemoryPolicy.of(self.get(tenant_id)))
+
+    def _with_users_own(self, tenant_id: str, user_id: str, policy: MemoryPolicy) -> MemoryPolicy:
+        own = [t for t in self.of_user(tenant_id, user_id).exclude if t.lower() not in policy.excluded]
         return policy.model_copy(update={"exclude": [*policy.exclude, *own]}) if own else policy
 
 

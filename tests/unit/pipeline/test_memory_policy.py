@@ -125,7 +125,8 @@ def test_with_include_only_facts_of_included_banks_are_kept() -> None:
         "Is travelling to Tokyo in " + f"{world.memories()[0].text.rsplit(' in ', 1)[1]}"
     ]
     assert [m.memory_bank.value for m in world.memories()] == ["Events"]
-    assert [(s.text, s.reason) for s in task.skipped] == [("Lives in Berlin", "not included")]
+    # cut before extraction, so no step (nor an LLM) reads it: the task names the clause as said
+    assert [(s.text, s.reason) for s in task.skipped] == [("I live in Berlin", "not included")]
 
 
 def test_everything_excluded_leaves_no_memory_and_says_why() -> None:
@@ -140,11 +141,19 @@ def test_everything_excluded_leaves_no_memory_and_says_why() -> None:
 
 def test_infer_false_stores_the_message_minus_its_excluded_clauses() -> None:
     world = World()
-    world.configs.put("acme", TenantConfig(exclude=["Health"], include=["Work"]))
+    world.configs.put("acme", TenantConfig(exclude=["Health"]))
     task = world.add(PEANUTS, infer=False)
-    # include shapes what Engram infers; an as-given add honours exclude only
     assert [m.text for m in world.memories()] == ["I live in Berlin"]
     assert [s.reason for s in task.skipped] == ["excluded: Health"]
+
+
+def test_infer_false_keeps_only_the_clauses_include_names() -> None:
+    # issue 44: a kept message is a store like any other; what include leaves out is stored nowhere
+    world = World()
+    world.configs.put("acme", TenantConfig(exclude=["Health"], include=["Work"]))
+    task = world.add(PEANUTS + ", and I work at Siemens as an engineer", infer=False)
+    assert [m.text for m in world.memories()] == ["I work at Siemens as an engineer"]
+    assert [s.reason for s in task.skipped] == ["excluded: Health", "not included"]
 
 
 # --- per add, and between tenants ---------------------------------------------------------------------
