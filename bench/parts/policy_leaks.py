@@ -166,7 +166,7 @@ def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) 
         floor, catalogue_floor, margin = rule
         t = Thresholds(chosen, floor, catalogue_margin=margin, catalogue_floor=catalogue_floor)
         r = rates(pairs, topics, t)
-        return (r["leaked"] * LEAK_WEIGHT + r["falsely_cut"], -floor, -catalogue_floor)
+        return (r["leaked"] * LEAK_WEIGHT + r["falsely_cut"], floor, catalogue_floor)  # ties: furthest from a leak
 
     floor, catalogue_floor, margin = min(itertools.product(TOPIC_FLOORS, TOPIC_FLOORS, (0.05, 0.10)), key=topic_key)
     best = widened(Thresholds(chosen, floor, catalogue_margin=margin, catalogue_floor=catalogue_floor), slack)
