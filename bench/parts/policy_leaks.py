@@ -454,7 +454,7 @@ def run(cost_runs: int = 5, tuning_only: bool = False) -> dict[str, Any]:
             "held_aside": as_run(held_clauses, entries, examples, meaning),
         },
         "with_model": by_model,
-        "cost": cost(clauses, cost_runs),
+        "cost": cost(clauses, cost_runs) if cost_runs else {"skipped": "--cost-runs 0"},
     }
 
 
@@ -470,8 +470,11 @@ def main() -> None:
         help="while tuning: choose and measure on the tuning two thirds only (the held-aside third is not "
         "scored, no cost runs, nothing saved)",
     )
+    parser.add_argument(
+        "--cost-runs", type=int, default=5, help="runs of the cost measurement (0: not measured; a loaded machine)"
+    )
     args = parser.parse_args()
-    data = run(tuning_only=args.tuning_only)
+    data = run(cost_runs=args.cost_runs, tuning_only=args.tuning_only)
     if not args.tuning_only:
         report.save("policy_screen", data)
     screen = data["screen"]
