@@ -26,7 +26,12 @@ def _policy(results: Results) -> list[tuple[str, list[str]]]:
     cost = part.get("cost", {})
     note = (
         f"{part.get('clauses')} labelled clauses ({part.get('held_aside')} held aside); goals on the held-aside third: "
-        f"leak 0, false exclusions <= 0.05. Screen {cost.get('screen_ms_per_message')} ms a message."
+        f"leak 0, false exclusions <= 0.05. "
+        + (
+            f"Screen {cost['screen_ms_per_message']} ms a message."
+            if "screen_ms_per_message" in cost
+            else "Cost not measured."
+        )
     )
     model = part.get("with_model") or {}
     if "skipped" in model:
