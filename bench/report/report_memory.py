@@ -27,8 +27,26 @@ def _policy(results: Results) -> list[tuple[str, list[str]]]:
     cost = part.get("cost", {})
     note = (
         f"{part.get('clauses')} labelled clauses ({part.get('held_aside')} held aside); goals on the held-aside third: "
-        f"leak 0, false exclusions <= 0.10. Screen {cost.get('screen_ms_per_message')} ms a message."
+        f"leak 0, false exclusions <= 0.05. "
+        + (
+            f"Screen {cost['screen_ms_per_message']} ms a message."
+            if "screen_ms_per_message" in cost
+            else "Cost not measured."
+        )
     )
+    model = part.get("with_model") or {}
+    if "skipped" in model:
+        note += f" With a real model: skipped ({model['skipped']})."
+    elif model:
+        note += (
+            " With a real model ({}): ".format((model.get("tuning") or {}).get("model", {}).get("model"))
+            + ", ".join(
+                f"{split} leak {r['leak_rate']}, false exclusions {r['false_exclusion_rate']}"
+                for split, r in model.items()
+                if isinstance(r, dict)
+            )
+            + "."
+        )
     lines = [*table(["split", "clauses read", "leak rate", "leaked", "false exclusions", "cut"], rows), "", note]
     if by_entry:
         lines += ["", "Held-aside third, clauses alone, per bank or topic:", ""]

@@ -139,6 +139,7 @@ class Container:
     memories = _Part(lambda c: c.services.memories)
     attachments = _Part(lambda c: c.services.attachments)
     chat_proxy = _Part(lambda c: c.services.chat_proxy)
+    policy_trials = _Part(lambda c: c.services.policy_trials)
     agentcore = _Part(lambda c: c.services.agentcore)
     agentcore_callers = _Part(lambda c: c.services.agentcore_callers)
     health = _Part(lambda c: c.services.health)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from engram.services.attachments import AttachmentService
     from engram.services.chat_proxy import ChatProxy
     from engram.services.memory import MemoryService
+    from engram.services.policy_trials import PolicyTrials
 
 HEALTH_ID = "!health"  # a tenant, user and key that never exist: reads of it find nothing
 
@@ -75,6 +76,12 @@ class Services:
             configs=self.operations.configs,
             queued=self.operations.task_events.queued,
         )
+
+    @cached_property
+    def policy_trials(self) -> PolicyTrials:
+        from engram.services.policy_trials import PolicyTrials
+
+        return PolicyTrials(self.operations.configs, self.models.policy_meaning)
 
     @cached_property
     def agentcore(self) -> AgentCoreService:

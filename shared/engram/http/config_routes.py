@@ -1,7 +1,9 @@
 """The tenant's configuration routes of the API function (a Powertools Router the handler includes):
-GET and PUT /v1/config, HTTP glue only. The body is validated against domain/policy.py's TenantConfig:
-a limit passed or a custom prompt missing what the pipeline needs is a 422 naming the field. PUT answers
-with `warnings`: what of the configuration this deployment cannot honour (instructions without an LLM)."""
+GET and PUT /v1/config, and POST /v1/config/policy/test (a sentence tried against the policy), HTTP glue
+only. The body is validated against domain/policy.py's TenantConfig (domain/policy_trial.py's PolicyTrial
+for a test): a limit passed or a custom prompt missing what the pipeline needs is a 422 naming the field.
+PUT answers with `warnings`: what of the configuration this deployment cannot honour (instructions
+without an LLM)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from engram import bootstrap
 from engram.domain.limits import ID_PATTERN, MAX_ID_CHARS
 from engram.domain.policy import ConfigAnswer, TenantConfig
+from engram.domain.policy_trial import PolicyTrial, PolicyTrialAnswer
 from engram.http.authorization import tenant_of
 from engram.http.operation_docs import OPERATIONS
 
@@ -38,3 +41,8 @@ def put_config(body: TenantConfig, user_id: UserId = None) -> ConfigAnswer:
         return ConfigAnswer(**stored.model_dump())
     stored = container.configs.put(tenant, body)
     return ConfigAnswer(**stored.model_dump(), warnings=container.policy_warnings(stored))
+
+
+@router.post("/v1/config/policy/test", **OPERATIONS["test_policy"])
+def test_policy(body: PolicyTrial) -> PolicyTrialAnswer:
+    return bootstrap.container().policy_trials.test(tenant_of(router.current_event), body)

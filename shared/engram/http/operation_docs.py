@@ -48,6 +48,16 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "topics, decided for every clause by meaning: only what is included is kept, what is excluded is stored "
         "nowhere), examples of each free topic, and custom prompts.",
     ),
+    "test_policy": operation(
+        "config",
+        "Try a sentence against the memory policy",
+        "Stores nothing. Answers what the include/exclude screen would do with each clause of `text` (up to "
+        "4,000 characters): `kept`, `excluded` (with the entry) or `not included`, the bank or topic the clause "
+        "is nearest to and its score, and each include/exclude entry's score, its margin to the clause's "
+        "nearest bank and whether the screen reads the clause as about it. The policy is the tenant's stored "
+        "one (with `user_id`, plus what that user asked not to be remembered), or `policy` (include, exclude, "
+        "examples) to try instead.",
+    ),
     "put_config": operation(
         "config",
         "Set the tenant's memory policy",

@@ -161,6 +161,41 @@ class PolicyScreen:
 
         return Decide(reason, vague)
 
+    def trial(self, text: str) -> tuple[str, list[tuple[str, str | None, Scores | None]]]:
+        """What the screen would pass on of one user's text, and each of its clauses with why it is cut
+        (None: kept) and its scores: exclusion as redact() decides it, then `include` as screen() decides
+        an episode's clause (kept only when it is about an included bank or topic)."""
+
+        def decide(clause: str, scores: Scores | None) -> str | None:
+            why = self._clause_excluded(clause, scores) if self.exclude else None
+            if why is None and self.include and not self._clause_included(clause, [], scores):
+                why = NOT_INCLUDED
+            return why
+
+        decided = _decided(text, self._reasons([text], decide))
+        found = [clause.strip() for _, parts in decided for _, clause, _ in parts if clause.strip()]
+        scores = dict(zip(found, self._scores(found), strict=True))
+        sentences, verdicts = [], []
+        for end, parts in decided:
+            kept = ""
+            for sep, clause, why in parts:
+                if clause.strip():
+                    verdicts.append((clause.strip(), why, scores[clause.strip()]))
+                if why is None and clause.strip():
+                    kept += (sep if kept else "") + clause
+            if kept.strip():
+                sentences.append(kept.strip() + end)
+        return " ".join(sentences), verdicts
+
+    def matches(self, entry: str, clause: str, scores: Scores | None) -> bool:
+        """Whether the screen reads the clause as about one of its entries (meaning, words or rules)."""
+        rule = _Rule.of(entry)
+        excluded = any(r.entry == rule.entry for r in self.exclude)  # read as exclusion reads it, when both
+        include = not excluded and any(r.entry == rule.entry for r in self.include)
+        if rule.matches(clause, None, None) or self._means(rule, scores, include=include):
+            return True
+        return any(rule.matches(f.text, f.memory_bank, f.fact_key) for f in _read(clause))
+
     def excluded_memories(self, memories: Sequence[Fact]) -> list[Fact]:
         """The stored memories (facts, episodes) whose text is about an excluded bank or topic."""
         scores = self._scores([m.text for m in memories])
@@ -233,21 +268,29 @@ class Decide:
     vague: Callable[[str], bool] = lambda clause: False  # says nothing on its own
 
 
-def _cut(text: str, drop: Decide | Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
-    """The text without the clauses `drop` gives a reason for; the text itself when none. A vague clause
-    next to an excluded one in its sentence ("cast for six weeks" after "broke my wrist") is excluded
-    with it: what it continues is what it says."""
-    decide = drop if isinstance(drop, Decide) else Decide(drop)
-    cut: list[Skipped] = []
-    sentences: list[str] = []
+def _decided(text: str, decide: Decide) -> list[tuple[str, list[tuple[str, str, str | None]]]]:
+    """Each sentence of the text (its end) with its clauses (separator, clause, why it is cut or None). A
+    vague clause next to an excluded one in its sentence ("cast for six weeks" after "broke my wrist") is
+    excluded with it: what it continues is what it says."""
+    out = []
     for end, parts in segments(text):
-        kept = ""
         whys = [decide.reason(c.strip()) if c.strip() else None for _, c in parts]
         for i, (_, clause) in enumerate(parts):
             if whys[i] is None and clause.strip() and decide.vague(clause.strip()):
                 near = [whys[j] for j in (i - 1, i + 1) if 0 <= j < len(whys) and (whys[j] or "").startswith(EXCLUDED)]
                 whys[i] = near[0] if near else None
-        for (sep, clause), why in zip(parts, whys, strict=True):
+        out.append((end, [(sep, clause, why) for (sep, clause), why in zip(parts, whys, strict=True)]))
+    return out
+
+
+def _cut(text: str, drop: Decide | Callable[[str], str | None]) -> tuple[str, list[Skipped]]:
+    """The text without the clauses `drop` gives a reason for; the text itself when none."""
+    decide = drop if isinstance(drop, Decide) else Decide(drop)
+    cut: list[Skipped] = []
+    sentences: list[str] = []
+    for end, parts in _decided(text, decide):
+        kept = ""
+        for sep, clause, why in parts:
             if why is not None:
                 cut.append(Skipped.left_out("clause", clause.strip(), why))
             elif clause.strip():

@@ -6,7 +6,7 @@ statements of pipeline/topic_catalogue.json).
 A clause's score for a topic is its best cosine to the topic's statements. A bank is decided relative
 to the other banks (a clause is about the bank it is nearest to, or within the bank's margin of it),
 above the bank's floor under which a clause is about nothing in particular, or outright from a score
-sure to be about it; a free topic, which may lie inside any bank, on its own score. Each bank has its
+sure to be about it; a free topic, which may lie inside any bank, on its own contrast score (below). Each bank has its
 own constants: the banks are not equally distinct (health talk is far from the rest; interests, events
 and personal details run into each other), and one setting for all would make every bank pay for the
 vaguest. They were chosen by bench/parts/policy_leaks.py on two thirds of a labelled set of chat clauses
@@ -15,6 +15,15 @@ held-aside third in docs/policy.md. Exclusion and inclusion read the same scores
 differently: a close call excludes (a clause near an excluded bank goes, even when another bank is a
 little nearer) and does not include (a clause is kept by `include` only when the bank is clearly its
 nearest), so privacy errs toward not storing.
+
+A free topic is read by contrast, not by the raw cosine: MiniLM places sentences of the same shape near
+each other whatever they are about ("I went to a protest" is as near "we went to the zoo" as a protest
+clause is), and a few short examples given by a tenant make that worse. A clause's score for a topic
+statement is 2 cos(clause, statement) - r(clause) - r(statement), where r is the mean cosine of a
+sentence to its CONTRAST_K nearest statements of the banks' descriptions, a background of ordinary chat
+(cross-domain similarity local scaling, Conneau et al. 2018, "Word translation without parallel data"):
+a statement or clause that is near everything counts for less. Banks keep the raw cosine (they are
+decided against each other already).
 """
 
 from __future__ import annotations
@@ -46,30 +55,36 @@ class BankRule:
 @dataclass(frozen=True)
 class Thresholds:
     banks: Mapping[MemoryBank, BankRule]
-    topic_floor: float  # a free topic's score from which a clause is about it
+    topic_floor: float  # a free topic's contrast score (its name and examples) from which a clause is about it
     # A topic's catalogue statements (topic_catalogue.json) are broad: a clause is about the topic by them
-    # only when they score within this of the clause's nearest bank, as a bank is decided relative to the
-    # others (so "I work as a nurse" is not about religion because "I'm an atheist" is a statement about one).
-    catalogue_margin: float = 0.05
+    # when their contrast score reaches catalogue_floor and their cosine is within catalogue_margin of the
+    # clause's nearest bank, as a bank is decided relative to the others (so "I work as a nurse" is not
+    # about religion because "I'm an atheist" is a statement about one).
+    catalogue_margin: float = 0.10
     vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
+    catalogue_floor: float = 0.02
 
 
 # Chosen by bench/parts/policy_leaks.py on two thirds of the labelled set (MiniLM int8), scored piece by piece
-# as the screen cuts clauses, each bank for no leak, then fewest false exclusions, then the widest margin,
-# widened by the slack cross-validation inside those two thirds picks: docs/policy.md gives the rates.
+# as the screen cuts clauses, each bank and the topics for the fewest leaks weighed five times a false
+# exclusion, then the widest margin and lowest floors, widened by the slack cross-validation inside those two
+# thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(
     banks={
-        MemoryBank.PERSONAL: BankRule(floor=0.28, margin=0.04, sure=0.45),
-        MemoryBank.WORK: BankRule(floor=0.28, margin=0.14, sure=0.4),
-        MemoryBank.RELATIONSHIPS: BankRule(floor=0.24, margin=0.11, sure=0.4),
-        MemoryBank.HEALTH: BankRule(floor=0.28, margin=0.03, sure=0.45),
-        MemoryBank.INTERESTS: BankRule(floor=0.28, margin=0.2, sure=0.4),
-        MemoryBank.EVENTS: BankRule(floor=0.28, margin=0.18, sure=0.5),
-        MemoryBank.GENERAL: BankRule(floor=0.28, margin=0.11, sure=0.4),
+        MemoryBank.PERSONAL: BankRule(floor=0.26, margin=0.05, sure=0.45),
+        MemoryBank.WORK: BankRule(floor=0.1, margin=0.01, sure=0.45),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=0.26, margin=0.12, sure=0.5),
+        MemoryBank.HEALTH: BankRule(floor=0.3, margin=0.03, sure=0.4),
+        MemoryBank.INTERESTS: BankRule(floor=0.1, margin=0.03, sure=0.6),
+        MemoryBank.EVENTS: BankRule(floor=0.28, margin=0.1, sure=0.5),
+        MemoryBank.GENERAL: BankRule(floor=0.24, margin=0.02, sure=0.4),
     },
-    topic_floor=0.3,
+    topic_floor=0.02,
     vague=0.4,
+    catalogue_margin=0.1,
+    catalogue_floor=0.02,
 )
+CONTRAST_K = 10  # background statements a sentence's usual nearness is the mean of
 
 # The model the constants were chosen for; another embedder's scores are on another scale.
 TUNED_FOR = "all-MiniLM-L6-v2"
@@ -80,9 +95,12 @@ class Scores:
     """One clause's score per bank and per free topic asked about."""
 
     banks: Mapping[MemoryBank, float]
-    topics: Mapping[str, float]  # by the topic's name and the tenant's examples
+    topics: Mapping[str, float]  # by the topic's name and the tenant's examples: best cosine
     thresholds: Thresholds = THRESHOLDS  # what the decisions below use unless given others
-    catalogue: Mapping[str, float] = field(default_factory=dict)  # by the topic's catalogue statements
+    catalogue: Mapping[str, float] = field(default_factory=dict)  # by the topic's catalogue statements: cosine
+    # the same, by contrast (the module's docstring): what a topic is decided by
+    topic_contrast: Mapping[str, float] = field(default_factory=dict)
+    catalogue_contrast: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def nearest(self) -> float:
@@ -104,14 +122,15 @@ class Scores:
         return score >= (t or self.thresholds).banks[bank].floor and score > others
 
     def about_topic(self, topic: str, t: Thresholds | None = None) -> bool:
-        t = t or self.thresholds
-        if self.topics.get(topic.lower(), 0.0) >= t.topic_floor:
+        t, topic = t or self.thresholds, topic.lower()
+        if self.topic_contrast.get(topic, -1.0) >= t.topic_floor:
             return True
-        broad = self.catalogue.get(topic.lower(), 0.0)
-        return broad >= t.topic_floor and broad >= self.nearest - t.catalogue_margin
+        broad = self.catalogue_contrast.get(topic, -1.0)
+        return broad >= t.catalogue_floor and self.catalogue.get(topic, 0.0) >= self.nearest - t.catalogue_margin
 
 
 Matrix = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.float32]
 
 
 class TopicMeaning:
@@ -125,7 +144,7 @@ class TopicMeaning:
         self.embedder = embedder
         self.thresholds = thresholds
         self._banks: dict[MemoryBank, Matrix] | None = None
-        self._topics: dict[tuple[str, ...], Matrix] = {}
+        self._topics: dict[tuple[str, ...], tuple[Matrix, Vector]] = {}
         self._lock = threading.Lock()
 
     def _bank_vectors(self) -> dict[MemoryBank, Matrix]:
@@ -135,12 +154,20 @@ class TopicMeaning:
                 self._banks = banks
         return self._banks
 
-    def _topic_vectors(self, topic: str, examples: Sequence[str]) -> Matrix:
+    def _usual(self, vectors: Matrix) -> Vector:
+        """Each sentence's mean cosine to its CONTRAST_K nearest background statements."""
+        background = np.concatenate([protos[1:] for protos in self._bank_vectors().values()])
+        near: Matrix = np.sort(vectors @ background.T, axis=1)[:, -CONTRAST_K:]
+        usual: Vector = near.mean(axis=1)
+        return usual
+
+    def _topic_vectors(self, topic: str, examples: Sequence[str]) -> tuple[Matrix, Vector]:
         key = (topic.lower(), *examples)
         with self._lock:
             found = self._topics.get(key)
         if found is None:
-            found = _matrix(self.embedder.embed([topic, f"talking about {topic}", *examples]))
+            vectors = _matrix(self.embedder.embed([topic, f"talking about {topic}", *examples]))
+            found = (vectors, self._usual(vectors))
             with self._lock:
                 if len(self._topics) > 1_000:  # tenants' topics change rarely; never grow without bound
                     self._topics.clear()
@@ -155,15 +182,23 @@ class TopicMeaning:
         wanted = {t.lower(): self._topic_vectors(t, examples) for t, examples in (topics or {}).items()}
         broad = {t.lower(): self._topic_vectors(t, found) for t in topics or {} if (found := catalogue_examples(t))}
         vectors = _matrix(self.embedder.embed(list(clauses)))
+        usual = self._usual(vectors)
         bank_best = {bank: (vectors @ protos.T).max(axis=1) for bank, protos in banks.items()}
-        topic_best = {topic: (vectors @ protos.T).max(axis=1) for topic, protos in wanted.items()}
-        broad_best = {topic: (vectors @ protos.T).max(axis=1) for topic, protos in broad.items()}
+
+        def best(of: dict[str, tuple[Matrix, Vector]]) -> tuple[dict[str, Vector], dict[str, Vector]]:
+            cosines = {topic: vectors @ protos.T for topic, (protos, _) in of.items()}
+            contrast = {t: (2 * c - usual[:, None] - of[t][1][None, :]).max(axis=1) for t, c in cosines.items()}
+            return {t: c.max(axis=1) for t, c in cosines.items()}, contrast
+
+        (topic_best, topic_contrast), (broad_best, broad_contrast) = best(wanted), best(broad)
         return [
             Scores(
                 {bank: float(best[row]) for bank, best in bank_best.items()},
                 {topic: float(best[row]) for topic, best in topic_best.items()},
                 self.thresholds,
                 {topic: float(best[row]) for topic, best in broad_best.items()},
+                {topic: float(best[row]) for topic, best in topic_contrast.items()},
+                {topic: float(best[row]) for topic, best in broad_contrast.items()},
             )
             for row in range(len(clauses))
         ]

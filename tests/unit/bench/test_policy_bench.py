@@ -29,6 +29,8 @@ def test_widening_lowers_every_floor_and_widens_every_margin() -> None:
         assert wide.banks[bank].margin == round(rule.margin + 0.02, 3)
         assert wide.banks[bank].sure == rule.sure
     assert wide.topic_floor == round(THRESHOLDS.topic_floor - 0.02, 3)
+    assert wide.catalogue_floor == round(THRESHOLDS.catalogue_floor - 0.02, 3)
+    assert wide.catalogue_margin == round(THRESHOLDS.catalogue_margin + 0.02, 3)
 
 
 def test_the_fitted_rules_exclude_every_tuning_clause_about_a_bank() -> None:

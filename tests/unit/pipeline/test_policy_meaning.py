@@ -286,10 +286,13 @@ def minilm() -> TopicMeaning:
 
 
 def labelled() -> list[tuple[str, set[str]]]:
+    """Issue 33's 124 clauses (the set's first; bench/data/policy_clauses_build.py keeps them): what this
+    guarantee was measured on. The whole set's rates per bank and topic are the bench's (docs/policy.md)."""
+    from bench.data.policy_clauses_build import KEPT
     from bench.parts.policy_leaks import DATA
 
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    return [(c["text"], set(c["about"])) for c in data["clauses"]]
+    return [(c["text"], set(c["about"])) for c in data["clauses"][:KEPT]]
 
 
 def test_with_minilm_no_health_clause_of_the_labelled_set_is_kept_and_few_others_are_cut() -> None:
@@ -319,6 +322,27 @@ def test_with_minilm_no_health_clause_of_the_labelled_set_is_kept_and_few_others
 )
 def test_with_minilm_health_in_a_persons_own_words_is_cut_from_a_mixed_message(said: str, kept: str) -> None:
     assert redacted(PolicyScreen(MemoryPolicy(exclude=["Health"]), minilm()), said)[0] == kept
+
+
+@pytest.mark.parametrize(
+    ("topic", "examples", "about", "same_shape"),
+    [
+        (
+            "politics",
+            ["I went to a protest"],
+            "I went to the climate march on Saturday",
+            "we went to the zoo on Saturday",
+        ),
+    ],
+)
+def test_with_minilm_a_free_topic_is_read_by_contrast_not_by_the_shape_of_its_examples(
+    topic: str, examples: list[str], about: str, same_shape: str
+) -> None:
+    # MiniLM puts sentences of one shape near each other whatever they are about: a tenant's short example
+    # ("I went to a protest") must not cut every "I went to ..." clause
+    policy = PolicyScreen(MemoryPolicy(exclude=[topic], examples={topic: examples}), minilm())
+    assert redacted(policy, about)[0] == ""
+    assert redacted(policy, same_shape)[0] == same_shape
 
 
 def test_the_thresholds_in_use_are_the_ones_the_bench_chose() -> None:
