@@ -33,7 +33,16 @@ from engram.domain.models import (
 )
 from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
-from engram.domain.ports import AttachmentStore, BlobStore, Embedder, FactExtractor, FactStore, Reconciler, VectorIndex
+from engram.domain.ports import (
+    AttachmentStore,
+    BlobStore,
+    Embedder,
+    FactExtractor,
+    FactStore,
+    Reconciler,
+    StatementReader,
+    VectorIndex,
+)
 from engram.domain.relation_changes import TaskRelations
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline import instruction_screen
@@ -149,12 +158,16 @@ class IngestPipeline:
     # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
     # ones, facts or kept messages (state/supersede.py). None: only the reconciler's keys decide.
     aspects: AspectReader | None = None
+    # What every memory states (domain/statements.py), read with the aspects' cache; the resolver compares them.
+    statements: StatementReader | None = None
     read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce)
         self._supersession = (
-            Supersession(self.facts, self.index, self.aspects, self._lifecycle) if self.aspects is not None else None
+            Supersession(self.facts, self.index, self.aspects, self._lifecycle, statements=self.statements)
+            if self.aspects is not None
+            else None
         )
 
     def run(
@@ -317,9 +330,11 @@ class IngestPipeline:
         stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
         keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
         outdated: list[Outdated] = []
-        if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
+        said_in = _said_in(request, candidates, stated)
+        texts = [r.memory for _, r in stated] + list(dict.fromkeys(said_in.values()))
+        if self._supersession is not None and self._supersession.worth_reading(texts, keys):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
-            outdated = self._supersession.run(scope, written, vectors, task_id)
+            outdated = self._supersession.run(scope, written, vectors, task_id, said_in)
         if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):
             outdated += self._supersession.end(scope, ended, task_id)
         if outdated:
@@ -621,3 +636,16 @@ STAGES: tuple[Stage, ...] = (
     *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
     *(drop_unsaid, add_relations, close_ended_relations, report_skipped),
 )
+
+
+def _said_in(
+    request: AddRequest, candidates: Sequence[CandidateFact], stated: Sequence[tuple[Decision, TaskResult]]
+) -> dict[str, str]:
+    """Each new memory's message, where the person said it: its statements are the memory's too for the resolver
+    (a fact the rules wrote from "switched from Three to Vodafone" may not say that Three ended)."""
+    out: dict[str, str] = {}
+    for decision, result in stated:
+        index = candidates[decision.fact_index].message_index if decision.fact_index is not None else None
+        if index is not None and 0 <= index < len(request.messages) and request.messages[index].role == "user":
+            out[result.id] = request.messages[index].content
+    return out

@@ -26,7 +26,8 @@ _NAMEWORD = rf"(?:{CAPITAL}|\d|i(?={CAPITAL}))[\w'\u2019.&+-]*"
 _JOIN = r"(?:of|de|la|le|van|von|du|des|and|&|the|da|do|di)"
 VALUE = rf"{_NAMEWORD}(?:\s+(?:{_JOIN}\s+)?{_NAMEWORD}){{0,5}}"
 _NOUN = rf"{LOWER}[\w-]*"
-ATTR = rf"{_NOUN}(?:\s+{_NOUN}){{0,2}}?"
+_WORD = rf"(?:{_NOUN}|(?-i:[A-Z]{{2,4}})\b)"  # a noun, or an initialism ("GP", "ISP")
+ATTR = rf"{_WORD}(?:\s+{_WORD}){{0,2}}?"
 _ARTICLE = r"(?:(?i:a|an|the|my|our)\s+)?"
 _CUE = r"(?P<cue>(?i:new|current))\s+"
 _IS = r"\s+(?i:is|are|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?"
@@ -66,7 +67,7 @@ _SUBJECTLESS = re.compile(
 _FIRST = re.compile(r"^(?i:i|i'm|i've|we|we're|we've|me|my|our)\b")
 _PRONOUN = re.compile(r"^(?i:he|she|they)\b")
 _TRAILING = ".,;:!?'\u2019"
-MAX_ENDING_WORDS = 12  # an ending is said briefly ("we broke up", "cancelled my Netflix")
+MAX_ENDING_WORDS = 8  # an ending is said briefly ("we broke up", "cancelled my Netflix"); longer clauses are not asked
 
 
 @dataclass(frozen=True)
@@ -81,14 +82,16 @@ class Said:
     clause: str
 
 
-def clauses(text: str) -> list[str]:
-    """The bounded clauses of a text, its questions left out."""
-    out: list[str] = []
+def clauses(text: str) -> list[tuple[str, bool]]:
+    """The bounded clauses of a text, its questions left out, each with whether it leads its sentence (a later
+    clause with no subject of its own has its sentence's: "my sister quit and broke up with Tom")."""
+    out: list[tuple[str, bool]] = []
     for sentence in split_sentences(text):
         if is_question(sentence):
             continue
-        out += [strip_lead(c)[:MAX_CLAUSE] for c in split_clauses(sentence)]
-    return [c for c in out if c]
+        parts = [strip_lead(c)[:MAX_CLAUSE] for c in split_clauses(sentence)]
+        out += [(c, i == 0) for i, c in enumerate(p for p in parts if p)]
+    return out
 
 
 def _value(raw: str | None) -> str | None:
@@ -141,7 +144,7 @@ def forms(clause: str) -> list[Said]:
     return said
 
 
-def ending_subject(clause: str, value: str | None) -> str | None:
+def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
     """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
     leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""
     if _FIRST.match(clause) and not _OTHERS.match(clause):
@@ -149,7 +152,7 @@ def ending_subject(clause: str, value: str | None) -> str | None:
     if value and clause.startswith(value):
         return USER
     if _SUBJECTLESS.match(clause):
-        return USER
+        return USER if leads else None
     if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
         return " ".join(clause.split()[: 1 if _PRONOUN.match(clause) else 3]).lower()
     return None

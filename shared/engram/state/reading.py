@@ -61,17 +61,17 @@ class StatementReading:
     def _open(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
-        read = {t: [(c, forms(c)) for c in clauses(expand(first_person(t)))] for t in texts}
-        asked = list(dict.fromkeys(c for t in texts for c, found in read[t] if found or short(c)))
+        read = {t: [(c, leads, forms(c)) for c, leads in clauses(expand(first_person(t)))] for t in texts}
+        asked = list(dict.fromkeys(c for t in texts for c, _, found in read[t] if found or short(c)))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
             statements: list[Statement] = []
-            for clause, found in read[text]:
+            for clause, leads, found in read[text]:
                 sense = senses.get(clause)
                 if found:
                     statements += [s for said in found if (s := self._asserted(said, sense)) is not None]
-                elif sense is not None and (ended := self._ending(clause, sense)) is not None:
+                elif sense is not None and (ended := self._ending(clause, leads, sense)) is not None:
                     statements.append(ended)
             out[text] = statements
         return out
@@ -99,7 +99,7 @@ class StatementReading:
             single=said.changed if single is None else single,
         )
 
-    def _ending(self, clause: str, sense: Sense) -> Statement | None:
+    def _ending(self, clause: str, leads: bool, sense: Sense) -> Statement | None:
         """An ending told by meaning ("gave the bike away"): it names its value, or the attribute it ends, or is
         close to how endings are said; and nothing in its words hedges, denies or tells it as long ago."""
         if sense.polarity != "ended" or sense.attribute is None:
@@ -107,7 +107,7 @@ class StatementReading:
         if cue(clause, asserting=False) not in (None, "ended"):
             return None
         value = names_in(clause)
-        subject = ending_subject(clause, value)
+        subject = ending_subject(clause, value, leads)
         if subject is None:
             return None
         attribute = self.attributes.canonical(sense.attribute)
