@@ -109,6 +109,17 @@ def _noun(raw: str | None) -> str | None:
     return noun if noun and noun not in _NOT_ATTRIBUTES else None
 
 
+def _whose(lead: str) -> str:
+    """Whose statement a form is, by the words before it: "my brother just got a new phone" is the brother's."""
+    words = lead.strip()
+    if not words or (_FIRST.match(words) and not _OTHERS.match(words)):
+        return USER
+    if _OTHERS.match(words) or _PRONOUN.match(words):
+        return " ".join(words.split()[:3]).lower()
+    name = re.match(rf"{CAPITAL}[\w'-]*", words)
+    return name.group(0) if name and name.group(0) != "I" else USER
+
+
 def forms(clause: str) -> list[Said]:
     """The statements a clause gives in one of the forms, asserted (the polarity is read after)."""
     said: list[Said] = []
@@ -127,20 +138,21 @@ def forms(clause: str) -> list[Said]:
         said.append(Said(of, noun, value, "asserted", bool(world["now"]) or now, clause))
     for found in _SWITCHED.finditer(clause):
         noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
+        whose = _whose(clause[: found.start()])
         if noun and value:
-            said.append(Said(USER, noun, value, "asserted", True, clause))
+            said.append(Said(whose, noun, value, "asserted", True, clause))
         if old:  # the old value ends, even where the attribute cannot be named
-            said.append(Said(USER, noun or "", old, "ended", True, clause))
+            said.append(Said(whose, noun or "", old, "ended", True, clause))
     for found in _GOT_NEW.finditer(clause):
         noun, value = _noun(found["a"]), _value(found["v"])
         if noun and value:
-            said.append(Said(USER, noun, value, "asserted", True, clause))
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
     for found in _GO_TO.finditer(clause):
         value = _value(found["v"])
         venue = _VENUE.search(value or "")
         noun = _noun(found["a"]) or (venue.group(0).lower() if venue else None)
         if noun and value:
-            said.append(Said(USER, noun, value, "asserted", True, clause))
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
     return said
 
 

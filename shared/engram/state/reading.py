@@ -23,7 +23,6 @@ from engram.state.polarity import PolarityReader, Sense, cue
 from engram.text.match import values_match
 
 CACHE = 4096  # texts read (the same memories are read at add and again as neighbours)
-MEANT = 0.65  # a form's clause this close to a hedge, a past or a denial is read as one, whatever its words
 # How close to an example of an ending a clause must be: naming the value it ends ("Miso died", "cancelled my
 # Netflix"), naming the attribute ("gave the bike away"), or neither ("we broke up", "handed in my notice").
 NAMED_VALUE, NAMED_ATTRIBUTE, STRONG = 0.35, 0.5, 0.7
@@ -49,7 +48,7 @@ class StatementReading:
             for text in unread:
                 said = {(r.aspect.name, r.value): r.aspect.single for r in catalogue[text]}  # one statement per value
                 mine = [Statement(subject=USER, attribute=a, value=v, single=single) for (a, v), single in said.items()]
-                ended = [s for s in opened[text] if s.polarity != "asserted"]
+                ended = [s for s in opened[text] if s.polarity in ("ended", "denied")]
                 mine = [s for s in mine if not _told(s, ended)]  # "switched from BT to Sky": BT is ended, not held
                 mine += [s for s in opened[text] if s.polarity != "asserted" or not _told(s, mine)]
                 unique = {(s.subject, s.attribute, s.value, s.polarity): s for s in mine}  # once each
@@ -62,7 +61,7 @@ class StatementReading:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
         read = {t: [(c, leads, forms(c)) for c, leads in clauses(expand(first_person(t)))] for t in texts}
-        asked = list(dict.fromkeys(c for t in texts for c, _, found in read[t] if found or short(c)))
+        asked = list(dict.fromkeys(c for t in texts for c, _, found in read[t] if not found and short(c)))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
@@ -70,7 +69,7 @@ class StatementReading:
             for clause, leads, found in read[text]:
                 sense = senses.get(clause)
                 if found:
-                    statements += [s for said in found if (s := self._asserted(said, sense)) is not None]
+                    statements += [self._asserted(said) for said in found]
                 elif sense is not None and (ended := self._ending(clause, leads, sense)) is not None:
                     statements.append(ended)
             out[text] = statements
@@ -81,14 +80,12 @@ class StatementReading:
             return []
         return [self.polarity.sense(v) for v in self.aspects.embedder.embed(list(clauses_))]
 
-    def _asserted(self, said: Said, sense: Sense | None) -> Statement | None:
-        """A form's statement, with the polarity its words and meaning give ("my old phone was ..." is past)."""
+    def _asserted(self, said: Said) -> Statement:
+        """A form's statement, with the polarity its words give ("my old phone was ..." is past). Its meaning
+        is not asked: a form is close to the examples of every polarity that share its words."""
         polarity = said.polarity
         if polarity == "asserted":
-            told = cue(said.clause)
-            meant = sense.polarity if sense is not None and sense.score >= MEANT else None
-            meant = meant if meant in ("hedged", "past", "denied") else None
-            polarity = told or meant or "asserted"
+            polarity = cue(said.clause) or "asserted"
         attribute = self.attributes.canonical(said.noun) if said.noun else ANY
         single = self.attributes.single(attribute)
         return Statement(
