@@ -30,6 +30,7 @@ from engram.domain.models import (
     SearchFilters,
     TaskResult,
     Usage,
+    utcnow,
 )
 from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
@@ -63,7 +64,7 @@ from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
 from engram.state.aspects import AspectReader, key_aspect
-from engram.state.supersede import Supersession
+from engram.state.supersede import LATE, Supersession
 from engram.text.transcript import choose_prompt, parse_messages
 from engram.writes.unit_of_work import Lifecycle
 
@@ -332,7 +333,8 @@ class IngestPipeline:
         outdated: list[Outdated] = []
         said_in = _said_in(request, candidates, stated)
         texts = [r.memory for _, r in stated] + list(dict.fromkeys(said_in.values()))
-        if self._supersession is not None and self._supersession.worth_reading(texts, keys):
+        late = any(m.created_at is not None and m.created_at < utcnow() - LATE for m in request.messages)
+        if self._supersession is not None and self._supersession.worth_reading(texts, keys, late):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
             outdated = self._supersession.run(scope, written, vectors, task_id, said_in)
         if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):

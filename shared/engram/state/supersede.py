@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engram.domain.errors import ConflictError
 from engram.domain.models import Fact, Scope, SearchFilters
@@ -39,6 +39,7 @@ from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
 
 NEIGHBOURS = 20  # memories read near each new statement, and near its attribute's question
+LATE = timedelta(minutes=5)  # a memory said this long before it was stored may be older than what is stored
 ACTOR = "extraction"
 # memory id -> (the older memory, the newer, the attribute, the older's values of it)
 Found = dict[str, tuple[Fact, Fact, str, tuple[str, ...]]]
@@ -74,10 +75,15 @@ def _changes(statement: Statement) -> bool:
     return statement.polarity in ("ended", "denied") or (statement.polarity == "asserted" and statement.single)
 
 
-def _resolvable(statement: Statement) -> bool:
-    """Whether a statement takes part in resolution: it may outdate, or be outdated by a neighbour said later
-    (a value of any cardinality, told out of order)."""
-    return statement.polarity in ("asserted", "ended", "denied")
+def _told_late(fact: Fact) -> bool:
+    """Said well before it was stored (history told later): only then may something stored be newer than it."""
+    return fact.valid_from < fact.created_at - LATE
+
+
+def _resolvable(statement: Statement, late: bool) -> bool:
+    """Whether a statement takes part in resolution: it may outdate, or, told late, be outdated by a stored
+    statement said after it (a value of any cardinality, told out of order)."""
+    return _changes(statement) or (late and statement.polarity == "asserted")
 
 
 @dataclass
@@ -133,12 +139,12 @@ class Supersession:
         the aspects are described as people say them ("I live in ...")."""
         return self.reader.read([first_person(t) for t in texts])
 
-    def worth_reading(self, texts: Sequence[str], keys: Sequence[str | None]) -> bool:
+    def worth_reading(self, texts: Sequence[str], keys: Sequence[str | None], late: bool = False) -> bool:
         """Whether any of a run's new memories (their texts, and keys where known) may change the state: a
-        one-at-a-time value or an ending. Only then are their neighbours searched."""
+        one-at-a-time value or an ending, or, told `late`, any value. Only then are their neighbours searched."""
         if any((a := key_aspect(k)) is not None and BY_NAME[a].single for k in keys):
             return True
-        return any(_resolvable(s) for said in self._reading.statements(list(texts)) for s in said)
+        return any(_resolvable(s, late) for said in self._reading.statements(list(texts)) for s in said)
 
     def _question(self, statement: Statement) -> list[float]:
         """The question a statement's attribute answers: the catalogue's, else one in its words."""
@@ -164,7 +170,7 @@ class Supersession:
         Returns what was outdated, memory by memory."""
         current = [f for f in stated if f.is_current]
         read = self.said(current, said_in or {})
-        said = [(f, st) for f, st in zip(current, read, strict=True) if any(_resolvable(s) for s in st)]
+        said = [(f, st) for f, st in zip(current, read, strict=True) if any(_resolvable(s, _told_late(f)) for s in st)]
         if not said:
             return []
         # The user's state, whichever session said it (run_id); the agent still scopes it.
