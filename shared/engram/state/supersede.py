@@ -126,14 +126,6 @@ class Supersession:
             out.append(statements)
         return out
 
-    def single_values(self, fact: Fact) -> list[tuple[str, str]]:
-        """The single-valued aspects a memory states, with their values. What the assistant said
-        is not the person's own statement."""
-        if _not_the_persons(fact):
-            return []
-        pairs = aspect_of_fact(fact, self._read([fact.text])[0])
-        return [(a, v) for a, v in pairs if BY_NAME[a].single]
-
     def _read(self, texts: Sequence[str]) -> list[tuple[Reading, ...]]:
         """Memories read in the first person: a fact is written "Lives in Leeds and works as a nurse",
         the aspects are described as people say them ("I live in ...")."""
