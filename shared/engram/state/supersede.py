@@ -193,8 +193,8 @@ class Supersession:
                 if any(values_match(t.value, new.value) for t in held):
                     continue  # the same value said again: no change
                 newest = max(_when(t, memory) for t in held)
-                if new.single and newest <= _when(new, fact):
-                    out.append((memory, fact, new.attribute, tuple(t.value for t in held)))
+                if new.single and newest <= _when(new, fact):  # named as the older memory names it
+                    out.append((memory, fact, held[0].attribute, tuple(t.value for t in held)))
                 elif any(t.single and _when(t, memory) > _when(new, fact) for t in held):
                     out.append((fact, memory, new.attribute, (new.value,)))  # told out of order: older-said
             elif new.polarity in ("ended", "denied"):
