@@ -192,3 +192,116 @@ def test_an_ending_of_another_value_outdates_nothing(acme: Api) -> None:
 
     vegan = current(acme, user, "vegan")
     assert vegan and not any(m["outdated_by"] for m in vegan), vegan
+
+
+# Issue 42: the state of attributes outside the eight aspects, in sentences of the tests' own, six months apart.
+BEFORE, AFTER = "2025-01-10T09:00:00Z", "2025-07-10T09:00:00Z"
+
+
+def stale(api: Api, user: str, old: str, later: Any = None) -> list[Any]:
+    """Memories still stating `old` as current: neither closed nor marked outdated (the `later` add's aside)."""
+    theirs = {r["id"] for r in later["results"]} if later else set()
+    return [m for m in current(api, user, old) if not m["outdated_by"] and m["id"] not in theirs]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "question", "old", "new"),
+    [
+        ("got a new bike: a Brompton", "got a new bike, a Cube Kathmandu", "which bike do I ride?", "Brompton", "Cube"),
+        ("my GP is Dr Ahmed", "my new GP is Dr Okoro", "who is my GP?", "Ahmed", "Okoro"),
+        (
+            "my running coach is Marta Ruiz",
+            "my running coach is now Jens Berg",
+            "who is my running coach?",
+            "Marta",
+            "Jens",
+        ),
+        ("our landlord is Mr Okafor", "our new landlord is Ms Haddad", "who is our landlord?", "Okafor", "Haddad"),
+        ("I now go to Riverside Gym", "switched gyms to PureGym", "which gym do I go to?", "Riverside", "PureGym"),
+        (
+            "my mobile network is Three",
+            "I switched from Three to Vodafone",
+            "what is my mobile network?",
+            "Three",
+            None,
+        ),
+        (
+            "my daughter Inès's school is St Mary's",
+            "my daughter Inès's new school is Oakfield Academy",
+            "which school does Inès go to?",
+            "St Mary",
+            "Oakfield",
+        ),
+    ],
+)
+def test_a_change_outside_the_catalogue_outdates_the_older_value(
+    acme: Api, first: str, then: str, question: str, old: str, new: str | None
+) -> None:
+    user = f"open-{uuid.uuid4().hex[:12]}"
+    said(acme, user, first, BEFORE)
+    later = said(acme, user, then, AFTER)
+
+    assert not stale(acme, user, old, later), acme.memories(user)
+    if new is not None:
+        top = search(acme, user, question)[0]
+        assert new in top["memory"] and not top["outdated_by"], top
+
+
+@pytest.mark.parametrize(
+    ("first", "ending", "old"),
+    [
+        ("my girlfriend is Ana", "we broke up", "Ana"),
+        ("I work at Google", "handed in my notice today", "Google"),
+        ("we adopted a cat named Miso", "Miso died", "Miso"),
+        ("got a new bike: a Brompton", "gave the bike away", "Brompton"),
+    ],
+)
+def test_an_ending_that_names_no_new_value_outdates_what_it_ends(acme: Api, first: str, ending: str, old: str) -> None:
+    user = f"ends-{uuid.uuid4().hex[:12]}"
+    said(acme, user, first, BEFORE)
+    later = said(acme, user, ending, AFTER)
+
+    assert not stale(acme, user, old, later), acme.memories(user)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "kept"),
+    [
+        ("we adopted a cat named Miso", "we adopted a dog named Rex", "Miso"),  # an addition to a many-valued one
+        ("my neighbour is Mrs Cole", "my neighbour is Mr Dunn", "Cole"),  # no change told: both kept
+        ("my GP is Dr Ahmed", "Tom's new GP is Dr Okoro", "Ahmed"),  # someone else's change
+        ("my mobile network is Three", "I might switch to Vodafone", "Three"),  # a maybe
+        ("I live in Leeds", "I'm visiting York this weekend", "Leeds"),  # a visit
+        ("I now go to Riverside Gym", "years ago my gym was Fitness First", "Riverside"),  # the past
+        ("my girlfriend is Ana", "my sister quit her job and broke up with Tom", "Ana"),  # another's ending
+    ],
+)
+def test_a_non_change_outdates_nothing(acme: Api, first: str, then: str, kept: str) -> None:
+    user = f"keep-{uuid.uuid4().hex[:12]}"
+    said(acme, user, first, BEFORE)
+    said(acme, user, then, AFTER)
+
+    assert stale(acme, user, kept), acme.memories(user)
+
+
+def test_history_told_out_of_order_outdates_the_older_said(acme: Api) -> None:
+    user = f"order-{uuid.uuid4().hex[:12]}"
+    said(acme, user, "my new GP is Dr Okoro", AFTER)
+    said(acme, user, "my GP is Dr Ahmed", BEFORE)  # arrives later, said earlier
+
+    assert not stale(acme, user, "Ahmed"), acme.memories(user)
+    assert stale(acme, user, "Okoro")
+    assert "Okoro" in search(acme, user, "who is my GP?")[0]["memory"]
+
+
+def test_a_patched_attribute_is_outdated_by_later_truth(acme: Api) -> None:
+    user = f"patch-{uuid.uuid4().hex[:12]}"
+    first = said(acme, user, "my running coach is Marta Ruiz", BEFORE)
+    memory_id = first["results"][0]["id"]
+    patched = acme.request("PATCH", f"/v1/memories/{memory_id}", {"text": "my running coach is Jens Berg"})
+    assert patched.status_code == 200, patched.text
+    said(acme, user, "my new running coach is Sam Lee", None)
+
+    after = acme.request("GET", f"/v1/memories/{memory_id}")
+    assert after.status_code == 404 or after.json()["outdated_by"], after.text
+    assert "Sam Lee" in search(acme, user, "who is my running coach?")[0]["memory"]

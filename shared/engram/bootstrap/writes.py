@@ -62,6 +62,7 @@ class Writes:
             meaning=models.policy_meaning,
             announce=self.lifecycle.announce,
             aspects=models.aspect_reader,
+            statements=models.statement_reader,
             # only where the rules alone extract: an LLM (however it is given) reads ordinary speech itself
             read_wider=isinstance(models.extractor, OfflineExtractor),
             statements=models.statement_reader,

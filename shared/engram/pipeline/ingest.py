@@ -30,6 +30,7 @@ from engram.domain.models import (
     SearchFilters,
     TaskResult,
     Usage,
+    utcnow,
 )
 from engram.domain.outdated import Outdated
 from engram.domain.policy import MemoryPolicy
@@ -63,7 +64,7 @@ from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
 from engram.state.aspects import AspectReader, key_aspect
-from engram.state.supersede import Supersession
+from engram.state.supersede import LATE, Supersession
 from engram.text.transcript import choose_prompt, parse_messages
 from engram.writes.unit_of_work import Lifecycle
 
@@ -159,6 +160,8 @@ class IngestPipeline:
     # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
     # ones, facts or kept messages (state/supersede.py). None: only the reconciler's keys decide.
     aspects: AspectReader | None = None
+    # What every memory states (domain/statements.py), read with the aspects' cache; the resolver compares them.
+    statements: StatementReader | None = None
     read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
     statements: StatementReader | None = None  # what each memory states, read as it is written (unit of work)
 
@@ -167,7 +170,9 @@ class IngestPipeline:
             self.facts, self.index, self.embedder, self.attachments, self.blobs, self.announce, self.statements
         )
         self._supersession = (
-            Supersession(self.facts, self.index, self.aspects, self._lifecycle) if self.aspects is not None else None
+            Supersession(self.facts, self.index, self.aspects, self._lifecycle, statements=self.statements)
+            if self.aspects is not None
+            else None
         )
 
     def run(
@@ -330,9 +335,12 @@ class IngestPipeline:
         stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
         keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
         outdated: list[Outdated] = []
-        if self._supersession is not None and self._supersession.worth_reading([r.memory for _, r in stated], keys):
+        said_in = _said_in(request, candidates, stated)
+        texts = [r.memory for _, r in stated] + list(dict.fromkeys(said_in.values()))
+        late = any(m.created_at is not None and m.created_at < utcnow() - LATE for m in request.messages)
+        if self._supersession is not None and self._supersession.worth_reading(texts, keys, late):
             written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
-            outdated = self._supersession.run(scope, written, vectors, task_id)
+            outdated = self._supersession.run(scope, written, vectors, task_id, said_in)
         if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):
             outdated += self._supersession.end(scope, ended, task_id)
         if outdated:
@@ -652,3 +660,16 @@ STAGES: tuple[Stage, ...] = (
     *(screen_messages, screen_instructions, plan, store_facts, keep_instructions),
     *(drop_unsaid, add_relations, close_ended_relations, report_skipped),
 )
+
+
+def _said_in(
+    request: AddRequest, candidates: Sequence[CandidateFact], stated: Sequence[tuple[Decision, TaskResult]]
+) -> dict[str, str]:
+    """Each new memory's message, where the person said it: its statements are the memory's too for the resolver
+    (a fact the rules wrote from "switched from Three to Vodafone" may not say that Three ended)."""
+    out: dict[str, str] = {}
+    for decision, result in stated:
+        index = candidates[decision.fact_index].message_index if decision.fact_index is not None else None
+        if index is not None and 0 <= index < len(request.messages) and request.messages[index].role == "user":
+            out[result.id] = request.messages[index].content
+    return out

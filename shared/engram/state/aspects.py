@@ -48,6 +48,7 @@ class Aspect:
     key: str  # its key, e.g. "location", "pet:{animal}:{value}"
     bank: MemoryBank
     words: re.Pattern[str] | None = None  # one of these must be in the sentence ("phone", "mobile", ...)
+    terms: tuple[str, ...] = ()  # those words and its "nouns": what people name it by (state/attributes.py)
 
     def lift(self, clause: str) -> str | None:
         return VALUE_KINDS[self.kind](clause)
@@ -97,6 +98,7 @@ def load_catalogue(path: Path = CATALOGUE) -> tuple[tuple[Aspect, ...], tuple[st
                 key=entry["key"],
                 bank=MemoryBank(entry["bank"]),
                 words=_any_word(entry.get("words", ())),
+                terms=tuple(w.lower() for w in [*entry.get("words", ()), *entry.get("nouns", ())]),
             )
         )
     return tuple(aspects), tuple(data["nothing"])

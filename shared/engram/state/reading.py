@@ -1,25 +1,126 @@
 """The statements a text makes, read offline by meaning (the StatementReader port, domain/statements.py).
 
-Today it reads the catalogue's attributes of the person (state/aspects.py): each reading of an aspect is a
-statement of the user asserting its value, one value at a time where the catalogue says so."""
+Two readings of each text, once (cached):
+- the catalogue's attributes of the person (state/aspects.py): each reading of an aspect is a statement of the
+  user asserting its value, one value at a time where the catalogue says so;
+- any other attribute, of the person or of someone or something named, in the forms people give a value in
+  (state/open_reading.py), with its noun made canonical by meaning (state/attributes.py), and endings ("we
+  broke up", "cancelled my Netflix"), whose polarity and attribute come from the labelled set
+  (state/polarity.py).
+Where both read a value in one text, the catalogue's statement stands."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from engram.domain.statements import USER, Statement
-from engram.state.aspects import AspectReader
+from engram.rules.shorthand import expand
+from engram.state.aspects import AspectReader, first_person
+from engram.state.attributes import ANY, AttributeMeaning
+from engram.state.open_reading import Said, clauses, ending_subject, forms, names_in, short
+from engram.state.polarity import PolarityReader, Sense, cue
+from engram.text.match import values_match
+
+CACHE = 4096  # texts read (the same memories are read at add and again as neighbours)
+# How close to an example of an ending a clause must be: naming the value it ends ("Miso died", "cancelled my
+# Netflix"), naming the attribute ("gave the bike away"), or neither ("we broke up", "handed in my notice").
+NAMED_VALUE, NAMED_ATTRIBUTE, STRONG = 0.35, 0.5, 0.7
 
 
 class StatementReading:
-    def __init__(self, aspects: AspectReader) -> None:
+    def __init__(
+        self,
+        aspects: AspectReader,
+        attributes: AttributeMeaning | None = None,
+        polarity: PolarityReader | None = None,
+    ) -> None:
         self.aspects = aspects
+        self.attributes = attributes or AttributeMeaning(aspects.embedder, aspects.aspects)
+        self.polarity = polarity or PolarityReader(aspects.embedder)
+        self._cache: OrderedDict[str, tuple[Statement, ...]] = OrderedDict()
 
     def statements(self, texts: Sequence[str]) -> list[tuple[Statement, ...]]:
-        read: list[tuple[Statement, ...]] = []
-        for readings in self.aspects.read(texts):
-            said = {(r.aspect.name, r.value): r.aspect.single for r in readings}  # one statement per value
-            read.append(
-                tuple(Statement(subject=USER, attribute=a, value=v, single=single) for (a, v), single in said.items())
-            )
-        return read
+        unread = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if unread:
+            catalogue = dict(zip(unread, self.aspects.read([first_person(t) for t in unread]), strict=True))
+            opened = self._open(unread)
+            for text in unread:
+                said = {(r.aspect.name, r.value): r.aspect.single for r in catalogue[text]}  # one statement per value
+                mine = [Statement(subject=USER, attribute=a, value=v, single=single) for (a, v), single in said.items()]
+                ended = [s for s in opened[text] if s.polarity in ("ended", "denied")]
+                mine = [s for s in mine if not _told(s, ended)]  # "switched from BT to Sky": BT is ended, not held
+                mine += [s for s in opened[text] if s.polarity != "asserted" or not _told(s, mine)]
+                unique = {(s.subject, s.attribute, s.value, s.polarity): s for s in mine}  # once each
+                self._cache[text] = tuple(unique.values())
+                while len(self._cache) > CACHE:
+                    self._cache.popitem(last=False)
+        return [self._cache[t] for t in texts]
+
+    def _open(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
+        """The open statements of each text: the forms' and the endings', with one embedder call for the
+        clauses that give a form or may tell an ending."""
+        read = {t: [(c, leads, forms(c)) for c, leads in clauses(expand(first_person(t)))] for t in texts}
+        asked = list(dict.fromkeys(c for t in texts for c, _, found in read[t] if not found and short(c)))
+        senses = dict(zip(asked, self._senses(asked), strict=True))
+        out: dict[str, list[Statement]] = {}
+        for text in texts:
+            statements: list[Statement] = []
+            for clause, leads, found in read[text]:
+                sense = senses.get(clause)
+                if found:
+                    statements += [self._asserted(said) for said in found]
+                elif sense is not None and (ended := self._ending(clause, leads, sense)) is not None:
+                    statements.append(ended)
+            out[text] = statements
+        return out
+
+    def _senses(self, clauses_: Sequence[str]) -> list[Sense | None]:
+        if not clauses_:
+            return []
+        return [self.polarity.sense(v) for v in self.aspects.embedder.embed(list(clauses_))]
+
+    def _asserted(self, said: Said) -> Statement:
+        """A form's statement, with the polarity its words give ("my old phone was ..." is past). Its meaning
+        is not asked: a form is close to the examples of every polarity that share its words."""
+        polarity = said.polarity
+        if polarity == "asserted":
+            polarity = cue(said.clause) or "asserted"
+        attribute = self.attributes.canonical(said.noun) if said.noun else ANY
+        single = self.attributes.single(attribute)
+        return Statement(
+            subject=said.subject,
+            attribute=attribute,
+            value=said.value or ANY,
+            polarity=polarity,
+            single=said.changed if single is None else single,
+        )
+
+    def _ending(self, clause: str, leads: bool, sense: Sense) -> Statement | None:
+        """An ending told by meaning ("gave the bike away"): it names its value, or the attribute it ends, or is
+        close to how endings are said; and nothing in its words hedges, denies or tells it as long ago."""
+        if sense.polarity != "ended" or sense.attribute is None:
+            return None
+        if cue(clause, asserting=False) not in (None, "ended"):
+            return None
+        value = names_in(clause)
+        subject = ending_subject(clause, value, leads)
+        if subject is None:
+            return None
+        attribute = self.attributes.canonical(sense.attribute)
+        named = any(w in clause.lower().split() for w in sense.attribute.split())
+        if sense.score < (NAMED_VALUE if value else NAMED_ATTRIBUTE if named else STRONG):
+            return None
+        single = self.attributes.single(attribute)
+        return Statement(
+            subject=subject,
+            attribute=attribute,
+            value=value or ANY,
+            polarity="ended",
+            single=True if single is None else single,
+        )
+
+
+def _told(statement: Statement, others: Sequence[Statement]) -> bool:
+    """A value another reading of the text gave (a form read as "my girlfriend is Ana" is the partner)."""
+    return any(values_match(statement.value, s.value) for s in others)

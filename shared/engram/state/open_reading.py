@@ -1,0 +1,183 @@
+"""Statements of any attribute, read offline from the forms people give a value in, outside the catalogue too:
+"my new X is Y", "my X is now Y", "switched (my X) (from Y) to Z", "got a new X: Y", "I now go to Y gym",
+"<Name>'s X is Y", "my daughter Ines's school is Y", "The X of Y is Z"; and endings, read by meaning ("we broke
+up", "gave the bike away", "cancelled my Netflix").
+
+A form gives the attribute's noun (made canonical by meaning, state/attributes.py) and a whole value: a named
+thing, product, organisation, place or person, starting as a name does in any script (text/letters.py), never
+its first word only. A value in lower case ("my new job is exhausting") is not read: a wrong statement is worse
+than none. Cardinality: the catalogue's, else one value at a time when the language tells a change ("new",
+"now", "switched"), else many. Polarity: the clause's cues and its meaning (state/polarity.py).
+
+Every pattern is linear: bounded repetitions, one clause of at most MAX_CLAUSE characters at a time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engram.domain.statements import USER, Polarity
+from engram.rules.vocab import PLURAL_RELATIONS, RELATIONS
+from engram.text.clauses import MAX_CLAUSE, is_question, split_clauses, split_sentences, strip_lead
+from engram.text.letters import CAPITAL, LOWER
+
+_NAMEWORD = rf"(?:{CAPITAL}|\d|i(?={CAPITAL}))[\w'\u2019.&+-]*"
+_JOIN = r"(?:of|de|la|le|van|von|du|des|and|&|the|da|do|di)"
+VALUE = rf"{_NAMEWORD}(?:\s+(?:{_JOIN}\s+)?{_NAMEWORD}){{0,5}}"
+_NOUN = rf"{LOWER}[\w-]*"
+_WORD = rf"(?:{_NOUN}|(?-i:[A-Z]{{2,4}})\b)"  # a noun, or an initialism ("GP", "ISP")
+ATTR = rf"{_WORD}(?:\s+{_WORD}){{0,2}}?"
+_ARTICLE = r"(?:(?i:a|an|the|my|our)\s+)?"
+_CUE = r"(?P<cue>(?i:new|current))\s+"
+_IS = r"\s+(?i:is|are|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?"
+_REL = rf"(?P<rel>{_NOUN})"
+_NAME = rf"(?P<s>{CAPITAL}[\w-]*(?:\s+{CAPITAL}[\w-]*)?)"
+
+_MY_X_IS = re.compile(rf"\b(?i:my|our)\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+_THEIR_X_IS = re.compile(
+    rf"(?:\b(?i:my|our)\s+{_REL}\s+)?{_NAME}['\u2019]s\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})"
+)
+_X_OF_Y = re.compile(rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+_SWITCHED = re.compile(
+    rf"\b(?P<cue>(?i:switched|changed|swapped))\s+(?:(?i:my|our)\s+(?P<a>{ATTR})\s+|(?P<p>{_NOUN})s\s+)?"
+    rf"(?:(?i:from)\s+{_ARTICLE}(?P<o>{VALUE})\s+)?(?i:to|for)\s+{_ARTICLE}(?P<v>{VALUE})"
+)
+_GOT_NEW = re.compile(
+    rf"\b(?i:got|bought|have|picked\s+up)\s+(?i:a|an|my|our)\s+(?P<cue>(?i:new))\s+(?P<a>{ATTR})"
+    rf"(?:\s*[:,\u2013-]\s*|\s+(?i:it's|it\s+is|called|named|from)\s+|\s+)(?:(?i:it's|it\s+is)\s+)?{_ARTICLE}(?P<v>{VALUE})"
+)
+_GO_TO = re.compile(
+    rf"\b(?i:i|we)\s+(?P<cue>(?i:now|currently))\s+(?i:go\s+to|attend|train\s+at|use|bank\s+with|see)\s+"
+    rf"{_ARTICLE}(?P<v>{VALUE})(?:\s+(?P<a>{_NOUN}))?"
+)
+# What a place one goes to is, when its name says it ("Riverside Gym", "St Mary's School").
+_VENUE = re.compile(
+    r"(?i:gym|school|club|surgery|clinic|practice|church|pool|studio|college|university|nursery|academy|centre|center)$"
+)
+# Words that are no attribute ("my name", "my god") or end a value rather than name it.
+_NOT_ATTRIBUTES = frozenset("name god goodness bad fault turn treat pleasure guess point day week life".split())
+_PEOPLE = "|".join(sorted({w for w in RELATIONS if " " not in w} | set(PLURAL_RELATIONS), key=len, reverse=True))
+# Someone else leads the clause ("my sister quit", "he retired", "Tom's wife left"): their ending, not the person's.
+_OTHERS = re.compile(rf"^(?i:he|she|they|his|her|their|(?:my|our)\s+(?:{_PEOPLE}))\b")
+# A clause that starts with its verb ("gave the bike away", "handed in my notice") is said of oneself.
+_SUBJECTLESS = re.compile(
+    rf"^(?!(?i:he|she|they|it|his|her|their|its|the|a|an|this|that|these|those|your|you|there)\b){LOWER}+\b"
+)
+_FIRST = re.compile(r"^(?i:i|i'm|i've|we|we're|we've|me|my|our)\b")
+_PRONOUN = re.compile(r"^(?i:he|she|they)\b")
+_TRAILING = ".,;:!?'\u2019"
+MAX_ENDING_WORDS = 8  # an ending is said briefly ("we broke up", "cancelled my Netflix"); longer clauses are not asked
+
+
+@dataclass(frozen=True)
+class Said:
+    """One statement as the words give it, before its attribute is made canonical."""
+
+    subject: str
+    noun: str  # the attribute as named ("mobile"); "" for an ending whose attribute its meaning gives
+    value: str | None  # None: an ending that names no value ("we broke up")
+    polarity: Polarity
+    changed: bool  # the language tells a change: one value at a time
+    clause: str
+
+
+def clauses(text: str) -> list[tuple[str, bool]]:
+    """The bounded clauses of a text, its questions left out, each with whether it leads its sentence (a later
+    clause with no subject of its own has its sentence's: "my sister quit and broke up with Tom")."""
+    out: list[tuple[str, bool]] = []
+    for sentence in split_sentences(text):
+        if is_question(sentence):
+            continue
+        parts = [strip_lead(c)[:MAX_CLAUSE] for c in split_clauses(sentence)]
+        out += [(c, i == 0) for i, c in enumerate(p for p in parts if p)]
+    return out
+
+
+def _value(raw: str | None) -> str | None:
+    if not raw:
+        return None
+    words = raw.strip().rstrip(_TRAILING).split()
+    while words and words[-1].lower() in ("and", "of", "the", "&", "de", "la", "le"):
+        words.pop()
+    value = " ".join(words)
+    return value or None
+
+
+def _noun(raw: str | None) -> str | None:
+    noun = " ".join((raw or "").lower().split())
+    return noun if noun and noun not in _NOT_ATTRIBUTES else None
+
+
+def _whose(lead: str) -> str:
+    """Whose statement a form is, by the words before it: "my brother just got a new phone" is the brother's."""
+    words = lead.strip()
+    if not words or (_FIRST.match(words) and not _OTHERS.match(words)):
+        return USER
+    if _OTHERS.match(words) or _PRONOUN.match(words):
+        return " ".join(words.split()[:3]).lower()
+    name = re.match(rf"{CAPITAL}[\w'-]*", words)
+    return name.group(0) if name and name.group(0) != "I" else USER
+
+
+def forms(clause: str) -> list[Said]:
+    """The statements a clause gives in one of the forms, asserted (the polarity is read after)."""
+    said: list[Said] = []
+    now = re.search(r"\b(?i:now)\b", clause) is not None
+    for found in _MY_X_IS.finditer(clause):
+        noun, value = _noun(found["a"]), _value(found["v"])
+        if noun and value:
+            said.append(Said(USER, noun, value, "asserted", bool(found["cue"] or found["now"]) or now, clause))
+    for found in _THEIR_X_IS.finditer(clause):
+        noun, value, name = _noun(found["a"]), _value(found["v"]), found["s"]
+        if noun and value and name.lower() not in ("my", "our", "the", "i"):
+            subject = f"my {found['rel'].lower()} {name}" if found["rel"] else name
+            said.append(Said(subject, noun, value, "asserted", bool(found["cue"] or found["now"]) or now, clause))
+    world = _X_OF_Y.search(clause)
+    if world and (noun := _noun(world["a"])) and (value := _value(world["v"])) and (of := _value(world["s"])):
+        said.append(Said(of, noun, value, "asserted", bool(world["now"]) or now, clause))
+    for found in _SWITCHED.finditer(clause):
+        noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
+        whose = _whose(clause[: found.start()])
+        if noun and value:
+            said.append(Said(whose, noun, value, "asserted", True, clause))
+        if old:  # the old value ends, even where the attribute cannot be named
+            said.append(Said(whose, noun or "", old, "ended", True, clause))
+    for found in _GOT_NEW.finditer(clause):
+        noun, value = _noun(found["a"]), _value(found["v"])
+        if noun and value:
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
+    for found in _GO_TO.finditer(clause):
+        value = _value(found["v"])
+        venue = _VENUE.search(value or "")
+        noun = _noun(found["a"]) or (venue.group(0).lower() if venue else None)
+        if noun and value:
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
+    return said
+
+
+def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
+    """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
+    leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""
+    if _FIRST.match(clause) and not _OTHERS.match(clause):
+        return USER
+    if value and clause.startswith(value):
+        return USER
+    if _SUBJECTLESS.match(clause):
+        return USER if leads else None
+    if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
+        return " ".join(clause.split()[: 1 if _PRONOUN.match(clause) else 3]).lower()
+    return None
+
+
+def short(clause: str) -> bool:
+    return 2 <= len(clause.split()) <= MAX_ENDING_WORDS
+
+
+def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
+    """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
+    for found in re.finditer(VALUE, clause):
+        value = _value(found.group(0))
+        if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
+            return value
+    return None

@@ -1,0 +1,92 @@
+"""The polarity of a clause, read by meaning: whether it asserts a value now held, ends one, denies one, hedges
+or tells the past (domain/statements.py).
+
+A labelled set (state/polarity.json: example clauses per polarity, each ending with the attribute it ends) is
+compared by the local embedder with the clause, as the catalogue is for attributes: the clause takes the
+polarity of its closest example when that is close enough and clearly closer than any other polarity's. A few
+linear-time cues of the language (a modal, a negation, "used to") keep a clause from being read as asserted
+when it hedges, denies or tells the past, whatever its closest example: a wrong statement is worse than none.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engram.domain.ports import Embedder
+from engram.domain.statements import Polarity
+
+LABELLED = Path(__file__).with_name("polarity.json")
+POLARITIES: tuple[Polarity, ...] = ("asserted", "ended", "denied", "hedged", "past")
+MARGIN = 0.05  # over the closest example of another polarity
+
+# Cues of the language that say a clause does not assert a value held now ("might", "used to", "not").
+_HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|thinking\s+(?:about|of)|considering|planning|plan\s+to|hope|"
+    r"hoping|wish|would|could|should|(?-i:may)|if|someday|looking\s+at|going\s+to|gonna|want\s+to|tempted)\b",
+    re.I,
+)
+# Told as the past whatever the verb: "used to", "years ago".
+_LONG_AGO = re.compile(
+    r"\b(?:used\s+to|back\s+then|back\s+when|years\s+ago|as\s+a\s+(?:kid|child|student)|when\s+i\s+was|"
+    r"grew\s+up|visit\w*|last\s+(?:year|summer|winter))\b",
+    re.I,
+)
+# A value of another time ("my old phone was a Nokia"), read only against a clause asserting a value.
+_THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old)\b", re.I)
+_ENDED = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)
+_DENY = re.compile(r"\b(?:not|n't|never|no)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Sense:
+    polarity: Polarity
+    attribute: str | None  # the attribute an ending ends, as its closest example names it
+    score: float
+
+
+class PolarityReader:
+    def __init__(self, embedder: Embedder, path: Path = LABELLED) -> None:
+        self.embedder = embedder
+        data = json.loads(path.read_text(encoding="utf-8"))
+        self._examples = [(p, e["text"], e.get("attribute")) for p in POLARITIES for e in data[p]]
+        self._vectors: np.ndarray | None = None
+
+    def _prototypes(self) -> np.ndarray:
+        if self._vectors is None:
+            self._vectors = np.asarray(self.embedder.embed([t for _, t, _ in self._examples]), dtype=np.float32)
+        return self._vectors
+
+    def sense(self, vector: list[float]) -> Sense | None:
+        """The clause's polarity by meaning, with the attribute an ending ends and its closeness; None when no
+        polarity is clearly closer than the others. How close is close enough is the caller's: a clause that
+        names its value ("Miso died": a name blurs its meaning) needs less than one that names nothing."""
+        cosines = self._prototypes() @ np.asarray(vector, dtype=np.float32)
+        best: dict[Polarity, tuple[float, str | None]] = {}
+        for (polarity, _, attribute), score in zip(self._examples, cosines.tolist(), strict=True):
+            if score > best.get(polarity, (-1.0, None))[0]:
+                best[polarity] = (score, attribute)
+        ranked = sorted(best.items(), key=lambda p: -p[1][0])
+        (polarity, (score, attribute)), runner_up = ranked[0], ranked[1][1][0]
+        if score - runner_up < MARGIN:
+            return None
+        return Sense(polarity, attribute, score)
+
+
+def cue(clause: str, asserting: bool = True) -> Polarity | None:
+    """The polarity the clause's own words give, before its meaning: a hedge, the past, an ending ("no
+    longer"), a denial. `asserting`: the clause gives a value as now held ("my phone is a Pixel"), where a
+    "was" already tells another time; an ending is said in the past tense ("I was laid off")."""
+    if _HEDGE.search(clause):
+        return "hedged"
+    if _LONG_AGO.search(clause) or (asserting and _THEN.search(clause)):
+        return "past"
+    if _ENDED.search(clause):
+        return "ended"
+    if _DENY.search(clause):
+        return "denied"
+    return None

@@ -1,0 +1,101 @@
+"""Statements of any attribute, of anyone, read offline by meaning (state/reading.py, open_reading.py,
+polarity.py, attributes.py), on the real local embedder: the forms people give a value in, endings that name
+no new value, and what must not be read as a change."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.adapters.onnx.embedder import OnnxEmbedder
+from engram.state.aspects import AspectReader
+from engram.state.attributes import ANY
+from engram.state.reading import StatementReading
+
+
+@pytest.fixture(scope="module")
+def reading() -> StatementReading:
+    return StatementReading(AspectReader(OnnxEmbedder()))
+
+
+def said(reading: StatementReading, text: str) -> set[tuple[str, str, str, str, bool]]:
+    [statements] = reading.statements([text])
+    return {(s.subject, s.attribute, s.value, s.polarity, s.single) for s in statements}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my new phone is a Pixel 9", ("user", "phone", "Pixel 9", "asserted", True)),
+        ("my mobile is now an iPhone 15", ("user", "phone", "iPhone 15", "asserted", True)),  # one attribute
+        ("got a new bike: a Brompton", ("user", "bike", "Brompton", "asserted", True)),
+        ("I now go to Riverside Gym", ("user", "gym", "Riverside Gym", "asserted", True)),
+        ("switched gyms to PureGym", ("user", "gym", "PureGym", "asserted", True)),
+        ("I changed my dentist to Dr Shah", ("user", "dentist", "Dr Shah", "asserted", True)),
+        ("Our landlord is now Mr Okafor", ("user", "landlord", "Mr Okafor", "asserted", True)),
+        ("my daughter Ines's school is St Mary's", ("my daughter Ines", "school", "St Mary's", "asserted", False)),
+        ("Tom's coach is Marta Ruiz", ("Tom", "coach", "Marta Ruiz", "asserted", False)),
+        ("The capital of Australia is Canberra", ("Australia", "capital", "Canberra", "asserted", False)),
+        ("my dentist is Dr Patel", ("user", "dentist", "Dr Patel", "asserted", False)),  # no change told: many
+        ("my girlfriend is Ana", ("user", "partner", "Ana", "asserted", True)),  # the catalogue's, by its nouns
+    ],
+)
+def test_a_form_gives_subject_attribute_whole_value_and_cardinality(
+    reading: StatementReading, text: str, expected: tuple[str, str, str, str, bool]
+) -> None:
+    assert expected in said(reading, text)
+
+
+def test_a_change_naming_the_old_value_ends_it_even_without_an_attribute(reading: StatementReading) -> None:
+    assert ("user", ANY, "EE", "ended", True) in said(reading, "I switched from EE to Vodafone")
+    both = said(reading, "I switched my broadband from BT to Sky")
+    assert ("user", "broadband", "Sky", "asserted", True) in both
+    assert ("user", "broadband", "BT", "ended", True) in both
+    assert not any(v == "BT" and p == "asserted" for _, _, v, p, _ in both)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "attribute", "value"),
+    [
+        ("we broke up", "user", "partner", ANY),
+        ("I left Google", "user", "employer", "Google"),
+        ("Miso died", "user", "pets", "Miso"),
+        ("handed in my notice", "user", "employer", ANY),
+        ("gave the bike away", "user", "bike", ANY),
+        ("closed that account", "user", "bank account", ANY),
+        ("he retired", "he", "job", ANY),
+        ("stopped smoking", "user", "smoking", ANY),
+        ("cancelled my Netflix", "user", "subscription", "Netflix"),
+    ],
+)
+def test_an_ending_with_no_new_value_is_read_by_meaning(
+    reading: StatementReading, text: str, subject: str, attribute: str, value: str
+) -> None:
+    ended = {(s, a, v) for s, a, v, p, _ in said(reading, text) if p == "ended"}
+    assert (subject, attribute, value) in ended
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I might switch to Octopus",
+        "I'm thinking of leaving Google",
+        "I didn't leave Google",
+        "my old phone was a Nokia",
+        "I love my new job",
+        "my dad died last year",
+        "my sister quit her job",
+        "Tom came over for dinner",
+        "I met Sarah at the Tate",
+        "we watched Dune last night",
+    ],
+)
+def test_hedges_denials_the_past_and_other_people_assert_or_end_nothing_of_the_person(
+    reading: StatementReading, text: str
+) -> None:
+    changes = {(s, p) for s, _, _, p, _ in said(reading, text) if p in ("asserted", "ended", "denied")}
+    assert ("user", "asserted") not in changes and ("user", "ended") not in changes, changes
+
+
+def test_names_in_any_script_are_whole_values(reading: StatementReading) -> None:
+    for name in ("Zoë Brennan", "Łukasz Nowak", "Ayşe Demir", "Олег Петров", "Ελένη", "Begoña Ruiz"):
+        assert ("user", "coach", name, "asserted", True) in said(reading, f"my new coach is {name}"), name
