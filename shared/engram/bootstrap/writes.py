@@ -65,7 +65,6 @@ class Writes:
             statements=models.statement_reader,
             # only where the rules alone extract: an LLM (however it is given) reads ordinary speech itself
             read_wider=isinstance(models.extractor, OfflineExtractor),
-            statements=models.statement_reader,
         )
 
     @cached_property

@@ -160,10 +160,10 @@ class IngestPipeline:
     # Aspects of the person read by meaning: newer statements of a single-valued aspect outdate older
     # ones, facts or kept messages (state/supersede.py). None: only the reconciler's keys decide.
     aspects: AspectReader | None = None
-    # What every memory states (domain/statements.py), read with the aspects' cache; the resolver compares them.
+    # What every memory states (domain/statements.py), read as it is written (the unit of work) with the aspects'
+    # cache; the resolver compares them.
     statements: StatementReader | None = None
     read_wider: bool = False  # with `aspects`, clauses the extractor missed are read as facts too (offline)
-    statements: StatementReader | None = None  # what each memory states, read as it is written (unit of work)
 
     def __post_init__(self) -> None:
         self._lifecycle = Lifecycle(
