@@ -99,3 +99,20 @@ def test_hedges_denials_the_past_and_other_people_assert_or_end_nothing_of_the_p
 def test_names_in_any_script_are_whole_values(reading: StatementReading) -> None:
     for name in ("Zoë Brennan", "Łukasz Nowak", "Ayşe Demir", "Олег Петров", "Ελένη", "Begoña Ruiz"):
         assert ("user", "coach", name, "asserted", True) in said(reading, f"my new coach is {name}"), name
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "value"),
+    [
+        ("Has a girlfriend named Ana", "partner", "Ana"),
+        ("Has a cat named Miso", "pets", "Miso"),
+        ("Works at Google", "employer", "Google"),
+        ("Lives in York", "home", "York"),
+    ],
+)
+def test_a_fact_in_its_stored_wording_asserts_its_value(
+    reading: StatementReading, text: str, attribute: str, value: str
+) -> None:
+    """A fact is stored as "Has a girlfriend named Ana": it holds the value, it does not end it (a break-up
+    told later must find it asserted to close it)."""
+    assert ("user", attribute, value, "asserted") in {s[:4] for s in said(reading, text)}
