@@ -42,6 +42,9 @@ from engram.services.task_inputs import load_request
 from engram.writes.unit_of_work import Lifecycle
 
 _ROLES = {"USER": "user", "ASSISTANT": "assistant", "TOOL": "tool", "OTHER": "system"}
+# The metadata key naming who said an event's USER turns: AgentCore's payload has a role but no name, and
+# Engram's search reads the name when a question names a speaker (docs/agentcore.md).
+SPEAKER_KEY = "speaker"
 # What an add's fields are called in AgentCore's request, for the field a refusal names.
 _FIELDS = {"user_id": "actorId", "run_id": "sessionId", "metadata": "metadata", "messages": "payload"}
 _MAX_CANDIDATES = 100  # memories a retrieval ranks before the namespace and metadata filters cut them
@@ -99,7 +102,7 @@ class AgentCoreService:
             except NotFoundError:
                 pass
         turns = [
-            Message(role=_ROLES[p["conversational"]["role"]], content=p["conversational"]["content"]["text"])
+            said_by(p["conversational"]["role"], p["conversational"]["content"]["text"], new.metadata)
             for p in new.payload
             if "conversational" in p
         ]
@@ -197,7 +200,7 @@ class AgentCoreService:
     ) -> str:
         """Content for extraction only (no event is kept): one add through the normal pipeline."""
         check_memory(tenant_id, memory_id)
-        messages = [Message(role=_ROLES[role], content=text, created_at=said_at) for role, text in turns]
+        messages = [said_by(role, text, metadata, said_at) for role, text in turns]
         if messages:
             request = _add_request(messages=messages, user_id=actor_id, run_id=session_id, metadata=metadata)
             self.memories.submit(tenant_id, request)
@@ -358,6 +361,12 @@ def _fact_of(tenant_id: str, record: NewRecord) -> Fact:
 def _failed(record: str, err: Exception) -> RecordOutcome:
     code = 404 if isinstance(err, NotFoundError) else 400 if isinstance(err, ValidationError | SchemaError) else 500
     return RecordOutcome(record, error_code=code, error_message=str(err) if code < 500 else "internal error")
+
+
+def said_by(role: str, text: str, metadata: dict[str, str], said_at: datetime | None = None) -> Message:
+    """One conversational turn as a message: a USER turn named by the event's `speaker` metadata."""
+    name = metadata.get(SPEAKER_KEY, "").strip() if role == "USER" else ""
+    return Message(role=_ROLES[role], content=text, name=name or None, created_at=said_at)
 
 
 def _add_request(**fields: Any) -> AddRequest:
