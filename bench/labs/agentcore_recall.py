@@ -36,7 +36,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,8 +217,13 @@ def _ask(
 
 
 def run(
-    conversations: Sequence[Conversation], questions: int | None, work: Path, split: bool = False
+    conversations: Sequence[Conversation],
+    questions: int | None,
+    work: Path,
+    split: bool = False,
+    report: Callable[[dict[str, Any]], None] = lambda _: None,
 ) -> dict[str, Any]:
+    """The figures of every conversation; `report` gets those of the conversations done so far after each."""
     memory_id = memory_id_of(TENANT)
     arms = [HTTP, *SPLIT_ARMS] if split else [HTTP, AGENTCORE, EPISODIC_ONLY, EVENTS_V1]
     ranked: dict[str, Ranked] = {arm: [] for arm in arms}
@@ -260,8 +265,19 @@ def run(
             for q in scored_questions(conv, questions):
                 for arm, dia_ids in _ask(clients, agentcore, memory_id, conv, q, split).items():
                     ranked[arm].append((q.category, dia_ids, q.evidence))
-            so_far = {arm: _scores(rows)["overall"]["recall@10"] for arm, rows in ranked.items()}
-            print(f"{conv.sample_id} done; recall@10 so far: {json.dumps(so_far)}", file=sys.stderr, flush=True)
+            so_far = _summary(conversations[: conversations.index(conv) + 1], questions, ranked, failed, split)
+            print(f"{conv.sample_id} done; recall@10 so far: {json.dumps(so_far['recall@10'])}", file=sys.stderr)
+            report(so_far)
+    return _summary(conversations, questions, ranked, failed, split)
+
+
+def _summary(
+    conversations: Sequence[Conversation],
+    questions: int | None,
+    ranked: dict[str, Ranked],
+    failed: dict[str, int],
+    split: bool,
+) -> dict[str, Any]:
     results = {arm: _scores(rows) for arm, rows in ranked.items()}
     search = f"POST /v1/memories/search top_k={TOP_K}"
     http_method = f"POST /v1/memories per turn (locomo_recall.turn_request: infer=false, deduplicate=false), {search}"
@@ -289,7 +305,7 @@ def run(
             "questions_scored": len(ranked[HTTP]),
         },
         "method": method,
-        "failed_adds": failed,
+        "failed_adds": dict(failed),
         "results": results,
         "recall@10": {arm: results[arm]["overall"]["recall@10"] for arm in results},
         "difference_recall@10": {
@@ -306,19 +322,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", action="store_true", help="no AgentCore arm: /v1 arms that part what an event is")
     args = parser.parse_args(argv)
     convs = load()[: args.conversations]
+    path = ROOT / "bench" / "results" / ("agentcore_recall_split.json" if args.split else "agentcore_recall.json")
+
+    def write(out: dict[str, Any]) -> None:
+        """After each conversation: a run stopped early leaves the figures of those it finished."""
+        if not args.split:
+            out["goal"] = "agentcore within 0.01 of http (recall@10)"
+            out["within_0.01"] = abs(out["difference_recall@10"][f"{AGENTCORE} - {HTTP}"]) <= 0.01
+        path.write_text(json.dumps(out, indent=2) + "\n")
+
     with tempfile.TemporaryDirectory() as tmp:
-        out = run(convs, args.questions, Path(tmp), args.split)
-    if args.split:
-        text = json.dumps(out, indent=2)
-        (ROOT / "bench" / "results" / "agentcore_recall_split.json").write_text(text + "\n")
-        print(text)
-        return 0
-    out["goal"] = "agentcore within 0.01 of http (recall@10)"
-    out["within_0.01"] = abs(out["difference_recall@10"][f"{AGENTCORE} - {HTTP}"]) <= 0.01
-    text = json.dumps(out, indent=2)
-    (ROOT / "bench" / "results" / "agentcore_recall.json").write_text(text + "\n")
-    print(text)
-    return 0 if out["within_0.01"] else 1
+        out = run(convs, args.questions, Path(tmp), args.split, write)
+    write(out)
+    print(json.dumps(out, indent=2))
+    return 0 if args.split or out["within_0.01"] else 1
 
 
 if __name__ == "__main__":
