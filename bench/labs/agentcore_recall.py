@@ -320,9 +320,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=1, help="the first N LoCoMo conversations")
     parser.add_argument("--questions", type=int, default=None, help="the first M scored questions of each")
     parser.add_argument("--split", action="store_true", help="no AgentCore arm: /v1 arms that part what an event is")
+    parser.add_argument("--only", help="this LoCoMo conversation alone (its sample id, e.g. conv-26)")
+    parser.add_argument("--out", type=Path, help="the JSON file to write (default bench/results/agentcore_recall.json)")
     args = parser.parse_args(argv)
-    convs = load()[: args.conversations]
-    path = ROOT / "bench" / "results" / ("agentcore_recall_split.json" if args.split else "agentcore_recall.json")
+    convs = [c for c in load() if c.sample_id == args.only] if args.only else load()[: args.conversations]
+    default = "agentcore_recall_split.json" if args.split else "agentcore_recall.json"
+    path = args.out or ROOT / "bench" / "results" / default
 
     def write(out: dict[str, Any]) -> None:
         """After each conversation: a run stopped early leaves the figures of those it finished."""

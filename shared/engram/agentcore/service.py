@@ -3,6 +3,7 @@ the add pipeline), memory records are memories, actors are users and sessions ar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -253,12 +254,25 @@ class AgentCoreService:
         top_k: int,
         filters: Sequence[MetadataFilter],
     ) -> list[tuple[Fact, float]]:
-        """Engram's search over the actor's memories, then the namespace and metadata filters."""
+        """Engram's search of the actor's memories for `top_k` (its order depends on top_k), cut by the
+        namespace and the metadata filters; when that cut leaves fewer than `top_k`, the next ones of a
+        wider search follow, scored below all of Engram's top k, so that retrievals of several namespaces
+        merged by score give Engram's own ranking."""
         check_memory(tenant_id, memory_id)
-        wanted = SearchQuery(user_id=namespace.actor_id, query=query, top_k=_MAX_CANDIDATES)
-        hits = self.memories.search(tenant_id, wanted)
-        kept = [(f, s) for f, s in hits if namespace.holds(f) and metadata_keeps(filters, f.metadata)]
-        return kept[:top_k]
+
+        def keeps(fact: Fact) -> bool:
+            return namespace.holds(fact) and metadata_keeps(filters, fact.metadata)
+
+        first = self.memories.search(tenant_id, SearchQuery(user_id=namespace.actor_id, query=query, top_k=top_k))
+        kept = [(f, s) for f, s in first if keeps(f)]
+        if len(kept) >= top_k or len(first) < top_k:  # nothing more to find: the actor has no more memories
+            return kept[:top_k]
+        wider = self.memories.search(
+            tenant_id, SearchQuery(user_id=namespace.actor_id, query=query, top_k=_MAX_CANDIDATES)
+        )
+        seen = {f.id for f, _ in kept}
+        more = [(f, s) for f, s in wider if f.id not in seen and keeps(f)]
+        return kept + _below(more, first[-1][1])[: top_k - len(kept)]
 
     def list_records(
         self,
@@ -361,6 +375,14 @@ def _fact_of(tenant_id: str, record: NewRecord) -> Fact:
 def _failed(record: str, err: Exception) -> RecordOutcome:
     code = 404 if isinstance(err, NotFoundError) else 400 if isinstance(err, ValidationError | SchemaError) else 500
     return RecordOutcome(record, error_code=code, error_message=str(err) if code < 500 else "internal error")
+
+
+def _below(hits: list[tuple[Fact, float]], floor: float) -> list[tuple[Fact, float]]:
+    """The hits in their order, their scores scaled under `floor` (the lowest of a ranking they follow)."""
+    cap = math.nextafter(floor, -math.inf)
+    top = hits[0][1] if hits else 0.0
+    scale = max(cap, 0.0) / top if top > max(cap, 0.0) else 1.0  # never negative: the order stays
+    return [(f, s * scale) for f, s in hits]
 
 
 def said_by(role: str, text: str, metadata: dict[str, str], said_at: datetime | None = None) -> Message:
