@@ -22,7 +22,8 @@ tenant, the session as run_id: `v1, extracted, name` (the add CreateEvent submit
 deduplicate off); written to bench/results/agentcore_recall_split.json.
 
 Every hit counts for its memory's `dia_id` metadata; scoring is `locomo_recall`'s. `--conversations N` takes
-the first N conversations, `--questions M` the first M scored questions of each. The figures are printed and
+the first N conversations (`--only conv-26` one of them), `--questions M` the first M scored questions of
+each; `--out FILE` writes elsewhere. The figures are printed and
 written to bench/results/agentcore_recall.json.
 
     LOCOMO_PATH=../shared/bench/locomo10.json python -m bench.labs.agentcore_recall --conversations 1
