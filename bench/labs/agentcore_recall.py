@@ -19,7 +19,7 @@ run tell what the read API changes:
 `--split` sends no event: it parts what an event is over /v1 instead, each arm another user of the `http`
 tenant, the session as run_id: `v1, extracted, name` (the add CreateEvent submits for the lab's event),
 `v1, extracted, no name` (the one it submitted before it read `speaker`), `v1, as said, no name` (infer and
-deduplicate off); written to bench/results/agentcore_recall_split.json.
+deduplicate off); written as agentcore_recall_split.json in bench/results/.
 
 Every hit counts for its memory's `dia_id` metadata; scoring is `locomo_recall`'s. `--conversations N` takes
 the first N conversations (`--only conv-26` one of them), `--questions M` the first M scored questions of
