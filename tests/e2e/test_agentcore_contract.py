@@ -261,6 +261,38 @@ def test_an_event_becomes_memory_records_that_retrieve_get_list_and_delete(clien
     assert gone.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
+def test_the_speaker_metadata_says_who_said_an_events_turns(stack: StackProcess, client: Any) -> None:
+    """AgentCore's payload has a role but no name: the `speaker` metadata names the USER turns, and the
+    memories read from them say so (in Engram's API, and filterable as records)."""
+    who = actor()
+    named = {"speaker": {"stringValue": "Caroline"}}
+    say(
+        client, who, "team", ("I adopted a puppy named Max.", "USER"), ("Congratulations!", "ASSISTANT"), metadata=named
+    )
+    say(client, who, "team", ("I started pottery classes.", "USER"))
+    api = Api(stack, ACME_KEY)
+
+    def both() -> list[Any]:
+        kept = api.memories(who)
+        texts = " ".join(m["memory"] for m in kept)
+        return kept if "puppy" in texts and "pottery" in texts else []
+
+    by_text = {m["memory"]: m["source"] or {} for m in until(both)}
+    assert {s.get("name") for t, s in by_text.items() if "puppy" in t} == {"Caroline"}
+    assert {s.get("name") for t, s in by_text.items() if "pottery" in t} == {None}
+    assert {s.get("name") for t, s in by_text.items() if "Congratulations" in t} <= {None}  # the assistant is not her
+
+    hers = {"left": {"metadataKey": "speaker"}, "operator": "EQUALS_TO", "right": {"metadataValue": named["speaker"]}}
+    texts = {
+        r["content"]["text"]
+        for strategy in ("semantic", "episodic")
+        for r in client.list_memory_records(
+            memoryId=MEMORY, namespacePath=f"/strategies/{strategy}/actors/{who}/", metadataFilters=[hers]
+        )["memoryRecordSummaries"]
+    }  # the metadata is the event's: the records of her event, the assistant's turn kept as said included
+    assert any("puppy" in t for t in texts) and not any("pottery" in t for t in texts)
+
+
 def test_records_are_batch_created_filtered_updated_and_deleted(client: Any) -> None:
     who = actor()
     namespace = f"/strategies/preferences/actors/{who}/"

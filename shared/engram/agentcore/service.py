@@ -3,6 +3,7 @@ the add pipeline), memory records are memories, actors are users and sessions ar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -42,6 +43,9 @@ from engram.services.task_inputs import load_request
 from engram.writes.unit_of_work import Lifecycle
 
 _ROLES = {"USER": "user", "ASSISTANT": "assistant", "TOOL": "tool", "OTHER": "system"}
+# The metadata key naming who said an event's USER turns: AgentCore's payload has a role but no name, and
+# Engram's search reads the name when a question names a speaker (docs/agentcore.md).
+SPEAKER_KEY = "speaker"
 # What an add's fields are called in AgentCore's request, for the field a refusal names.
 _FIELDS = {"user_id": "actorId", "run_id": "sessionId", "metadata": "metadata", "messages": "payload"}
 _MAX_CANDIDATES = 100  # memories a retrieval ranks before the namespace and metadata filters cut them
@@ -99,7 +103,7 @@ class AgentCoreService:
             except NotFoundError:
                 pass
         turns = [
-            Message(role=_ROLES[p["conversational"]["role"]], content=p["conversational"]["content"]["text"])
+            said_by(p["conversational"]["role"], p["conversational"]["content"]["text"], new.metadata)
             for p in new.payload
             if "conversational" in p
         ]
@@ -197,7 +201,7 @@ class AgentCoreService:
     ) -> str:
         """Content for extraction only (no event is kept): one add through the normal pipeline."""
         check_memory(tenant_id, memory_id)
-        messages = [Message(role=_ROLES[role], content=text, created_at=said_at) for role, text in turns]
+        messages = [said_by(role, text, metadata, said_at) for role, text in turns]
         if messages:
             request = _add_request(messages=messages, user_id=actor_id, run_id=session_id, metadata=metadata)
             self.memories.submit(tenant_id, request)
@@ -250,12 +254,25 @@ class AgentCoreService:
         top_k: int,
         filters: Sequence[MetadataFilter],
     ) -> list[tuple[Fact, float]]:
-        """Engram's search over the actor's memories, then the namespace and metadata filters."""
+        """Engram's search of the actor's memories for `top_k` (its order depends on top_k), cut by the
+        namespace and the metadata filters; when that cut leaves fewer than `top_k`, the next ones of a
+        wider search follow, scored below all of Engram's top k, so that retrievals of several namespaces
+        merged by score give Engram's own ranking."""
         check_memory(tenant_id, memory_id)
-        wanted = SearchQuery(user_id=namespace.actor_id, query=query, top_k=_MAX_CANDIDATES)
-        hits = self.memories.search(tenant_id, wanted)
-        kept = [(f, s) for f, s in hits if namespace.holds(f) and metadata_keeps(filters, f.metadata)]
-        return kept[:top_k]
+
+        def keeps(fact: Fact) -> bool:
+            return namespace.holds(fact) and metadata_keeps(filters, fact.metadata)
+
+        first = self.memories.search(tenant_id, SearchQuery(user_id=namespace.actor_id, query=query, top_k=top_k))
+        kept = [(f, s) for f, s in first if keeps(f)]
+        if len(kept) >= top_k or len(first) < top_k:  # nothing more to find: the actor has no more memories
+            return kept[:top_k]
+        wider = self.memories.search(
+            tenant_id, SearchQuery(user_id=namespace.actor_id, query=query, top_k=_MAX_CANDIDATES)
+        )
+        seen = {f.id for f, _ in kept}
+        more = [(f, s) for f, s in wider if f.id not in seen and keeps(f)]
+        return kept + _below(more, first[-1][1])[: top_k - len(kept)]
 
     def list_records(
         self,
@@ -358,6 +375,20 @@ def _fact_of(tenant_id: str, record: NewRecord) -> Fact:
 def _failed(record: str, err: Exception) -> RecordOutcome:
     code = 404 if isinstance(err, NotFoundError) else 400 if isinstance(err, ValidationError | SchemaError) else 500
     return RecordOutcome(record, error_code=code, error_message=str(err) if code < 500 else "internal error")
+
+
+def _below(hits: list[tuple[Fact, float]], floor: float) -> list[tuple[Fact, float]]:
+    """The hits in their order, their scores scaled under `floor` (the lowest of a ranking they follow)."""
+    cap = math.nextafter(floor, -math.inf)
+    top = hits[0][1] if hits else 0.0
+    scale = max(cap, 0.0) / top if top > max(cap, 0.0) else 1.0  # never negative: the order stays
+    return [(f, s * scale) for f, s in hits]
+
+
+def said_by(role: str, text: str, metadata: dict[str, str], said_at: datetime | None = None) -> Message:
+    """One conversational turn as a message: a USER turn named by the event's `speaker` metadata."""
+    name = metadata.get(SPEAKER_KEY, "").strip() if role == "USER" else ""
+    return Message(role=_ROLES[role], content=text, name=name or None, created_at=said_at)
 
 
 def _add_request(**fields: Any) -> AddRequest:

@@ -20,7 +20,7 @@ from bench.labs.agentcore_recall import (
     merge_by_score,
     namespace_paths,
     record_dia_id,
-    same_add,
+    v1_add,
 )
 from engram.agentcore.ids import memory_id_of
 from engram.agentcore.service import AgentCoreService, NewEvent
@@ -54,6 +54,7 @@ def test_a_turn_becomes_one_user_event_of_its_session_said_at_its_time() -> None
     ]
     assert request["metadata"]["dia_id"] == {"stringValue": "D2:3"}
     assert request["metadata"]["session"] == {"stringValue": "2"}
+    assert request["metadata"]["speaker"] == {"stringValue": "Caroline"}  # what names the turn in Engram
 
 
 def test_the_event_is_one_botocore_accepts() -> None:
@@ -87,8 +88,8 @@ class _Events:
         self.kept = event
 
 
-def test_same_add_is_the_add_create_event_submits() -> None:
-    """The lab's `http, same adds` arm must send over /v1 what Engram makes of the lab's event."""
+def test_the_named_extracted_add_is_the_add_create_event_submits() -> None:
+    """The lab's `v1, extracted, name` arm must send over /v1 what Engram makes of the lab's event."""
     submitted = _Submitted()
     service = AgentCoreService(submitted, None, _Events(), None, timedelta(days=90))  # type: ignore[arg-type]
     sent = event_request(CONV, TURN, memory_id_of("acme"))
@@ -105,7 +106,8 @@ def test_same_add_is_the_add_create_event_submits() -> None:
     )
 
     (made,) = submitted.adds
-    ours = AddRequest.model_validate(same_add(CONV, TURN, CONV.user_id))
+    ours = AddRequest.model_validate(v1_add(CONV, TURN, CONV.user_id, infer=True, named=True))
+    assert ours.messages[0].name == "Caroline"
     made_metadata = {k: v for k, v in made.metadata.items() if k != "agentcore_event_id"}
     assert made.model_copy(update={"metadata": made_metadata}) == ours
 
