@@ -5,7 +5,7 @@ A noun is the catalogue's attribute when it is its name or one of its words (sta
 the phone), else when the local embedder finds it close to one of them. Two attributes outside the catalogue
 are one when their nouns are as close ("bike" and "bicycle"); "gym" and "school", "car" and "bike", "manager"
 and "doctor" stay apart. The resolver compares a new statement's attribute with its neighbours' this way, so
-the user's own attributes are matched without a list of them (state/resolver.py)."""
+the user's own attributes are matched without a list of them (state/supersede.py)."""
 
 from __future__ import annotations
 
