@@ -52,20 +52,25 @@ def _add(session: Session, position: int, user_id: str, mode: dict[str, bool]) -
     return AddRequest(user_id=user_id, messages=messages, metadata=metadata, **mode)
 
 
-def ingest(env: EngramEnv, q: Question, mode: dict[str, bool]) -> int:
-    """Every session of the haystack through submit and the worker; returns the memories stored."""
+def ingest(env: EngramEnv, q: Question, mode: dict[str, bool]) -> tuple[int, dict[str, str]]:
+    """Every session of the haystack through submit and the worker; returns the memories stored and the
+    session of each add's task (a memory's `source.task_id` names its add even where an update kept an
+    older memory's metadata)."""
     user_id = f"lme-{q.question_id}"
     memories = env.container.memories
-    task_ids = [
-        memories.submit(env.tenant_id, _add(s, i, user_id, mode)).task_id for i, s in enumerate(q.sessions) if s.turns
-    ]
+    sessions = {
+        memories.submit(env.tenant_id, _add(s, i, user_id, mode)).task_id: s.session_id
+        for i, s in enumerate(q.sessions)
+        if s.turns
+    }
+    task_ids = list(sessions)
     stored = 0
     for start in range(0, len(task_ids), WORKER_BATCH):
         for task in env.container.worker.process_many(env.tenant_id, task_ids[start : start + WORKER_BATCH]):
             if task.status.value != "completed":
                 raise RuntimeError(f"{q.question_id}: a session was not stored: {task.status} {task.error}")
             stored += sum(r.event.value == "ADD" for r in task.results)
-    return stored
+    return stored, sessions
 
 
 def search(env: EngramEnv, q: Question) -> tuple[list[Any], float]:
@@ -87,7 +92,7 @@ def _group(questions: Sequence[Question], cache: VectorCache) -> list[dict[str, 
                 # This thread's CPU (the process's would count the other group's too): boto3, the
                 # worker and MiniLM (one intra-op thread) all run in it.
                 began, cpu = time.perf_counter(), time.thread_time()
-                stored = ingest(env, q, mode)
+                stored, _ = ingest(env, q, mode)
                 ingest_s, ingest_cpu = time.perf_counter() - began, time.thread_time() - cpu
                 hits, ms = search(env, q)
                 row: dict[str, Any] = {

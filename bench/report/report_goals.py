@@ -41,6 +41,15 @@ def _newest_first(results: Results) -> tuple[str, str]:
     return text, _met(all(r["share"] >= 0.9 for r in rows.values()))
 
 
+def _latest_first(results: Results) -> tuple[str, str]:
+    """Issue 42: the latest evidence of LongMemEval's knowledge updates first, in both modes."""
+    rows = {m: _get(results, "knowledge_update", "results", m, "knowledge-update") for m in _MODES}
+    if any(r is None or r.get("latest_first") is None for r in rows.values()):
+        return "not run", "n/a"
+    text = ", ".join(f"{r['latest_first']:.3f} ({m}, {r['questions']} questions)" for m, r in rows.items())
+    return text, _met(all(r["latest_first"] >= 0.95 for r in rows.values()))
+
+
 def _sessions_by_type(results: Results) -> tuple[str, str]:
     """Session recall@10 of every question type, in the weaker of the two modes."""
     worst: list[tuple[float, str]] = []
@@ -135,6 +144,7 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 26: LoCoMo open-domain recall@10 >= 0.65", _at_least((*_LOCOMO, "3 open-domain", "recall@10"), 0.65)),
     ("issue 26: LongMemEval all evidence turns in the top 10 >= 0.85", _per_mode("turn_all@10", 0.85)),
     ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
+    ("issue 42: LongMemEval knowledge updates, latest evidence first >= 0.95", _latest_first),
     ("issue 33: policy leak rate = 0 (held-aside third, banks and topics)", _policy("leak_rate", 0.0, True)),
     ("issue 33: policy false exclusions <= 0.10 (held-aside third)", _policy("false_exclusion_rate", 0.10, True)),
     ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),

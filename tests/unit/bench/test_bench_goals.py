@@ -56,3 +56,18 @@ def test_issue_34_goals_read_the_model_parts_and_the_whole_sets() -> None:
     assert good[qa] == ("0.950 (context tokens a question: locomo 300)", "yes") and bad[qa][1] == "**no**"
     sessions = "issue 34: LongMemEval official-shape recall_all@5 >= 0.95"
     assert good[sessions] == ("0.960 (184 questions)", "yes") and bad[sessions][1] == "**no**"
+
+
+def test_issue_42_latest_evidence_first_is_met_only_when_both_modes_reach_it() -> None:
+    def results(pipeline: float, raw: float) -> dict[str, Any]:
+        def mode(share: float) -> dict[str, Any]:
+            return {"knowledge-update": {"questions": 28, "latest_first": share}}
+
+        return {"knowledge_update": {"results": {"pipeline": mode(pipeline), "raw turns": mode(raw)}}}
+
+    goal = "issue 42: LongMemEval knowledge updates, latest evidence first >= 0.95"
+    assert _checked(results(0.964, 0.95))[goal] == (
+        "0.950 (raw turns, 28 questions), 0.964 (pipeline, 28 questions)",
+        "yes",
+    )
+    assert _checked(results(0.964, 0.929))[goal][1] == "**no**"
