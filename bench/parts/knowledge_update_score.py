@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bench.data.longmemeval_data import turn_ref
-from bench.parts.longmemeval_score import UNKNOWN, Hit
+from bench.parts.longmemeval_score import UNKNOWN, Hit, hit_of
 from engram.domain.models import Fact
 
 
@@ -45,18 +44,10 @@ class Kept:
 
 
 def turn_of(fact: Fact, sessions: Mapping[str, str]) -> str | None:
-    """The turn a memory (version) came from: its add's session (by `source.task_id`, one add per session;
-    else `metadata.session_id`) and `source.message_index`. An update that replaced an older memory's text
-    keeps the older add's metadata but names its own add and message, so the task is read first."""
-    if fact.source is None or fact.source.message_index is None:
-        return None
-    session = sessions.get(fact.source.task_id, fact.metadata.get("session_id"))
-    return turn_ref(str(session), fact.source.message_index) if session is not None else None
-
-
-def hit_of(fact: Fact, sessions: Mapping[str, str]) -> Hit:
-    turn = turn_of(fact, sessions)
-    return Hit(turn=turn or UNKNOWN, session=turn.rpartition("#")[0] if turn else UNKNOWN, valid_from=fact.valid_from)
+    """The turn a memory (version) came from, by its add's session (longmemeval_score.hit_of); None when
+    it names no one message."""
+    turn = hit_of(fact, sessions).turn
+    return None if turn == UNKNOWN else turn
 
 
 def kept(versions: Iterable[Fact], sessions: Mapping[str, str]) -> list[Kept]:

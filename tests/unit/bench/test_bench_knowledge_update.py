@@ -10,8 +10,8 @@ import pytest
 
 from bench.data.longmemeval_data import parse_question
 from bench.data.longmemeval_updates import candidates, updates
-from bench.parts.knowledge_update_score import Kept, hit_of, kept, latest_and_older, score, summarise, turn_of
-from bench.parts.longmemeval_score import UNKNOWN, Hit
+from bench.parts.knowledge_update_score import Kept, kept, latest_and_older, score, summarise, turn_of
+from bench.parts.longmemeval_score import UNKNOWN, Hit, hit_of
 from engram.domain.models import Fact, MemorySource
 from engram.domain.statements import Statement
 
