@@ -37,6 +37,7 @@ PARTS = (
     "conflicts",
     "bulk",
     "longmemeval",
+    "updates",
     "reconcile",
     "qa",
     "sessions",
@@ -215,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.parts import longmemeval
 
         timed("longmemeval", lambda: longmemeval.run(quick=args.quick))
+    if "updates" in parts:  # issue 42: LongMemEval's changed values, the latest first and the older outdated
+        from bench.parts import knowledge_update
+
+        timed("knowledge_update", lambda: knowledge_update.run(quick=args.quick))
     if "reconcile" in parts:  # a real model's reconciliation, before and after the plan checks
         from bench.parts import reconcile_checks
 

@@ -52,30 +52,35 @@ def _add(session: Session, position: int, user_id: str, mode: dict[str, bool]) -
     return AddRequest(user_id=user_id, messages=messages, metadata=metadata, **mode)
 
 
-def ingest(env: EngramEnv, q: Question, mode: dict[str, bool]) -> int:
-    """Every session of the haystack through submit and the worker; returns the memories stored."""
+def ingest(env: EngramEnv, q: Question, mode: dict[str, bool]) -> tuple[int, dict[str, str]]:
+    """Every session of the haystack through submit and the worker; returns the memories stored and the
+    session of each add's task (a memory's `source.task_id` names its add even where an update kept an
+    older memory's metadata)."""
     user_id = f"lme-{q.question_id}"
     memories = env.container.memories
-    task_ids = [
-        memories.submit(env.tenant_id, _add(s, i, user_id, mode)).task_id for i, s in enumerate(q.sessions) if s.turns
-    ]
+    sessions = {
+        memories.submit(env.tenant_id, _add(s, i, user_id, mode)).task_id: s.session_id
+        for i, s in enumerate(q.sessions)
+        if s.turns
+    }
+    task_ids = list(sessions)
     stored = 0
     for start in range(0, len(task_ids), WORKER_BATCH):
         for task in env.container.worker.process_many(env.tenant_id, task_ids[start : start + WORKER_BATCH]):
             if task.status.value != "completed":
                 raise RuntimeError(f"{q.question_id}: a session was not stored: {task.status} {task.error}")
             stored += sum(r.event.value == "ADD" for r in task.results)
-    return stored
+    return stored, sessions
 
 
-def search(env: EngramEnv, q: Question) -> tuple[list[Any], float]:
+def search(env: EngramEnv, q: Question, sessions: dict[str, str]) -> tuple[list[Any], float]:
     # NOW: when SearchQuery gains a `now` field (time-aware search), it is the question's date; the
     # results record whether it was passed ("search_now").
     extra: dict[str, Any] = {"now": q.question_date} if "now" in SearchQuery.model_fields else {}
     query = SearchQuery(user_id=f"lme-{q.question_id}", query=q.question, top_k=TOP_K, **extra)
     began = time.perf_counter()
     hits = env.container.memories.search(env.tenant_id, query)
-    return [hit_of(fact) for fact, _ in hits], (time.perf_counter() - began) * 1000
+    return [hit_of(fact, sessions) for fact, _ in hits], (time.perf_counter() - began) * 1000
 
 
 def _group(questions: Sequence[Question], cache: VectorCache) -> list[dict[str, Any]]:
@@ -87,9 +92,9 @@ def _group(questions: Sequence[Question], cache: VectorCache) -> list[dict[str, 
                 # This thread's CPU (the process's would count the other group's too): boto3, the
                 # worker and MiniLM (one intra-op thread) all run in it.
                 began, cpu = time.perf_counter(), time.thread_time()
-                stored = ingest(env, q, mode)
+                stored, sessions = ingest(env, q, mode)
                 ingest_s, ingest_cpu = time.perf_counter() - began, time.thread_time() - cpu
-                hits, ms = search(env, q)
+                hits, ms = search(env, q, sessions)
                 row: dict[str, Any] = {
                     "question_id": q.question_id,
                     "type": q.question_type,
@@ -150,7 +155,7 @@ def run(quick: bool = False, questions: Sequence[Question] | None = None, parall
             "modes": MODES,
             "search": f"MemoryService.search(top_k={TOP_K}), the question alone",
             "search_now": "now" in SearchQuery.model_fields,
-            "mapping": "metadata.session_id + source.message_index -> turn",
+            "mapping": "the session of source.task_id's add (else metadata.session_id) + source.message_index -> turn",
         },
         "questions": len(chosen),
         "by_type": {kind: sum(q.question_type == kind for q in chosen) for kind in TYPES},

@@ -1,7 +1,7 @@
 """Scoring of the LongMemEval part (pure: unit-tested in tests/unit/bench/test_bench_longmemeval.py).
 
-A search hit is mapped to the turn it came from: its add's metadata names the session
-(`session_id`; one add per session) and its `source.message_index` the turn within it. A raw turn
+A search hit is mapped to the turn it came from: its add (`source.task_id`; one add per session), or
+else its metadata (`session_id`), names the session, and its `source.message_index` the turn within it. A raw turn
 and an episode are that message; a fact read from a message points at it too. A hit with no known
 message (a fact of several messages) still names its session.
 """
@@ -9,7 +9,7 @@ message (a fact of several messages) still names its session.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,11 +28,21 @@ class Hit:
     valid_from: datetime
 
 
-def hit_of(fact: Fact) -> Hit:
-    session = fact.metadata.get("session_id")
+def session_of(fact: Fact, sessions: Mapping[str, str] | None = None) -> str | None:
+    """The session a memory came from: its add's (`sessions`: task id -> session, one add per session),
+    else its `metadata.session_id`. An update that replaced an older memory's text keeps that memory's
+    metadata but names its own add (`source.task_id`) and message."""
+    if sessions and fact.source is not None and fact.source.task_id in sessions:
+        return sessions[fact.source.task_id]
+    said = fact.metadata.get("session_id")
+    return str(said) if said is not None else None
+
+
+def hit_of(fact: Fact, sessions: Mapping[str, str] | None = None) -> Hit:
+    session = session_of(fact, sessions)
     index = fact.source.message_index if fact.source is not None else None
-    turn = turn_ref(str(session), index) if session is not None and index is not None else UNKNOWN
-    return Hit(turn=turn, session=str(session) if session is not None else UNKNOWN, valid_from=fact.valid_from)
+    turn = turn_ref(session, index) if session is not None and index is not None else UNKNOWN
+    return Hit(turn=turn, session=session if session is not None else UNKNOWN, valid_from=fact.valid_from)
 
 
 def newest_first(evidence: dict[str, datetime], hits: Sequence[Hit], k: int = 20) -> bool | None:

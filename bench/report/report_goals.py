@@ -41,6 +41,15 @@ def _newest_first(results: Results) -> tuple[str, str]:
     return text, _met(all(r["share"] >= 0.9 for r in rows.values()))
 
 
+def _latest_first(results: Results) -> tuple[str, str]:
+    """Issue 42: the latest evidence of LongMemEval's knowledge updates first, in both modes."""
+    rows = {m: _get(results, "knowledge_update", "results", m, "knowledge-update") for m in _MODES}
+    if any(r is None or r.get("latest_first") is None for r in rows.values()):
+        return "not run", "n/a"
+    text = ", ".join(f"{r['latest_first']:.3f} ({m}, {r['questions']} questions)" for m, r in rows.items())
+    return text, _met(all(r["latest_first"] >= 0.95 for r in rows.values()))
+
+
 def _sessions_by_type(results: Results) -> tuple[str, str]:
     """Session recall@10 of every question type, in the weaker of the two modes."""
     worst: list[tuple[float, str]] = []
@@ -165,6 +174,7 @@ GOALS: list[tuple[str, Check]] = [
     ("issue 26: LongMemEval session recall@10 >= 0.85 for every question type", _sessions_by_type),
     ("issue 44: policy leak rate = 0 (held-aside third, banks and topics)", _policy("leak_rate", 0.0, True)),
     ("issue 44: policy false exclusions <= 0.05 (held-aside third)", _policy("false_exclusion_rate", 0.05, True)),
+    ("issue 42: LongMemEval knowledge updates, latest evidence first >= 0.95", _latest_first),
     ("issue 33: memory state (held-aside, offline): accuracy >= 0.90", _at_least((*_STATE, "state_accuracy"), 0.9)),
     ("issue 33: memory state (held-aside, offline): stale <= 0.05", _at_most((*_STATE, "stale_current_rate"), 0.05)),
     ("issue 33: memory state (held-aside, offline): precision >= 0.95", _at_least((*_STATE, "fact_precision"), 0.95)),

@@ -48,3 +48,43 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
     header = ["mode", "type", "questions", *_KEYS, "valid_from on the day"]
     more = ["mode", "search p50 ms", "KU newest first", "ingest CPU ms / turn", "memories"]
     return [("LongMemEval_S retrieval", [*_table(header, rows), "", *_table(more, extra), "", note])]
+
+
+def update_sections(results: Results) -> list[tuple[str, list[str]]]:
+    """The knowledge-update part (bench/parts/knowledge_update.py): per mode and question type."""
+    part = results.get("knowledge_update")
+    if not part:
+        return []
+    rows: list[list[Any]] = []
+    for mode, by_type in part["results"].items():
+        for kind, s in by_type.items():
+            if s["questions"]:
+                rows.append(
+                    [
+                        mode,
+                        kind,
+                        s["questions"],
+                        s["latest_first"],
+                        s["older_outdated"],
+                        s["both"],
+                        s["latest_found"],
+                        s["latest_rank_median"],
+                        s["older_above_latest"],
+                    ]
+                )
+    header = [
+        "mode",
+        "type",
+        "questions",
+        "latest first",
+        "older outdated",
+        "both",
+        "latest in top 20",
+        "latest's median rank",
+        "older above latest",
+    ]
+    note = (
+        f"Run {part.get('started', '?')}, commit {part.get('commit', '?')}, load {part.get('load_at_start', '?')} "
+        f"at start, {part['wall_s']} s. {part['method']['questions']}."
+    )
+    return [("LongMemEval_S knowledge updates (issue 42)", [*_table(header, rows), "", note])]

@@ -361,6 +361,7 @@ def _bulk_section(results: Results) -> list[tuple[str, list[str]]]:
 def sections(results: Results) -> list[tuple[str, list[str]]]:
     from bench.report.report_field import qa_sections, session_sections
     from bench.report.report_longmemeval import sections as longmemeval_sections
+    from bench.report.report_longmemeval import update_sections
     from bench.report.report_memory import sections as memory_sections
 
     return [
@@ -372,6 +373,7 @@ def sections(results: Results) -> list[tuple[str, list[str]]]:
         *_bulk_section(results),
         *quality_sections(results),
         *longmemeval_sections(results),
+        *update_sections(results),
         *session_sections(results),
         *qa_sections(results),
         *memory_sections(results),

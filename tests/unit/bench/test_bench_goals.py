@@ -71,3 +71,18 @@ def test_the_memory_state_goals_read_statement_precision_and_else_the_facts() ->
     outside = "issue 42: memory state (held-aside, offline): accuracy outside the eight aspects >= 0.90"
     assert facts_only[outside] == ("0.850", "**no**")
     assert facts_only["issue 42: memory state (held-aside, offline): wrong supersessions <= 0.02"][1] == "yes"
+
+
+def test_issue_42_latest_evidence_first_is_met_only_when_both_modes_reach_it() -> None:
+    def results(pipeline: float, raw: float) -> dict[str, Any]:
+        def mode(share: float) -> dict[str, Any]:
+            return {"knowledge-update": {"questions": 28, "latest_first": share}}
+
+        return {"knowledge_update": {"results": {"pipeline": mode(pipeline), "raw turns": mode(raw)}}}
+
+    goal = "issue 42: LongMemEval knowledge updates, latest evidence first >= 0.95"
+    assert _checked(results(0.964, 0.95))[goal] == (
+        "0.950 (raw turns, 28 questions), 0.964 (pipeline, 28 questions)",
+        "yes",
+    )
+    assert _checked(results(0.964, 0.929))[goal][1] == "**no**"
