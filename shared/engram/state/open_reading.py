@@ -135,7 +135,9 @@ def forms(clause: str) -> list[Said]:
             said.append(Said(subject, noun, value, "asserted", bool(found["cue"] or found["now"]) or now, clause))
     world = _X_OF_Y.search(clause)
     if world and (noun := _noun(world["a"])) and (value := _value(world["v"])) and (of := _value(world["s"])):
-        said.append(Said(of, noun, value, "asserted", bool(world["now"]) or now, clause))
+        # A definite description in the singular ("the CEO of X is") names the one value it has at a time.
+        one = re.search(r"\b(?i:are)\b", world.group(0)) is None
+        said.append(Said(of, noun, value, "asserted", one or now, clause))
     for found in _SWITCHED.finditer(clause):
         noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
         whose = _whose(clause[: found.start()])

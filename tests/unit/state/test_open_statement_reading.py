@@ -34,7 +34,11 @@ def said(reading: StatementReading, text: str) -> set[tuple[str, str, str, str, 
         ("Our landlord is now Mr Okafor", ("user", "landlord", "Mr Okafor", "asserted", True)),
         ("my daughter Ines's school is St Mary's", ("my daughter Ines", "school", "St Mary's", "asserted", False)),
         ("Tom's coach is Marta Ruiz", ("Tom", "coach", "Marta Ruiz", "asserted", False)),
-        ("The capital of Australia is Canberra", ("Australia", "capital", "Canberra", "asserted", False)),
+        (
+            "The capital of Australia is Canberra",
+            ("Australia", "capital", "Canberra", "asserted", True),
+        ),  # the one capital
+        ("The owners of Café Nube are Ana Ruiz", ("Café Nube", "owners", "Ana Ruiz", "asserted", False)),
         ("my dentist is Dr Patel", ("user", "dentist", "Dr Patel", "asserted", False)),  # no change told: many
         ("my girlfriend is Ana", ("user", "partner", "Ana", "asserted", True)),  # the catalogue's, by its nouns
     ],
