@@ -158,6 +158,31 @@ def forms(clause: str) -> list[Said]:
     return said
 
 
+# A clause about someone or something named, in the third person ("Ama Boateng now works for Halcyon Mining",
+# "Norrland Freight is headquartered in Oslo"): read as they would say it of themselves (state/reading.py). A name
+# of one word leads a sentence as any word does ("Finally moved to Leeds"), so it is taken only before a verb in
+# the third person present ("Tom lives in Paris"); a name of two words or more before any verb.
+_NAMED = re.compile(
+    rf"^(?P<s>{CAPITAL}[\w\u2019.-]*(?:\s+{CAPITAL}[\w\u2019.-]*){{0,3}})\s+(?:(?i:now|still|currently|also)\s+)?"
+    rf"(?P<verb>{LOWER}[\w-]*)(?P<rest>\s+\S.*)$"
+)
+_NOT_NAMES = frozenset("i the a an my our we he she they it this that these those there his her their your you".split())
+
+
+def named_subject(clause: str) -> tuple[str, str] | None:
+    """The named subject of a third-person clause and the clause as a fact about them ("Lives in Accra")."""
+    found = _NAMED.match(clause)
+    if found is None:
+        return None
+    words = found["s"].split()
+    if any(w.lower() in _NOT_NAMES or w.endswith(("'s", "\u2019s")) for w in words):
+        return None
+    verb = found["verb"]
+    if len(words) == 1 and not (verb.endswith("s") and not verb.endswith("ss")):
+        return None
+    return found["s"], verb[0].upper() + verb[1:] + found["rest"]
+
+
 def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
     """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
     leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""

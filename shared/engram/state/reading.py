@@ -18,7 +18,7 @@ from engram.domain.statements import USER, Statement
 from engram.rules.shorthand import expand
 from engram.state.aspects import AspectReader, first_person
 from engram.state.attributes import ANY, AttributeMeaning
-from engram.state.open_reading import Said, clauses, ending_subject, forms, names_in, short
+from engram.state.open_reading import Said, clauses, ending_subject, forms, named_subject, names_in, short
 from engram.state.polarity import PolarityReader, Sense, cue
 from engram.text.match import values_match
 
@@ -45,12 +45,14 @@ class StatementReading:
         if unread:
             catalogue = dict(zip(unread, self.aspects.read([first_person(t) for t in unread]), strict=True))
             opened = self._open(unread)
+            others = self._named(unread)
             for text in unread:
                 said = {(r.aspect.name, r.value): r.aspect.single for r in catalogue[text]}  # one statement per value
                 mine = [Statement(subject=USER, attribute=a, value=v, single=single) for (a, v), single in said.items()]
                 ended = [s for s in opened[text] if s.polarity in ("ended", "denied")]
                 mine = [s for s in mine if not _told(s, ended)]  # "switched from BT to Sky": BT is ended, not held
                 mine += [s for s in opened[text] if s.polarity != "asserted" or not _told(s, mine)]
+                mine += [s for s in others[text] if not any(_same(s, o) for o in opened[text])]
                 unique = {(s.subject, s.attribute, s.value, s.polarity): s for s in mine}  # once each
                 self._cache[text] = tuple(unique.values())
                 while len(self._cache) > CACHE:
@@ -74,6 +76,25 @@ class StatementReading:
                     statements.append(ended)
             out[text] = statements
         return out
+
+    def _named(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
+        """What each text says of someone or something named, in the third person, read through the catalogue as
+        they would say it of themselves ("Ama Boateng lives in Accra": Ama Boateng's home). Not a hedge, a denial
+        or the past."""
+        said = {
+            t: [n for c, _ in clauses(expand(t)) if cue(c) is None and (n := named_subject(c)) is not None]
+            for t in texts
+        }
+        facts = list(dict.fromkeys(first_person(fact) for t in texts for _, fact in said[t]))
+        read = dict(zip(facts, self.aspects.read(facts), strict=True)) if facts else {}
+        return {
+            t: [
+                Statement(subject=name, attribute=r.aspect.name, value=r.value, single=r.aspect.single)
+                for name, fact in said[t]
+                for r in read[first_person(fact)]
+            ]
+            for t in texts
+        }
 
     def _senses(self, clauses_: Sequence[str]) -> list[Sense | None]:
         if not clauses_:
@@ -119,6 +140,10 @@ class StatementReading:
             polarity="ended",
             single=True if single is None else single,
         )
+
+
+def _same(statement: Statement, other: Statement) -> bool:
+    return statement.subject == other.subject and values_match(statement.value, other.value)
 
 
 def _told(statement: Statement, others: Sequence[Statement]) -> bool:

@@ -120,3 +120,26 @@ def test_a_fact_in_its_stored_wording_asserts_its_value(
     """A fact is stored as "Has a girlfriend named Ana": it holds the value, it does not end it (a break-up
     told later must find it asserted to close it)."""
     assert ("user", attribute, value, "asserted") in {s[:4] for s in said(reading, text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ayşe Şahin now works for Téléphérique Pharma.", ("Ayşe Şahin", "employer", "Téléphérique Pharma")),
+        ("Tom lives in Paris", ("Tom", "home", "Paris")),
+        ("Norrland Freight is headquartered in Oslo", ("Norrland Freight", "home", "Oslo")),
+    ],
+)
+def test_a_named_subject_in_the_third_person_is_theirs(
+    reading: StatementReading, text: str, expected: tuple[str, str, str]
+) -> None:
+    """What is said of someone named is their statement, read as they would say it of themselves; it is not the
+    user's (a later "Tom moved to Lyon" outdates Tom's home, never the user's)."""
+    stated = {s[:3] for s in said(reading, text)}
+    assert expected in stated
+    assert not any(subject == "user" for subject, _, _ in stated)
+
+
+@pytest.mark.parametrize("text", ["Finally moved to Leeds", "Tom might move to Lyon", "Today I moved to Leeds"])
+def test_a_sentence_opening_word_hedge_or_the_user_is_no_named_subject(reading: StatementReading, text: str) -> None:
+    assert not any(s[0] not in ("user",) for s in said(reading, text))
