@@ -116,3 +116,68 @@ def test_a_fact_in_its_stored_wording_asserts_its_value(
     """A fact is stored as "Has a girlfriend named Ana": it holds the value, it does not end it (a break-up
     told later must find it asserted to close it)."""
     assert ("user", attribute, value, "asserted") in {s[:4] for s in said(reading, text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a provider or service, with the attribute named after it, or none ("provider")
+        ("we're with Octopus for our energy", ("user", "electricity", "Octopus", "asserted", True)),
+        ("I'm on Three for my broadband", ("user", "broadband", "Three", "asserted", True)),
+        ("I'm with Starling now", ("user", "provider", "Starling", "asserted", False)),
+        ("on Lyca, the data is fine", ("user", "provider", "Lyca", "asserted", False)),
+        ("my savings account is with Nationwide", ("user", "savings account", "Nationwide", "asserted", False)),
+        ("I bank with Revolut these days", ("user", "bank", "Revolut", "asserted", False)),
+        # the attribute's noun before the value, as people introduce someone in a role
+        ("our plumber Mr Haddad came round again", ("user", "plumber", "Mr Haddad", "asserted", False)),
+        (
+            "My solicitor, Priya Nair of Nair Legal, sent the papers",
+            ("user", "solicitor", "Priya Nair of Nair Legal", "asserted", False),
+        ),
+        ("we hired a new nanny, Gosia", ("user", "nanny", "Gosia", "asserted", True)),
+        ("my new physio is dr Okonkwo", ("user", "physio", "Okonkwo", "asserted", True)),  # a title in lower case
+        ("our new vet is a practice called Paws Corner", ("user", "vet", "Paws Corner", "asserted", True)),
+        # a thing of one's own, named by its make and model
+        ("my Vespa Primavera needs a service", ("user", "thing", "Vespa Primavera", "asserted", False)),
+    ],
+)
+def test_providers_roles_and_named_things_are_read(
+    reading: StatementReading, text: str, expected: tuple[str, str, str, str, bool]
+) -> None:
+    assert expected in said(reading, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("ditched the Kindle for a Kobo Libra", "Kindle", "Kobo Libra"),
+        ("traded my Yaris in for a Mazda CX-5", "Yaris", "Mazda CX-5"),
+        ("replaced the Dell with a Framework laptop", "Dell", "Framework"),
+        ("I left Fitness First for Nuffield Health", "Fitness First", "Nuffield Health"),
+        ("moved my pension from Aviva to Vanguard", "Aviva", "Vanguard"),
+        ("switched from squash to badminton", "squash", "badminton"),  # values in lower case, told by the form
+        ("I switched from Lidl to aldi", "Lidl", "aldi"),
+    ],
+)
+def test_a_swap_ends_the_old_value(reading: StatementReading, text: str, old: str, new: str) -> None:
+    statements = said(reading, text)
+    assert ("user", ANY, old, "ended", True) in statements or any(
+        s == "user" and v == old and p == "ended" for s, _, v, p, _ in statements
+    ), statements
+    assert not any(v == old and p == "asserted" for _, _, v, p, _ in statements)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm on Monday shifts this week",
+        "we were with Tom at the pub",
+        "my Monday meeting ran late",
+        "my sister's landlord Mr Grey is awful",
+        "my brother Tomasz is visiting",
+        "I might move my ISA from Aviva to Vanguard",
+    ],
+)
+def test_new_forms_assert_nothing_false_of_the_person(reading: StatementReading, text: str) -> None:
+    statements = said(reading, text)
+    assert not any(s == "user" and p == "asserted" for s, _, _, p, _ in statements), statements
