@@ -77,6 +77,12 @@ _ROLE_NAME = re.compile(
 # A thing of one's own named by its make and model ("my Vespa Primavera", "my Pixel 8"): two words or a number,
 # so a day or a language ("my Monday meeting", "my Spanish class") is no thing.
 _MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|new|trusty)\s+)?(?P<v>{VALUE})")
+# The value before the role, the whole clause ("Dr Ruiz is my new dentist", "Marco is my ex now"): a relative is
+# the catalogue's ("Tom is my brother"); an ex is the partner, ended.
+_IS_MY = re.compile(
+    rf"^(?P<v>{VALUE})\s+(?i:is|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?(?i:my|our)\s+(?:(?P<cue>(?i:new))\s+)?"
+    rf"(?P<a>(?P<ex>(?i:ex)(?:[\s-]+{_NOUN})?)|{ATTR})(?:\s+(?P<later>(?i:now)))?\s*$"
+)
 THING, PROVIDER = "thing", "provider"
 _FUNCTION = frozenset("from to at in on with for of by is are was and or but as new old current".split())
 _NOT_NAMES = frozenset(
@@ -227,6 +233,13 @@ def _providers(clause: str) -> list[Said]:
 
 def _roles(clause: str) -> list[Said]:
     said: list[Said] = []
+    mine = _IS_MY.match(clause)
+    if mine and (value := _named(_value(mine["v"]))) and (noun := _noun(mine["a"])):
+        changed = bool(mine["now"] or mine["cue"] or mine["later"])
+        if mine["ex"]:
+            said.append(Said(USER, "partner", value, "ended", True, clause))
+        elif not _RELATIVES.intersection(noun.split()):
+            said.append(Said(USER, noun, value, "asserted", changed, clause))
     for found in _ROLE_NAME.finditer(clause):
         noun, value = _noun(found["a"]), _named(_value(found["v"]))
         if noun is None or value is None or noun.split()[0] in _RELATIVES or _FUNCTION.intersection(noun.split()):

@@ -137,6 +137,10 @@ def test_a_fact_in_its_stored_wording_asserts_its_value(
         ("we hired a new nanny, Gosia", ("user", "nanny", "Gosia", "asserted", True)),
         ("my new physio is dr Okonkwo", ("user", "physio", "Okonkwo", "asserted", True)),  # a title in lower case
         ("our new vet is a practice called Paws Corner", ("user", "vet", "Paws Corner", "asserted", True)),
+        ("Dr Ruiz is my new dentist", ("user", "dentist", "Dr Ruiz", "asserted", True)),  # the value first
+        ("Halima is our childminder", ("user", "childminder", "Halima", "asserted", False)),
+        ("Marco is my ex now", ("user", "partner", "Marco", "ended", True)),
+        ("Siobhán is my ex-girlfriend", ("user", "partner", "Siobhán", "ended", True)),
         # a thing of one's own, named by its make and model
         ("my Vespa Primavera needs a service", ("user", "thing", "Vespa Primavera", "asserted", False)),
     ],
@@ -175,6 +179,8 @@ def test_a_swap_ends_the_old_value(reading: StatementReading, text: str, old: st
         "my Monday meeting ran late",
         "my sister's landlord Mr Grey is awful",
         "my brother Tomasz is visiting",
+        "Tomasz is my brother",
+        "Paris is my favourite city to visit in spring",
         "I might move my ISA from Aviva to Vanguard",
     ],
 )
