@@ -85,7 +85,7 @@ _IS_MY = re.compile(
 )
 THING, PROVIDER = "thing", "provider"
 _FUNCTION = frozenset("from to at in on with for of by is are was and or but as new old current".split())
-_NOT_NAMES = frozenset(
+_TIMES = frozenset(  # a day or a month is no name ("on Monday")
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december christmas easter".split()
 )
@@ -202,7 +202,7 @@ def forms(clause: str) -> list[Said]:
 
 def _named(value: str | None) -> str | None:
     """A value that is a name, not a day or a month ("on Monday")."""
-    return value if value and value.split()[0].lower() not in _NOT_NAMES else None
+    return value if value and value.split()[0].lower() not in _TIMES else None
 
 
 def _services(clause: str) -> list[Said]:
