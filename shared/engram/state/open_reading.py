@@ -120,6 +120,11 @@ class Said:
     changed: bool  # the language tells a change: one value at a time
     clause: str
 
+    @property
+    def named(self) -> bool:
+        """Whether the words name the attribute (made canonical by meaning), not `provider` or `thing`."""
+        return self.noun not in (PROVIDER, THING)
+
 
 def clauses(text: str) -> list[tuple[str, bool]]:
     """The bounded clauses of a text, its questions left out, each with whether it leads its sentence (a later
@@ -200,6 +205,33 @@ def forms(clause: str) -> list[Said]:
     return said
 
 
+def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
+    """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
+    leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""
+    if _FIRST.match(clause) and not _OTHERS.match(clause):
+        return USER
+    if value and clause.startswith(value):
+        return USER
+    if _SUBJECTLESS.match(clause):
+        return USER if leads else None
+    if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
+        return " ".join(clause.split()[: 1 if _PRONOUN.match(clause) else 3]).lower()
+    return None
+
+
+def short(clause: str) -> bool:
+    return 2 <= len(clause.split()) <= MAX_ENDING_WORDS
+
+
+def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
+    """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
+    for found in re.finditer(VALUE, clause):
+        value = _value(found.group(0))
+        if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
+            return value
+    return None
+
+
 def _named(value: str | None) -> str | None:
     """A value that is a name, not a day or a month ("on Monday")."""
     return value if value and value.split()[0].lower() not in _TIMES else None
@@ -247,30 +279,3 @@ def _roles(clause: str) -> list[Said]:
         if _whose(clause[: found.start()]) == USER:
             said.append(Said(USER, noun, value, "asserted", bool(found["cue"]), clause))
     return said
-
-
-def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
-    """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
-    leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""
-    if _FIRST.match(clause) and not _OTHERS.match(clause):
-        return USER
-    if value and clause.startswith(value):
-        return USER
-    if _SUBJECTLESS.match(clause):
-        return USER if leads else None
-    if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
-        return " ".join(clause.split()[: 1 if _PRONOUN.match(clause) else 3]).lower()
-    return None
-
-
-def short(clause: str) -> bool:
-    return 2 <= len(clause.split()) <= MAX_ENDING_WORDS
-
-
-def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
-    """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
-    for found in re.finditer(VALUE, clause):
-        value = _value(found.group(0))
-        if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
-            return value
-    return None

@@ -18,7 +18,7 @@ from engram.domain.statements import USER, Statement
 from engram.rules.shorthand import expand
 from engram.state.aspects import AspectReader, first_person
 from engram.state.attributes import ANY, AttributeMeaning
-from engram.state.open_reading import PROVIDER, THING, Said, clauses, ending_subject, forms, names_in, short
+from engram.state.open_reading import Said, clauses, ending_subject, forms, names_in, short
 from engram.state.polarity import PolarityReader, Sense, cue
 from engram.text.match import values_match
 
@@ -87,8 +87,7 @@ class StatementReading:
         if polarity == "asserted":
             polarity = cue(said.clause) or "asserted"
         # A provider or a thing whose attribute is not named stays so: by meaning it is no catalogue's aspect.
-        unnamed = said.noun in (PROVIDER, THING)
-        attribute = (said.noun if unnamed else self.attributes.canonical(said.noun)) if said.noun else ANY
+        attribute = (self.attributes.canonical(said.noun) if said.named else said.noun) if said.noun else ANY
         single = self.attributes.single(attribute)
         return Statement(
             subject=said.subject,

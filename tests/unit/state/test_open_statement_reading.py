@@ -96,28 +96,6 @@ def test_hedges_denials_the_past_and_other_people_assert_or_end_nothing_of_the_p
     assert ("user", "asserted") not in changes and ("user", "ended") not in changes, changes
 
 
-def test_names_in_any_script_are_whole_values(reading: StatementReading) -> None:
-    for name in ("Zoë Brennan", "Łukasz Nowak", "Ayşe Demir", "Олег Петров", "Ελένη", "Begoña Ruiz"):
-        assert ("user", "coach", name, "asserted", True) in said(reading, f"my new coach is {name}"), name
-
-
-@pytest.mark.parametrize(
-    ("text", "attribute", "value"),
-    [
-        ("Has a girlfriend named Ana", "partner", "Ana"),
-        ("Has a cat named Miso", "pets", "Miso"),
-        ("Works at Google", "employer", "Google"),
-        ("Lives in York", "home", "York"),
-    ],
-)
-def test_a_fact_in_its_stored_wording_asserts_its_value(
-    reading: StatementReading, text: str, attribute: str, value: str
-) -> None:
-    """A fact is stored as "Has a girlfriend named Ana": it holds the value, it does not end it (a break-up
-    told later must find it asserted to close it)."""
-    assert ("user", attribute, value, "asserted") in {s[:4] for s in said(reading, text)}
-
-
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -187,3 +165,25 @@ def test_a_swap_ends_the_old_value(reading: StatementReading, text: str, old: st
 def test_new_forms_assert_nothing_false_of_the_person(reading: StatementReading, text: str) -> None:
     statements = said(reading, text)
     assert not any(s == "user" and p == "asserted" for s, _, _, p, _ in statements), statements
+
+
+def test_names_in_any_script_are_whole_values(reading: StatementReading) -> None:
+    for name in ("Zoë Brennan", "Łukasz Nowak", "Ayşe Demir", "Олег Петров", "Ελένη", "Begoña Ruiz"):
+        assert ("user", "coach", name, "asserted", True) in said(reading, f"my new coach is {name}"), name
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "value"),
+    [
+        ("Has a girlfriend named Ana", "partner", "Ana"),
+        ("Has a cat named Miso", "pets", "Miso"),
+        ("Works at Google", "employer", "Google"),
+        ("Lives in York", "home", "York"),
+    ],
+)
+def test_a_fact_in_its_stored_wording_asserts_its_value(
+    reading: StatementReading, text: str, attribute: str, value: str
+) -> None:
+    """A fact is stored as "Has a girlfriend named Ana": it holds the value, it does not end it (a break-up
+    told later must find it asserted to close it)."""
+    assert ("user", attribute, value, "asserted") in {s[:4] for s in said(reading, text)}
