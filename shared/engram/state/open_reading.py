@@ -34,14 +34,20 @@ _IS = r"\s+(?i:is|are|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?"
 _REL = rf"(?P<rel>{_NOUN})"
 _NAME = rf"(?P<s>{CAPITAL}[\w-]*(?:\s+{CAPITAL}[\w-]*)?)"
 
-_MY_X_IS = re.compile(rf"\b(?i:my|our)\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+# A title said in lower case ("dr Shah"), and a value introduced by its kind ("a company called Grainger").
+_TITLE = r"(?:(?:dr|dra|mr|mrs|ms|prof)\.?\s+)?"
+_KIND = rf"(?:(?i:a|an)\s+{_NOUN}\s+(?i:called|named)\s+)?"
+_MY_X_IS = re.compile(rf"\b(?i:my|our)\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
 _THEIR_X_IS = re.compile(
     rf"(?:\b(?i:my|our)\s+{_REL}\s+)?{_NAME}['\u2019]s\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})"
 )
 _X_OF_Y = re.compile(rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+# A value in lower case, read only between "from" and "to" ("switched from tennis to padel"), where the form
+# says it is the old value.
+_LOWER_VALUE = rf"{_NOUN}(?:\s+{_NOUN})?"
 _SWITCHED = re.compile(
-    rf"\b(?P<cue>(?i:switched|changed|swapped))\s+(?:(?i:my|our)\s+(?P<a>{ATTR})\s+|(?P<p>{_NOUN})s\s+)?"
-    rf"(?:(?i:from)\s+{_ARTICLE}(?P<o>{VALUE})\s+)?(?i:to|for)\s+{_ARTICLE}(?P<v>{VALUE})"
+    rf"\b(?P<cue>(?i:switched|changed|swapped|moved))\s+(?:(?i:my|our)\s+(?P<a>{ATTR})\s+|(?P<p>{_NOUN})s\s+)?"
+    rf"(?:(?i:from)\s+{_ARTICLE}(?P<o>{VALUE}|{_LOWER_VALUE})\s+)?(?i:to|for)\s+{_ARTICLE}(?:(?P<v>{VALUE})|{_NOUN})"
 )
 _GOT_NEW = re.compile(
     rf"\b(?i:got|bought|have|picked\s+up)\s+(?i:a|an|my|our)\s+(?P<cue>(?i:new))\s+(?P<a>{ATTR})"
@@ -51,12 +57,45 @@ _GO_TO = re.compile(
     rf"\b(?i:i|we)\s+(?P<cue>(?i:now|currently))\s+(?i:go\s+to|attend|train\s+at|use|bank\s+with|see)\s+"
     rf"{_ARTICLE}(?P<v>{VALUE})(?:\s+(?P<a>{_NOUN}))?"
 )
+# "ditched the Kindle for a Kobo", "left Fitness First for Nuffield Health": the old value is the object.
+_SWAP = re.compile(
+    rf"\b(?i:ditched|traded|replaced|swapped|left|dropped|exchanged|sold)\s+{_ARTICLE}(?P<o>{VALUE})"
+    rf"(?:\s+(?i:in))?\s+(?i:for|with)\s+{_ARTICLE}(?P<v>{VALUE})"
+)
+# A provider one is on or with ("I'm on Three", "we're with Octopus for our energy", "on Lyca, ..."), its
+# attribute named after "for" or else "provider"; a sentence that starts with "on" names no time ("on Monday").
+_PROVIDER = re.compile(
+    rf"^(?:(?i:i'm|i\s+am|we're|we\s+are|i|we)\s+(?:(?i:now|still|fully|currently)\s+)?(?P<verb>(?i:on|with|bank\s+with))"
+    rf"|(?i:on))\s+(?P<v>{VALUE})(?:\s+(?i:for)\s+{_ARTICLE}(?P<a>{ATTR})\b)?"
+)
+_MY_X_WITH = re.compile(rf"\b(?i:my|our)\s+(?P<a>{ATTR})\s+(?i:is|are)\s+(?:(?i:now)\s+)?(?i:with)\s+(?P<v>{VALUE})")
+# Someone in a role, the role's noun before the name ("our plumber Mr Haddad", "my solicitor, Priya Nair",
+# "we hired a new nanny, Gosia"); a relative ("my brother Tomasz") is the catalogue's or no attribute.
+_ROLE_NAME = re.compile(
+    rf"\b(?:(?i:my|our)|(?i:a|an|our|my)\s+(?P<cue>(?i:new)))\s+(?P<a>{_NOUN}(?:\s+{_NOUN})?)\s*,?\s+{_TITLE}(?P<v>{VALUE})"
+)
+# A thing of one's own named by its make and model ("my Vespa Primavera", "my Pixel 8"): two words or a number,
+# so a day or a language ("my Monday meeting", "my Spanish class") is no thing.
+_MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|new|trusty)\s+)?(?P<v>{VALUE})")
+# The value before the role, the whole clause ("Dr Ruiz is my new dentist", "Marco is my ex now"): a relative is
+# the catalogue's ("Tom is my brother"); an ex is the partner, ended.
+_IS_MY = re.compile(
+    rf"^(?P<v>{VALUE})\s+(?i:is|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?(?i:my|our)\s+(?:(?P<cue>(?i:new))\s+)?"
+    rf"(?P<a>(?P<ex>(?i:ex)(?:[\s-]+{_NOUN})?)|{ATTR})(?:\s+(?P<later>(?i:now)))?\s*$"
+)
+THING, PROVIDER = "thing", "provider"
+_FUNCTION = frozenset("from to at in on with for of by is are was and or but as new old current".split())
+_TIMES = frozenset(  # a day or a month is no name ("on Monday")
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december christmas easter".split()
+)
 # What a place one goes to is, when its name says it ("Riverside Gym", "St Mary's School").
 _VENUE = re.compile(
     r"(?i:gym|school|club|surgery|clinic|practice|church|pool|studio|college|university|nursery|academy|centre|center)$"
 )
 # Words that are no attribute ("my name", "my god") or end a value rather than name it.
 _NOT_ATTRIBUTES = frozenset("name god goodness bad fault turn treat pleasure guess point day week life".split())
+_RELATIVES = frozenset(w for w in RELATIONS if " " not in w) | set(PLURAL_RELATIONS)
 _PEOPLE = "|".join(sorted({w for w in RELATIONS if " " not in w} | set(PLURAL_RELATIONS), key=len, reverse=True))
 # Someone else leads the clause ("my sister quit", "he retired", "Tom's wife left"): their ending, not the person's.
 _OTHERS = re.compile(rf"^(?i:he|she|they|his|her|their|(?:my|our)\s+(?:{_PEOPLE}))\b")
@@ -80,6 +119,11 @@ class Said:
     polarity: Polarity
     changed: bool  # the language tells a change: one value at a time
     clause: str
+
+    @property
+    def named(self) -> bool:
+        """Whether the words name the attribute (made canonical by meaning), not `provider` or `thing`."""
+        return self.noun not in (PROVIDER, THING)
 
 
 def clauses(text: str) -> list[tuple[str, bool]]:
@@ -149,6 +193,11 @@ def forms(clause: str) -> list[Said]:
         noun, value = _noun(found["a"]), _value(found["v"])
         if noun and value:
             said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
+    for found in _SWAP.finditer(clause):
+        old = _value(found["o"])
+        if old and _value(found["v"]):  # the old value ends; the new one's attribute is not named
+            said.append(Said(_whose(clause[: found.start()]), "", old, "ended", True, clause))
+    said += _services(clause)
     for found in _GO_TO.finditer(clause):
         value = _value(found["v"])
         venue = _VENUE.search(value or "")
@@ -208,3 +257,52 @@ def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
         if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
             return value
     return None
+
+
+def _named(value: str | None) -> str | None:
+    """A value that is a name, not a day or a month ("on Monday")."""
+    return value if value and value.split()[0].lower() not in _TIMES else None
+
+
+def _services(clause: str) -> list[Said]:
+    """Providers, people in a role and named things of the person's own, each many-valued unless told new."""
+    said = _providers(clause) + _roles(clause)
+    if said:
+        return said
+    return [
+        Said(USER, THING, value, "asserted", False, clause)
+        for found in _MY_THING.finditer(clause)
+        if (value := _named(_value(found["v"])))
+        and (" " in value or any(c.isdigit() for c in value))
+        and _whose(clause[: found.start()]) == USER
+    ]
+
+
+def _providers(clause: str) -> list[Said]:
+    said: list[Said] = []
+    found = _PROVIDER.search(clause)
+    if found and (value := _named(_value(found["v"]))):
+        noun = _noun(found["a"]) or ("bank" if "bank" in (found["verb"] or "").lower() else PROVIDER)
+        said.append(Said(USER, noun, value, "asserted", False, clause))
+    for with_ in _MY_X_WITH.finditer(clause):
+        if (named := _noun(with_["a"])) and (held := _named(_value(with_["v"]))):
+            said.append(Said(USER, named, held, "asserted", False, clause))
+    return said
+
+
+def _roles(clause: str) -> list[Said]:
+    said: list[Said] = []
+    mine = _IS_MY.match(clause)
+    if mine and (value := _named(_value(mine["v"]))) and (noun := _noun(mine["a"])):
+        changed = bool(mine["now"] or mine["cue"] or mine["later"])
+        if mine["ex"]:
+            said.append(Said(USER, "partner", value, "ended", True, clause))
+        elif not _RELATIVES.intersection(noun.split()):
+            said.append(Said(USER, noun, value, "asserted", changed, clause))
+    for found in _ROLE_NAME.finditer(clause):
+        noun, value = _noun(found["a"]), _named(_value(found["v"]))
+        if noun is None or value is None or noun.split()[0] in _RELATIVES or _FUNCTION.intersection(noun.split()):
+            continue
+        if _whose(clause[: found.start()]) == USER:
+            said.append(Said(USER, noun, value, "asserted", bool(found["cue"]), clause))
+    return said

@@ -107,7 +107,8 @@ class StatementReading:
         polarity = said.polarity
         if polarity == "asserted":
             polarity = cue(said.clause) or "asserted"
-        attribute = self.attributes.canonical(said.noun) if said.noun else ANY
+        # A provider or a thing whose attribute is not named stays so: by meaning it is no catalogue's aspect.
+        attribute = (self.attributes.canonical(said.noun) if said.named else said.noun) if said.noun else ANY
         single = self.attributes.single(attribute)
         return Statement(
             subject=said.subject,

@@ -100,6 +100,77 @@ def test_hedges_denials_the_past_and_other_people_assert_or_end_nothing_of_the_p
     assert ("user", "asserted") not in changes and ("user", "ended") not in changes, changes
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a provider or service, with the attribute named after it, or none ("provider")
+        ("we're with Octopus for our energy", ("user", "electricity", "Octopus", "asserted", True)),
+        ("I'm on Three for my broadband", ("user", "broadband", "Three", "asserted", True)),
+        ("I'm with Starling now", ("user", "provider", "Starling", "asserted", False)),
+        ("on Lyca, the data is fine", ("user", "provider", "Lyca", "asserted", False)),
+        ("my savings account is with Nationwide", ("user", "savings account", "Nationwide", "asserted", False)),
+        ("I bank with Revolut these days", ("user", "bank", "Revolut", "asserted", False)),
+        # the attribute's noun before the value, as people introduce someone in a role
+        ("our plumber Mr Haddad came round again", ("user", "plumber", "Mr Haddad", "asserted", False)),
+        (
+            "My solicitor, Priya Nair of Nair Legal, sent the papers",
+            ("user", "solicitor", "Priya Nair of Nair Legal", "asserted", False),
+        ),
+        ("we hired a new nanny, Gosia", ("user", "nanny", "Gosia", "asserted", True)),
+        ("my new physio is dr Okonkwo", ("user", "physio", "Okonkwo", "asserted", True)),  # a title in lower case
+        ("our new vet is a practice called Paws Corner", ("user", "vet", "Paws Corner", "asserted", True)),
+        ("Dr Ruiz is my new dentist", ("user", "dentist", "Dr Ruiz", "asserted", True)),  # the value first
+        ("Halima is our childminder", ("user", "childminder", "Halima", "asserted", False)),
+        ("Marco is my ex now", ("user", "partner", "Marco", "ended", True)),
+        ("Siobhán is my ex-girlfriend", ("user", "partner", "Siobhán", "ended", True)),
+        # a thing of one's own, named by its make and model
+        ("my Vespa Primavera needs a service", ("user", "thing", "Vespa Primavera", "asserted", False)),
+    ],
+)
+def test_providers_roles_and_named_things_are_read(
+    reading: StatementReading, text: str, expected: tuple[str, str, str, str, bool]
+) -> None:
+    assert expected in said(reading, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("ditched the Kindle for a Kobo Libra", "Kindle", "Kobo Libra"),
+        ("traded my Yaris in for a Mazda CX-5", "Yaris", "Mazda CX-5"),
+        ("replaced the Dell with a Framework laptop", "Dell", "Framework"),
+        ("I left Fitness First for Nuffield Health", "Fitness First", "Nuffield Health"),
+        ("moved my pension from Aviva to Vanguard", "Aviva", "Vanguard"),
+        ("switched from squash to badminton", "squash", "badminton"),  # values in lower case, told by the form
+        ("I switched from Lidl to aldi", "Lidl", "aldi"),
+    ],
+)
+def test_a_swap_ends_the_old_value(reading: StatementReading, text: str, old: str, new: str) -> None:
+    statements = said(reading, text)
+    assert ("user", ANY, old, "ended", True) in statements or any(
+        s == "user" and v == old and p == "ended" for s, _, v, p, _ in statements
+    ), statements
+    assert not any(v == old and p == "asserted" for _, _, v, p, _ in statements)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm on Monday shifts this week",
+        "we were with Tom at the pub",
+        "my Monday meeting ran late",
+        "my sister's landlord Mr Grey is awful",
+        "my brother Tomasz is visiting",
+        "Tomasz is my brother",
+        "Paris is my favourite city to visit in spring",
+        "I might move my ISA from Aviva to Vanguard",
+    ],
+)
+def test_new_forms_assert_nothing_false_of_the_person(reading: StatementReading, text: str) -> None:
+    statements = said(reading, text)
+    assert not any(s == "user" and p == "asserted" for s, _, _, p, _ in statements), statements
+
+
 def test_names_in_any_script_are_whole_values(reading: StatementReading) -> None:
     for name in ("Zoë Brennan", "Łukasz Nowak", "Ayşe Demir", "Олег Петров", "Ελένη", "Begoña Ruiz"):
         assert ("user", "coach", name, "asserted", True) in said(reading, f"my new coach is {name}"), name
