@@ -28,6 +28,7 @@ ASL = ROOT / "statemachines" / "maintenance.asl.json"
 EXPECTED_ROUTES = {
     ("GET", "/v1/config"),  # the tenant's memory policy (engram/http/config_routes.py)
     ("PUT", "/v1/config"),
+    ("POST", "/v1/config/policy/test"),  # how the policy reads a sentence
     ("GET", "/v1/graph"),  # graph memory (engram/http/graph_routes.py, included by the API handler)
     ("GET", "/v1/graph/entities/{entity_id}"),
     ("DELETE", "/v1/graph/relations/{relation_id}"),

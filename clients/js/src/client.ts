@@ -208,6 +208,12 @@ export class Engram {
     return this.call({ method: "PUT", path: "/v1/config", body: config });
   }
 
+  /** How the memory policy reads a sentence: per clause kept, excluded or not included, the reason and the
+   * closest bank or topic (the tenant's policy, plus the user's own with `user_id`, or `policy` instead). */
+  testPolicy(request: { text: string; user_id?: string; policy?: { include?: string[]; exclude?: string[]; examples?: Record<string, string[]> } }): Promise<Record<string, unknown>> {
+    return this.call({ method: "POST", path: "/v1/config/policy/test", body: request });
+  }
+
   /** OpenAI's chat completions through Engram (non-streaming): the user's memories are added to the
    * system prompt and the exchange is remembered. `user` is the Engram user id. */
   chatCompletions(request: { user: string; messages: Record<string, unknown>[]; model?: string } & Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -28,6 +28,7 @@ export const ROUTES = {
   chatCompletions: "POST /v1/chat/completions",
   getConfig: "GET /v1/config",
   putConfig: "PUT /v1/config",
+  testPolicy: "POST /v1/config/policy/test",
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

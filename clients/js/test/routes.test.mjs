@@ -46,6 +46,7 @@ const SAMPLES = {
   chatCompletions: (e) => e.chatCompletions({ user: "u", messages: [{ role: "user", content: "hi" }] }),
   getConfig: (e) => e.getConfig(),
   putConfig: (e) => e.putConfig({ exclude: [] }),
+  testPolicy: (e) => e.testPolicy({ text: "I moved to Leeds" }),
 };
 
 test("each SDK method sends the request its ROUTES entry names", async () => {

@@ -280,6 +280,12 @@ def put_config(config: TenantConfig | Mapping[str, Any]) -> Call[TenantConfig]:
     return Call("PUT", "/v1/config", TenantConfig.model_validate, body=body)
 
 
+def test_policy(text: str, user_id: str | None = None, policy: Mapping[str, Any] | None = None) -> Call[dict[str, Any]]:
+    """How the memory policy reads a sentence: per clause kept, excluded or not included, and the closest topic."""
+    body = _drop_none({"text": text, "user_id": user_id, "policy": _plain(policy) if policy is not None else None})
+    return Call("POST", "/v1/config/policy/test", dict, body=body)
+
+
 # Every operation of the API (as its /openapi.json lists it) -> the method of Engram and AsyncEngram that
 # calls it. tests/e2e/test_client_routes.py compares this with the live document, so a new route
 # without a client method fails the tests.
@@ -309,4 +315,5 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/v1/chat/completions"): "chat_completions",
     ("GET", "/v1/config"): "get_config",
     ("PUT", "/v1/config"): "put_config",
+    ("POST", "/v1/config/policy/test"): "test_policy",
 }

@@ -289,6 +289,13 @@ class Engram:
         """Replace the tenant's configuration whole; a bad one raises (422) naming the field."""
         return self._run(_calls.put_config(config))
 
+    def test_policy(
+        self, text: str, user_id: str | None = None, policy: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """How the memory policy (the tenant's, plus the user's own with `user_id`, or `policy` instead) reads a
+        sentence: per clause kept, excluded or not included, the reason and the closest bank or topic."""
+        return self._run(_calls.test_policy(text, user_id, policy))
+
     def attachment(self, attachment_id: str, limit: int | None = None, cursor: str | None = None) -> Attachment:
         """The attachment and one page of the memories holding it."""
         return self._run(_calls.attachment(attachment_id, limit, cursor))
