@@ -49,7 +49,7 @@ def ingest(env: EngramEnv, conv: Conversation) -> dict[str, int]:
         for task in env.container.worker.process_many(env.tenant_id, task_ids[start : start + WORKER_BATCH]):
             if task.status.value != "completed":
                 raise RuntimeError(f"task {task.task_id} did not complete: {task.status} {task.error}")
-    kept = {"fact": 0, "episode": 0}
+    kept = {"fact": 0, "episode": 0, "instruction": 0}  # every kind a memory may be (domain.models.MemoryKind)
     cursor: str | None = None
     while True:
         page = env.container.facts.list_current(env.tenant_id, conv.user_id, 200, cursor)
