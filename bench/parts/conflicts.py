@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.doubles.in_memory import in_memory_product
-from bench.rig.bench_model import NO_MODEL, BenchModel
+from bench.rig.bench_model import NO_MODEL, BenchModel, model_llm
 from engram.bootstrap import Container
 from engram.domain.errors import EngramError
 from engram.domain.graph import Relation, normalise_name, normalise_relation
@@ -306,12 +306,7 @@ def run(
         "chunk": CHUNK,
         "field_factconsolidation": FIELD,
     }
-    llm = None
-    if "model" in modes:
-        if model is None:
-            raise ValueError(f"mode 'model' needs a model: {NO_MODEL}")
-        out["model"] = model.describe()
-        llm = model.llm()
+    llm = model_llm(modes, model, out)
     embedder = OnnxEmbedder()
     for mode in modes:
         for split in splits:

@@ -47,17 +47,17 @@ import json
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from bench.doubles.in_memory import in_memory_product
-from bench.rig.bench_model import NO_MODEL, BenchModel
+from bench.rig.bench_model import NO_MODEL, BenchModel, model_llm
 from engram.bootstrap import Container
 from engram.domain.errors import EngramError
-from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
+from engram.domain.models import AddRequest, Fact, Message, Page, Scope, SearchQuery
 from engram.domain.policy import MemoryPolicy
 from engram.domain.ports import LLM, Embedder, FactStore
 from engram.domain.statements import USER, Statement
@@ -199,25 +199,23 @@ def _masked(text: str, phrases: Sequence[str]) -> str:
     return text
 
 
-def _current(facts: FactStore, scope: Scope) -> list[Fact]:
+def _pages(list_page: Callable[..., Page], scope: Scope) -> list[Fact]:
     out: list[Fact] = []
     cursor: str | None = None
     while True:
-        page = facts.list_current(scope.tenant_id, scope.user_id, 100, cursor)
+        page = list_page(scope.tenant_id, scope.user_id, 100, cursor)
         out += page.items
         if not (cursor := page.next_cursor):
             return out
+
+
+def _current(facts: FactStore, scope: Scope) -> list[Fact]:
+    return _pages(facts.list_current, scope)
 
 
 def _versions(facts: FactStore, scope: Scope) -> list[Fact]:
     """Every stored version, current and closed."""
-    out: list[Fact] = []
-    cursor: str | None = None
-    while True:
-        page = facts.list_versions(scope.tenant_id, scope.user_id, 100, cursor)
-        out += page.items
-        if not (cursor := page.next_cursor):
-            return out
+    return _pages(facts.list_versions, scope)
 
 
 def question(history: dict[str, Any], attribute: str) -> str:
@@ -407,12 +405,7 @@ def run(
     histories = json.loads(DATA.read_text())
     embedder = OnnxEmbedder()
     out: dict[str, Any] = {"histories": len(histories), "held_aside": sum(held_aside(h["id"]) for h in histories)}
-    llm = None
-    if "model" in modes:
-        if model is None:
-            raise ValueError(f"mode 'model' needs a model: {NO_MODEL}")
-        out["model"] = model.describe()
-        llm = model.llm()
+    llm = model_llm(modes, model, out)
     for mode in modes:
         for split in splits:
             chosen = [h for h in histories if held_aside(h["id"]) == (split == "held_aside")][:limit]

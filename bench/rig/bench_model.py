@@ -15,9 +15,9 @@ and the local stacks the bench starts would quietly use the model too.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -65,3 +65,13 @@ class BenchModel:
         from engram.adapters.openai.llm import OpenAILLM
 
         return OpenAILLM(self.client(), self.name)
+
+
+def model_llm(modes: Sequence[str], model: BenchModel | None, out: dict[str, Any]) -> OpenAILLM | None:
+    """The real model's LLM when one of `modes` is "model" (its description recorded in `out`), else None."""
+    if "model" not in modes:
+        return None
+    if model is None:
+        raise ValueError(f"mode 'model' needs a model: {NO_MODEL}")
+    out["model"] = model.describe()
+    return model.llm()
