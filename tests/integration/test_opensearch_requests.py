@@ -12,6 +12,7 @@ from opensearchpy import Connection, OpenSearch, RequestsAWSV4SignerAuth
 from opensearchpy import exceptions as os_errors
 
 from engram.adapters.opensearch.index import OpenSearchIndex, build_client
+from engram.adapters.opensearch.queries import knn_body
 from engram.domain.errors import EngramError, IndexUnavailableError, TransientError, ValidationError
 from engram.domain.models import IndexDoc, SearchFilters
 from engram.domain.statements import Statement
@@ -334,6 +335,31 @@ def test_knn_without_filters_still_scopes_tenant_and_user(script: Script) -> Non
     assert make_index(script).knn("t2", "u7", [1, 0, 0], 5) == []
     clause = script.requests[0].body["query"]["knn"]["vector"]
     assert clause["filter"] == {"bool": {"filter": [{"term": {"tenant_id": "t2"}}, {"term": {"user_id": "u7"}}]}}
+
+
+def test_knn_many_sends_each_knn_search_in_one_msearch(script: Script) -> None:
+    script.responses = [(200, {"responses": [hits(("m1", 0.9)), hits(("m2", 0.75), ("m3", 0.5))]})]
+    index = make_index(script)
+    filters = SearchFilters(agent_id="bot")
+
+    found = index.knn_many("t1", "u1", [[1, 0, 0], [0, 1, 0]], 2, filters)
+
+    (msearch,) = script.requests
+    assert (msearch.method, msearch.path) == ("POST", "/_msearch")
+    each = [knn_body("t1", "u1", [1, 0, 0], 2, filters), knn_body("t1", "u1", [0, 1, 0], 2, filters)]
+    assert msearch.body == [{"index": INDEX}, each[0], {"index": INDEX}, each[1]]
+    # the same cosine scores knn() gives, per vector, in order
+    assert [[(h.id, round(h.score, 6)) for h in one] for one in found] == [[("m1", 0.8)], [("m2", 0.5), ("m3", 0.0)]]
+
+
+def test_knn_many_translates_a_failed_search_and_checks_every_vector(script: Script) -> None:
+    failed = {"status": 429, **error_body("rejected_execution_exception", "queue full")}
+    script.responses = [(200, {"responses": [hits(), failed]})]
+    with pytest.raises(IndexUnavailableError, match="queue full"):
+        make_index(script).knn_many("t1", "u1", [[1, 0, 0], [0, 1, 0]], 2)
+    with pytest.raises(ValidationError, match="dimensions"):
+        make_index(script).knn_many("t1", "u1", [[1, 0, 0], [0, 1]], 2)
+    assert len(script.requests) == 1  # the wrong dimensions never reached OpenSearch
 
 
 def test_text_search_is_a_scoped_match_query(script: Script) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
 from engram.domain.models import Fact, ScoredId, SearchFilters
+from engram.domain.ports import VectorIndex
 
 
 @runtime_checkable
@@ -21,6 +22,38 @@ class HybridCandidates(Protocol):
         k: int,
         filters: SearchFilters | None = None,
     ) -> tuple[list[ScoredId], list[ScoredId]]: ...
+
+
+@runtime_checkable
+class ManyKnn(Protocol):
+    """An index that answers several knn() searches of one user in one round trip (OpenSearch's _msearch)."""
+
+    def knn_many(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vectors: Sequence[Sequence[float]],
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[list[ScoredId]]:
+        """knn() of each vector, in order."""
+        ...
+
+
+def knn_each(
+    index: VectorIndex,
+    tenant_id: str,
+    user_id: str,
+    vectors: Sequence[Sequence[float]],
+    k: int,
+    filters: SearchFilters | None = None,
+) -> list[list[ScoredId]]:
+    """knn() of each vector, in one request where the index can (every hit as knn() gives it)."""
+    if not vectors:
+        return []
+    if isinstance(index, ManyKnn) and len(vectors) > 1:
+        return index.knn_many(tenant_id, user_id, vectors, k, filters)
+    return [index.knn(tenant_id, user_id, vector, k, filters) for vector in vectors]
 
 
 @runtime_checkable

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from engram.domain.errors import NotFoundError
 from engram.domain.graph import USER_ENTITY_TYPE, Entity, normalise_name
-from engram.domain.models import IndexDoc
+from engram.domain.index_ports import knn_each
+from engram.domain.models import IndexDoc, ScoredId
 from engram.domain.ports import Embedder, GraphStore, VectorIndex
 
 GENERIC_TYPE = "thing"
@@ -63,11 +64,20 @@ class EntityResolver:
     # are written at the end, and the user's runs follow one another), so each is read once.
     _read: dict[str, Entity | None] = field(default_factory=dict)
 
+    # Each mention's nearest stored entities: the index does not change during a run (as `_read`).
+    _hits: dict[str, list[ScoredId]] = field(default_factory=dict)
+
     def prepare(self, names: Sequence[str]) -> None:
-        """Embed the run's mentions in one call."""
+        """Embed the run's mentions in one call, search them in one request and read what they find in one."""
         todo = list(dict.fromkeys(n for n in names if n not in self._vectors))
         if todo:
             self._vectors.update(zip(todo, self.embedder.embed(todo), strict=True))
+        unsearched = list(dict.fromkeys(n for n in names if n not in self._hits))
+        if unsearched:
+            vectors = [self._vectors[n] for n in unsearched]
+            found = knn_each(self.index, self.tenant_id, self.user_id, vectors, CANDIDATES)
+            self._hits.update(zip(unsearched, found, strict=True))
+            self._stored([h.id for hits in found for h in hits])
 
     def user(self) -> Entity:
         entity_id = user_entity_id(self.user_id)
@@ -82,8 +92,7 @@ class EntityResolver:
         key = normalise_name(name)
         local = [e for e in self.created.values() if key in e.names() and types_agree(e.type, kind)]
         self.prepare([name])
-        vector = self._vectors[name]
-        hits = self.index.knn(self.tenant_id, self.user_id, vector, CANDIDATES)
+        hits = self._hits[name]
         stored = self._stored([h.id for h in hits])
         score = {h.id: h.score for h in hits}
         close = [

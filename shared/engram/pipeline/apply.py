@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from engram.domain.errors import NotFoundError
@@ -55,6 +55,8 @@ def updated(
 class Applier:
     lifecycle: Lifecycle
     actor: str = "extraction"
+    # The memories apply_each wrote, as stored (the unit of work's `written`): the run reads them from here.
+    written: dict[str, Fact] = field(default_factory=dict)
 
     def apply_each(
         self,
@@ -162,6 +164,7 @@ class Applier:
                     self._outdate_episode(old, memory, read, changes, task_id)
                 results.append((d, self._result(old, Event.DELETE, None, d.note)))
         changes.commit()
+        self.written |= changes.written
         return results
 
     def _episodes_by_message(

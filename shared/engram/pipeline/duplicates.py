@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from engram.domain.steps import CandidateFact
 
 
@@ -40,5 +42,8 @@ class DuplicateRule:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    norms = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return sum(x * y for x, y in zip(a, b, strict=True)) / norms if norms else 0.0
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape:
+        raise ValueError(f"vectors of {x.shape} and {y.shape} dimensions")
+    norms = math.sqrt(float(x @ x)) * math.sqrt(float(y @ y))
+    return float(x @ y) / norms if norms else 0.0

@@ -17,6 +17,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.bus_events import BusEvent
 from engram.domain.errors import LLMOutputError
 from engram.domain.filters import ListFilters
+from engram.domain.index_ports import knn_each
 from engram.domain.models import (
     AddRequest,
     Attachment,
@@ -59,7 +60,7 @@ from engram.pipeline.episodes import (
     kept_for_attachments,
 )
 from engram.pipeline.policy_screen import INSTRUCTIONS_UNREAD, Located, PolicyScreen
-from engram.pipeline.reads import RunReads, every_current, kept_or_stored
+from engram.pipeline.reads import RunReads, every_current
 from engram.pipeline.shares import RunShares, TaskShare
 from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
@@ -233,10 +234,9 @@ class IngestPipeline:
 
         texts = queries(messages)
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
-        hits_of = [
-            self.index.knn(scope.tenant_id, scope.user_id, vector, NEARBY_POOL * self.similar_per_fact, filters)
-            for vector in (self.embedder.embed(texts) if texts else [])
-        ]
+        vectors = self.embedder.embed(texts) if texts else []
+        k = NEARBY_POOL * self.similar_per_fact
+        hits_of = knn_each(self.index, scope.tenant_id, scope.user_id, vectors, k, filters)
         found = {f.id: f for f in reads.get_many([h.id for hits in hits_of for h in hits])}
         best: dict[str, float] = {}
         # A fact lies near its statement, not on it: past the closest few, a memory within a margin of
@@ -331,6 +331,7 @@ class IngestPipeline:
             counts["duplicates"] += decision.duplicate
         shares.count_decisions(decisions, candidates)
         applied = applier.apply_each(scope, request, task_id, candidates, vectors, decisions, known, sources)
+        reads.wrote(applier.written.values())
         shares.add_results(applied, candidates)
         stated = [(d, r) for d, r in applied if r.event in (Event.ADD, Event.UPDATE)]
         keys = [candidates[d.fact_index].fact_key if d.fact_index is not None else None for d, _ in stated]
@@ -339,10 +340,11 @@ class IngestPipeline:
         texts = [r.memory for _, r in stated] + list(dict.fromkeys(said_in.values()))
         late = any(m.created_at is not None and m.created_at < utcnow() - LATE for m in request.messages)
         if self._supersession is not None and self._supersession.worth_reading(texts, keys, late):
-            written = self.facts.get_many(scope.tenant_id, [r.id for _, r in stated])
+            written = reads.get_many([r.id for _, r in stated])
             outdated = self._supersession.run(scope, written, vectors, task_id, said_in)
-        if self._supersession is not None and (ended := self._endings(scope, candidates, applied)):
+        if self._supersession is not None and (ended := self._endings(candidates, applied, reads)):
             outdated += self._supersession.end(scope, ended, task_id)
+        reads.forget(o.memory_id for o in outdated)
         if outdated:
             counts["superseded"] = len(outdated)
             shares.add_run_counts({"superseded": len(outdated)})
@@ -377,7 +379,7 @@ class IngestPipeline:
         return out
 
     def _endings(
-        self, scope: Scope, candidates: Sequence[CandidateFact], applied: Sequence[tuple[Decision, TaskResult]]
+        self, candidates: Sequence[CandidateFact], applied: Sequence[tuple[Decision, TaskResult]], reads: RunReads
     ) -> list[tuple[Fact, str, str]]:
         """The endings the reader gave this run ("I quit my job at Google": a negated fact of an aspect,
         with the value it ends), each with the memory its message was stored in by this run."""
@@ -389,7 +391,7 @@ class IngestPipeline:
             candidate = candidates[decision.fact_index] if decision.fact_index is not None else None
             if result.event is Event.ADD and candidate is not None:
                 stored.setdefault(candidate.message_index, result.id)
-        by = {f.id: f for f in self.facts.get_many(scope.tenant_id, list(stored.values()))}
+        by = {f.id: f for f in reads.get_many(list(stored.values()))}
         return [
             (by[stored[c.message_index]], aspect, c.fact_value or "")
             for c, aspect in negated
@@ -415,10 +417,9 @@ class IngestPipeline:
         """Decisions for the candidates, and every existing memory they refer to."""
         filters = SearchFilters(agent_id=scope.agent_id, run_id=scope.run_id)
         # Twice the neighbours: episodes among them are set aside, facts are what the reconciler compares.
-        hits_of = [
-            self.index.knn(scope.tenant_id, scope.user_id, vectors[c.text], 2 * self.similar_per_fact, filters)
-            for c in candidates
-        ]
+        queries = [vectors[c.text] for c in candidates]
+        k = 2 * self.similar_per_fact
+        hits_of = knn_each(self.index, scope.tenant_id, scope.user_id, queries, k, filters)
         found = reads.get_many([h.id for hits in hits_of for h in hits])
         kinds = {f.id: f.kind for f in found}
         rule = DuplicateRule(self.duplicate_threshold)
@@ -557,9 +558,9 @@ def keep_instructions(pipeline: IngestPipeline, run: IngestRun) -> None:
     texts = [c.text for c in flagged]
     vectors = dict(zip(texts, pipeline.embedder.embed(texts), strict=True))
     decisions = [Decision(event=Event.ADD, text=c.text, fact_index=i) for i, c in enumerate(flagged)]
-    applied = Applier(pipeline._lifecycle).apply_each(
-        run.scope, run.request, run.task_id, flagged, vectors, decisions, (), run.sources
-    )
+    applier = Applier(pipeline._lifecycle)
+    applied = applier.apply_each(run.scope, run.request, run.task_id, flagged, vectors, decisions, (), run.sources)
+    run.reads.wrote(applier.written.values())
     outcome.results += [result for _, result in applied]
     outcome.counts["instructions"] = len(applied)
     outcome.counts["ADD"] = outcome.counts.get("ADD", 0) + len(applied)
@@ -584,10 +585,7 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
     stored = [(r.id, r.memory) for r in outcome.results if r.event is not Event.DELETE]
     # What the run's memories state, as stored (read as each was written): relations of their own
     # (graph/statements.py), for messages stored as said too.
-    views, read = kept_or_stored(
-        pipeline.index, pipeline.facts, run.scope.tenant_id, run.scope.user_id, [i for i, _ in stored]
-    )
-    stated = {f.id: f.statements for f in [*views.values(), *read] if f.statements}
+    stated = {f.id: f.statements for f in run.reads.get_many([i for i, _ in stored]) if f.statements}
     protected = functools.cache(functools.partial(pipeline._protected_texts, run.scope))
     messages = run.request.messages
     if not run.request.infer:  # nothing extracted: only what the memories state

@@ -8,7 +8,7 @@ what a change is applied to comes from the fact store (`stored`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from engram.domain.filters import ListFilters
@@ -56,6 +56,18 @@ class RunReads:
             self._read.update((f.id, f) for f in stored)
             self._stored.update(f.id for f in stored)
         return [self._read[i] for i in wanted if i in self._read]
+
+    def wrote(self, memories: Iterable[Fact]) -> None:
+        """Memories this run wrote, as stored: read from here from now on."""
+        for fact in memories:
+            self._read[fact.id] = fact
+            self._stored.add(fact.id)
+
+    def forget(self, memory_ids: Iterable[str]) -> None:
+        """Memories changed since this run read them (the resolver outdated them): read again when asked."""
+        for memory_id in memory_ids:
+            self._read.pop(memory_id, None)
+            self._stored.discard(memory_id)
 
     def stored(self, memories: Sequence[Fact]) -> list[Fact]:
         """Those of `memories` read from the fact store (a change may be applied to them as read)."""

@@ -31,6 +31,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
 from engram.domain.models import Event, Fact
@@ -99,11 +101,8 @@ class PlanChecks:
         planned = by_statements(decisions, facts, existing)
         by_id = {f.id: f for f in existing}
         fact_texts = [f.text for f in facts]
-        texts = list(
-            dict.fromkeys([*fact_texts, *(f.text for f in existing), *(c for f in existing for c in clauses(f.text))])
-        )
-        texts += [d.text for d, _ in planned if d.text and d.text not in texts]
-        sim = _Similarity(self.embedder, texts)
+        whole = [*fact_texts, *(f.text for f in existing), *(d.text for d, _ in planned if d.text)]
+        sim = _Similarity(self.embedder, whole, [c for f in existing for c in clauses(f.text)])
         changed = {d.memory_id for d, _ in planned if d.event in (Event.UPDATE, Event.DELETE) and d.memory_id}
         out: list[Decision] = []
         for d, settled in planned:
@@ -277,32 +276,60 @@ def _same_text(a: str, b: str) -> bool:
     return " ".join(a.casefold().split()).rstrip(".") == " ".join(b.casefold().split()).rstrip(".")
 
 
+Vector = npt.NDArray[np.float64]
+
+
 class _Similarity:
     """The larger of two cosines of the embedder's vectors: of the texts, and of the texts without
     their names, places and numbers ("started a job at Microsoft" is about "works at Google": 0.37
-    as said, 0.61 without the names). One embed call for every text of a plan. Without an embedder,
-    the share of content words the two texts have in common."""
+    as said, 0.61 without the names). Texts of a plan only; each kind embedded in one call when first
+    compared (the texts as said; the parts of memories and the texts without names, which only an
+    UPDATE or DELETE compares), so a plan of ADDs never embeds what it does not compare. Without an
+    embedder, or for a text outside the plan, the share of content words the two texts have in common."""
 
-    def __init__(self, embedder: Embedder | None, texts: Sequence[str]) -> None:
-        self._vectors: dict[str, list[float]] = {}
-        if embedder is not None and texts:
-            plain = {t: _without_details(t) for t in texts}
-            unique = list(dict.fromkeys([*texts, *plain.values()]))
-            vectors = dict(zip(unique, embedder.embed(unique), strict=True))
-            self._vectors = {t: vectors[t] for t in texts}
-            self._plain = {t: vectors[p] for t, p in plain.items()}
+    def __init__(self, embedder: Embedder | None, whole: Sequence[str], parts: Sequence[str]) -> None:
+        self._embedder = embedder
+        self._whole = list(dict.fromkeys(whole))
+        self._texts = set(self._whole) | set(parts)
+        self._vectors: dict[str, Vector] = {}
+        self._plain: dict[str, Vector] | None = None
 
     def as_said(self, a: str, b: str) -> float:
         """The cosine of the texts as they are (names and numbers count)."""
-        if a in self._vectors and b in self._vectors:
-            return _dot(self._vectors[a], self._vectors[b])
-        return self(a, b)
+        if self._embedder is None or a not in self._texts or b not in self._texts:
+            return _lexical(a, b)
+        vectors = self._as_said([a, b])
+        return _dot(vectors[a], vectors[b])
 
     def __call__(self, a: str, b: str) -> float:
-        if a in self._vectors and b in self._vectors:
-            return max(_dot(self._vectors[a], self._vectors[b]), _dot(self._plain[a], self._plain[b]))
-        sa, sb = stems(a), stems(b)
-        return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
+        if self._embedder is None or a not in self._texts or b not in self._texts:
+            return _lexical(a, b)
+        plain = self._without_details()
+        vectors = self._as_said([a, b])
+        return max(_dot(vectors[a], vectors[b]), _dot(plain[a], plain[b]))
+
+    def _as_said(self, texts: Sequence[str]) -> dict[str, Vector]:
+        if any(t not in self._vectors for t in texts):
+            wanted = [t for t in dict.fromkeys([*self._whole, *texts]) if t not in self._vectors]
+            self._embed(wanted)
+        return self._vectors
+
+    def _without_details(self) -> dict[str, Vector]:
+        if self._plain is None:
+            plain = {t: _without_details(t) for t in self._texts}
+            self._embed([t for t in dict.fromkeys([*self._texts, *plain.values()]) if t not in self._vectors])
+            self._plain = {t: self._vectors[p] for t, p in plain.items()}
+        return self._plain
+
+    def _embed(self, texts: Sequence[str]) -> None:
+        if texts and self._embedder is not None:
+            found = self._embedder.embed(texts)
+            self._vectors.update((t, np.asarray(v, dtype=np.float64)) for t, v in zip(texts, found, strict=True))
+
+
+def _lexical(a: str, b: str) -> float:
+    sa, sb = stems(a), stems(b)
+    return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
 
 
 _NUMBERS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
@@ -313,8 +340,8 @@ def _details(text: str) -> set[str]:
     return protected_details(text) | {w for w in content_tokens(text) if w in _NUMBERS}
 
 
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+def _dot(a: Vector, b: Vector) -> float:
+    return float(a @ b)
 
 
 def _without_details(text: str) -> str:

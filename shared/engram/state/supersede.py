@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from engram.domain.errors import ConflictError
+from engram.domain.index_ports import knn_each
 from engram.domain.models import Fact, Scope, SearchFilters
 from engram.domain.outdated import Outdated, outdated_version
 from engram.domain.ports import FactStore, StatementReader, VectorIndex
@@ -223,9 +224,8 @@ class Supersession:
         queries = [vectors.get(fact.text) or self.reader.embedder.embed([fact.text])[0]]
         asked = {(s.subject, s.attribute): s for s in statements if _changes(s) and s.attribute != ANY}
         queries += [self._question(s) for s in asked.values()]
-        ids: list[str] = []
-        for vector in queries:
-            ids += [h.id for h in self.index.knn(scope.tenant_id, scope.user_id, vector, self.neighbours, filters)]
+        hits = knn_each(self.index, scope.tenant_id, scope.user_id, queries, self.neighbours, filters)
+        ids = [h.id for found in hits for h in found]
         skip = {fact.id, fact.episode_id}
         speaker = _speaker(fact)
         found = [
@@ -287,9 +287,9 @@ class Supersession:
 
     def _stating(self, scope: Scope, by: Fact, aspect: str, value: str, filters: SearchFilters) -> list[Fact]:
         """The person's current memories near `by` and near the aspect's question that state `value` of it."""
-        ids: list[str] = []
-        for vector in (self.reader.embedder.embed([by.text])[0], self.reader.query_vector(aspect)):
-            ids += [h.id for h in self.index.knn(scope.tenant_id, scope.user_id, vector, self.neighbours, filters)]
+        queries = [self.reader.embedder.embed([by.text])[0], self.reader.query_vector(aspect)]
+        hits = knn_each(self.index, scope.tenant_id, scope.user_id, queries, self.neighbours, filters)
+        ids = [h.id for found in hits for h in found]
         speaker = _speaker(by)
         found = [
             m

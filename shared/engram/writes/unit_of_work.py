@@ -119,6 +119,9 @@ class Changes:
     _views: dict[str, Fact] = field(default_factory=dict)  # rewritten, indexed fields unchanged
     _holders: AttachmentHolders | None = None
     _events: list[BusEvent] = field(default_factory=list)  # rewrites and closes, told at commit
+    # The memories this batch wrote, each as stored now (a replayed task's existing ones left out): what a
+    # caller reads next of them needs no read of the fact store.
+    written: dict[str, Fact] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._holders = AttachmentHolders(self.tenant_id, self.life.attachments, self.life.blobs)
@@ -162,6 +165,7 @@ class Changes:
             new = new.model_copy(update={"statements": self._read([new])[0]})
         event = history_event(new, Event.UPDATE, old.text, new.text, actor, task_id, old.attachment_ids, note)
         self.life.facts.replace(old, new, event)
+        self.written[new.id] = new
         outdated = len(new.outdated_by) > len(old.outdated_by) and new.text == old.text
         self._tell(new, event, outdated)
         self.holders.changed(new.id, old.attachment_ids, new.attachment_ids)
@@ -192,6 +196,7 @@ class Changes:
         self._check(fact)
         event = history_event(fact, Event.DELETE, fact.text, None, actor, task_id, (), note, fact.version + 1)
         self.life.facts.close(fact, when or utcnow(), event)
+        self.written.pop(fact.id, None)
         self._tell(fact, event)
         self.holders.changed(fact.id, fact.attachment_ids, ())
         self._docs.pop(fact.id, None)
@@ -213,6 +218,7 @@ class Changes:
             if ok:
                 self._tell(fact, event)
         for fact in closed:
+            self.written.pop(fact.id, None)
             self.holders.changed(fact.id, fact.attachment_ids, ())
             self._docs.pop(fact.id, None)
             self._views.pop(fact.id, None)
@@ -242,6 +248,9 @@ class Changes:
         written = self.life.facts.add_many(self._new) if self._new else []
         life = self.life
         replayed = [fact.id for (fact, _), new in zip(self._new, written, strict=True) if not new]
+        for (fact, _), new in zip(self._new, written, strict=True):
+            if new and fact.valid_to is None:
+                self.written.setdefault(fact.id, fact)
         if replayed:
             self._index_as_stored(replayed)
         missing = [f.text for f, v in self._docs.values() if v is None]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from engram.domain.graph import Relation, normalise_name
-from engram.domain.models import AddRequest, Fact, HistoryEvent, Message, Scope, Usage
+from engram.domain.models import AddRequest, Message, Scope, Usage
 from engram.domain.outdated import Outdated
 from engram.domain.statements import Statement
 from engram.graph.service import GraphService
@@ -31,18 +31,6 @@ class Reader:
         return [next((s for phrase, s in self.said.items() if phrase in text), ()) for text in texts]
 
 
-class StatingFacts(MemoryFactStore):
-    """A fact store whose new memories carry what they state, as the unit of work writes them."""
-
-    def __init__(self, reader: Reader) -> None:
-        super().__init__()
-        self.reader = reader
-
-    def add(self, fact: Fact, event: HistoryEvent) -> bool:
-        (statements,) = self.reader.statements([fact.text])
-        return super().add(fact.model_copy(update={"statements": list(statements)}), event)
-
-
 def world(subject: str, attribute: str, value: str, single: bool = True) -> Statement:
     return Statement(subject=subject, attribute=attribute, value=value, single=single)
 
@@ -63,9 +51,13 @@ READER = Reader(
 
 def product() -> tuple[IngestPipeline, GraphService]:
     graph = GraphService(MemoryGraphStore(), MemoryIndex(), HashEmbedder())
-    facts, index = StatingFacts(READER), MemoryIndex()
+    facts, index = MemoryFactStore(), MemoryIndex()
     extractor, reconciler = OfflineExtractor(), KeyReconciler()
-    return IngestPipeline(facts, index, HashEmbedder(), extractor, reconciler, keep_episodes=True, graph=graph), graph
+    # the unit of work reads what each new memory states as it writes it
+    pipeline = IngestPipeline(
+        facts, index, HashEmbedder(), extractor, reconciler, keep_episodes=True, graph=graph, statements=READER
+    )
+    return pipeline, graph
 
 
 def add(pipeline: IngestPipeline, day: int, *texts: str, infer: bool = True) -> None:
@@ -114,7 +106,7 @@ def test_the_close_stage_closes_only_the_statement_a_later_one_outdated() -> Non
     # What the resolution leaves (state/): the home statement outdated by m2, the memory kept current.
     home, work = kept.statements
     marked = [home.model_copy(update={"outdated_by": "m2"}), work]
-    assert isinstance(pipeline.facts, StatingFacts)
+    assert isinstance(pipeline.facts, MemoryFactStore)
     pipeline.facts.current[("acme", kept.id)] = kept.model_copy(update={"statements": marked, "outdated_by": ["m2"]})
     request = AddRequest(user_id="alice", messages=[Message(role="user", content="I moved to Leeds.")])
     run = IngestRun(SCOPE, request, "t2", RunReads(pipeline.facts, pipeline.index, "acme", "alice"))

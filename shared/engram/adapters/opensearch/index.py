@@ -195,6 +195,31 @@ class OpenSearchIndex:
         # cosinesimil scores are (1 + cos) / 2; hand the domain plain cosine like the embedded index.
         return [ScoredId(id=hit["_id"], score=2.0 * float(hit["_score"]) - 1.0) for hit in hits]
 
+    def knn_many(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vectors: Sequence[Sequence[float]],
+        k: int,
+        filters: SearchFilters | None = None,
+    ) -> list[list[ScoredId]]:
+        """index_ports.ManyKnn: knn() of each vector in one _msearch."""
+        for vector in vectors:
+            self._check_vector(vector)
+        if k <= 0 or not vectors:
+            return [[] for _ in vectors]
+        lines: list[dict[str, Any]] = []
+        for vector in vectors:
+            lines += [{"index": self.index_name}, knn_body(tenant_id, user_id, vector, k, filters)]
+        with translated("knn search"):
+            answers: list[dict[str, Any]] = self._client.msearch(body=lines)["responses"]
+        out: list[list[ScoredId]] = []
+        for answer in answers:
+            if "error" in answer:
+                raise_item_error(answer, "knn search")
+            out.append([ScoredId(id=h["_id"], score=2.0 * float(h["_score"]) - 1.0) for h in answer["hits"]["hits"]])
+        return out
+
     def text_search(
         self,
         tenant_id: str,
