@@ -19,6 +19,7 @@ import numpy as np
 
 from engram.domain.ports import Embedder
 from engram.domain.statements import Polarity
+from engram.text.match import content_words
 
 LABELLED = Path(__file__).with_name("polarity.json")
 POLARITIES: tuple[Polarity, ...] = ("asserted", "ended", "denied", "hedged", "past")
@@ -40,6 +41,7 @@ _LONG_AGO = re.compile(
 _THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old)\b", re.I)
 _ENDED = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)
 _DENY = re.compile(r"\b(?:not|n't|never|no)\b", re.I)
+_STEM = re.compile(r"(?:ing|led|ed|es|s|d)$")
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,13 @@ class PolarityReader:
         data = json.loads(path.read_text(encoding="utf-8"))
         self._examples = [(p, e["text"], e.get("attribute")) for p in POLARITIES for e in data[p]]
         self._vectors: np.ndarray | None = None
+        self._ending_words = ending_words(data)
+
+    def may_end(self, clause: str) -> bool:
+        """Whether a clause says a word only the labelled endings say ("sold", "quit", "died", "away"): only
+        then is its meaning asked whether it ends something. Conversation is mostly other things ("Keep it
+        up!"), which no ending example is closest to for the right reason, and each meaning asked is a model run."""
+        return not self._ending_words.isdisjoint(_stems(clause))
 
     def _prototypes(self) -> np.ndarray:
         if self._vectors is None:
@@ -75,6 +84,18 @@ class PolarityReader:
         if score - runner_up < MARGIN:
             return None
         return Sense(polarity, attribute, score)
+
+
+def ending_words(data: dict[str, list[dict[str, str]]]) -> frozenset[str]:
+    """The content word stems of the ending examples that no asserting example says ("broke", "sold", "rid",
+    "died", "away"; not "my", "got"): derived from the labelled set, so adding an example adds its words."""
+    asserting = {w for e in data["asserted"] for w in _stems(e["text"])}
+    return frozenset(w for e in data["ended"] for w in _stems(e["text"]) if w not in asserting)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, lower-case, with a regular ending taken off ("cancelled", "cancels", "cancel" alike)."""
+    return {_STEM.sub("", w) if len(w) > 4 else w for w in content_words(text) if len(w) > 2}
 
 
 def cue(clause: str, asserting: bool = True) -> Polarity | None:

@@ -63,7 +63,8 @@ class StatementReading:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
         read = {t: [(c, leads, forms(c)) for c, leads in clauses(expand(first_person(t)))] for t in texts}
-        asked = list(dict.fromkeys(c for t in texts for c, _, found in read[t] if not found and short(c)))
+        asked = [c for t in texts for c, _, found in read[t] if not found and short(c) and self.polarity.may_end(c)]
+        asked = list(dict.fromkeys(asked))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
