@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                     corpus,
                     sizes,
                     queries=200 if args.quick else 300,
-                    http_max=1_000 if args.quick else 10_000,
+                    http_max=1_000 if args.quick else 100_000,
+                    longmemeval=not args.quick,
                 ),
             )
         if "ingest" in parts:
