@@ -83,7 +83,8 @@ class GraphApplier:
     said: datetime | None = None  # when the run's messages were said: relations hold from then (else now)
     # The run's memories as (id, text): a new relation links those whose text names its ends.
     memories: Sequence[tuple[str, str]] = ()
-    _current: dict[str, list[Relation]] = field(default_factory=dict)
+    # Each entity's current relations, as read (by this applier, or by the context the run's prompt showed).
+    current: dict[str, list[Relation]] = field(default_factory=dict)
 
     @property
     def _when(self) -> datetime:
@@ -144,10 +145,10 @@ class GraphApplier:
         return not known or _role_group(role) in {_role_group(k) for k in known}
 
     def _relations(self, entity: Entity) -> list[Relation]:
-        if entity.id not in self._current:  # an entity made in this run has nothing stored yet
+        if entity.id not in self.current:  # an entity made in this run has nothing stored yet
             new = entity.id in self.resolver.created
-            self._current[entity.id] = [] if new else self.store.relations_of(entity.tenant_id, [entity.id])
-        return self._current[entity.id]
+            self.current[entity.id] = [] if new else self.store.relations_of(entity.tenant_id, [entity.id])
+        return self.current[entity.id]
 
     def _one(
         self,
@@ -229,7 +230,7 @@ class GraphApplier:
             changes.added.remove(relation)
         else:
             changes.closed.append(closed)
-        for cached in self._current.values():
+        for cached in self.current.values():
             for i, r in enumerate(cached):
                 if r.id == relation.id:
                     cached[i] = closed
@@ -241,14 +242,14 @@ class GraphApplier:
             changes.added[changes.added.index(relation)] = linked
         else:
             changes.linked.append(linked)
-        for cached in self._current.values():
+        for cached in self.current.values():
             for i, r in enumerate(cached):
                 if r.id == relation.id:
                     cached[i] = linked
 
     def _forget(self, relation: Relation) -> None:
         """A relation opened in this run and gone again: never stored."""
-        for cached in self._current.values():
+        for cached in self.current.values():
             cached[:] = [r for r in cached if r.id != relation.id]
 
     def _stated_by_protected(self, relation: Relation) -> bool:

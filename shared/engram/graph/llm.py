@@ -118,6 +118,9 @@ class GraphContext:
     existing: list[Relation]
     listing: str
     conversation: str
+    # The current relations of each entity read for the listing (the user's, the ones named): the graph
+    # step that applies the answer reads them from here.
+    current: dict[str, list[Relation]] = field(default_factory=dict)
 
     @property
     def user(self) -> str:
@@ -172,13 +175,15 @@ class LLMGraphExtractor:
     def context(self, scope: Scope, messages: Sequence[Message], resolver: EntityResolver) -> GraphContext:
         """What the graph part of a prompt shows (also used by the pipeline's single call)."""
         conversation = "\n".join(f"{m.role}: {m.content}" for m in messages if m.role != "system")
-        existing = self._existing(scope, conversation, resolver)
+        current = self._current(scope, conversation, resolver)
+        relations = {r.id: r for found in current.values() for r in found}.values()
+        existing = sorted(relations, key=lambda r: r.valid_from, reverse=True)[:MAX_EXISTING]
         listing = "\n".join(f"{i}: {r.source} — {r.relation} — {r.destination}" for i, r in enumerate(existing))
-        return GraphContext(scope.user_id, existing, listing or "(none)", conversation)
+        return GraphContext(scope.user_id, existing, listing or "(none)", conversation, current)
 
-    def _existing(self, scope: Scope, conversation: str, resolver: EntityResolver) -> list[Relation]:
-        """Current relations of the user and of the entities the conversation names."""
+    def _current(self, scope: Scope, conversation: str, resolver: EntityResolver) -> dict[str, list[Relation]]:
+        """Current relations of the user and of the entities the conversation names, by entity."""
         hits = resolver.index.text_search(scope.tenant_id, scope.user_id, conversation, SEED_ENTITIES)
-        ids = [user_entity_id(scope.user_id), *(h.id for h in hits)]
+        ids = list(dict.fromkeys([user_entity_id(scope.user_id), *(h.id for h in hits)]))
         relations = self.store.relations_of(scope.tenant_id, ids)
-        return sorted(relations, key=lambda r: r.valid_from, reverse=True)[:MAX_EXISTING]
+        return {i: [r for r in relations if i in (r.source_entity_id, r.destination_entity_id)] for i in ids}

@@ -56,6 +56,7 @@ class GraphService:
         memories: Sequence[tuple[str, str]] = (),
         stated: Mapping[str, Sequence[Statement]] | None = None,
         extract: bool = True,
+        read: Mapping[str, Sequence[Relation]] | None = None,
     ) -> tuple[GraphChanges, Usage]:
         """Extract relations from one run's messages (at most one LLM call) and apply them, with the relations
         the run's memories' statements are (graph/statements.py).
@@ -63,7 +64,8 @@ class GraphService:
         `protected`: reads the texts of the user's protected memories (the relations they state stay);
         `memories`: the run's memories as (id, text), which new relations link when they state them;
         `stated`: the statements each of the run's memories stores, by memory id;
-        `extract`: False for messages stored as said: only their statements make relations."""
+        `extract`: False for messages stored as said: only their statements make relations;
+        `read`: current relations by entity, as this run read them (the single call's prompt): not read again."""
         from engram.graph.apply import GraphApplier, GraphChanges
         from engram.graph.statements import with_statements
         from engram.rules.relations import offline_triples
@@ -91,7 +93,8 @@ class GraphService:
         if not triples and not deletions:
             return GraphChanges(), usage
         said = said_last(messages)
-        applier = GraphApplier(self.store, resolver, task_id, protected, said, memories)
+        current = {entity: list(found) for entity, found in (read or {}).items()}
+        applier = GraphApplier(self.store, resolver, task_id, protected, said, memories, current)
         return applier.apply(triples, deletions), usage
 
     def context(self, scope: Scope, messages: Sequence[Message]) -> GraphContext | None:

@@ -604,9 +604,9 @@ def add_relations(pipeline: IngestPipeline, run: IngestRun) -> None:
         if not messages:
             return
     candidates = outcome.candidates
-    _record_relations(
-        run, *graph.ingest(run.scope, messages, candidates, run.task_id, decided, protected, stored, stated)
-    )
+    read = run.planned.relations_read if run.planned is not None and decided is not None else None
+    changes = graph.ingest(run.scope, messages, candidates, run.task_id, decided, protected, stored, stated, read=read)
+    _record_relations(run, *changes)
 
 
 def _record_relations(run: IngestRun, changes: GraphChanges, used: Usage) -> None:

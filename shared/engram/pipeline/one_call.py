@@ -40,6 +40,8 @@ class OneCallAnswer:
     shown: list[Fact]  # the existing memories the decisions could name
     graph: tuple[list[Triple], list[Relation]] | None  # None: no graph part (the graph step asks itself)
     usage: Usage = field(default_factory=Usage)
+    # The current relations of the entities the prompt's graph part listed, as read for it (GraphContext.current)
+    relations_read: dict[str, list[Relation]] = field(default_factory=dict)
 
 
 @dataclass
@@ -60,7 +62,8 @@ class _Interpret:
                 {"relations": answer["relations"], "delete": answer.get("delete") or [], "refine": answer.get("refine")}
             )
             graph = self.graph.decided(part)
-        return OneCallAnswer(facts, decisions, self.shown, graph)
+        read = self.graph.current if self.graph is not None else {}
+        return OneCallAnswer(facts, decisions, self.shown, graph, relations_read=read)
 
 
 def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | None = None) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from engram.domain.graph import Relation
 from engram.domain.models import AddRequest, Event, Message, Scope
 from engram.graph.llm import LLMGraphExtractor
+from engram.graph.resolve import user_entity_id
 from engram.graph.service import GraphService
 from engram.pipeline.ingest import IngestOutcome, IngestPipeline
 from engram.pipeline.llm_extractor import LLMFactExtractor
@@ -283,3 +286,26 @@ def test_the_single_call_refines_a_relation_and_the_outcome_lists_it() -> None:
     [refined] = outcome.relations.refined
     assert (refined.destination, refined.refined_from.destination) == ("Munich", "Berlin")
     assert world.relations() == {("alice", "lives_in", "Munich")} and outcome.counts["relations_refined"] == 1
+
+
+def test_the_relations_the_prompt_listed_are_not_read_again_to_apply_the_answer() -> None:
+    world = lives_in_berlin()
+    read: list[str] = []
+    relations_of = world.graph_store.relations_of
+
+    def counted(tenant_id: str, entity_ids: Sequence[str], include_closed: bool = False) -> list[Relation]:
+        read.extend(entity_ids)
+        return relations_of(tenant_id, entity_ids, include_closed)
+
+    world.graph_store.relations_of = counted  # type: ignore[method-assign]
+    world.llm.answers.append(
+        one_json(
+            ["Moved to Munich"],
+            [{"id": "0", "text": "Lives in Munich", "event": "ADD"}],
+            [("user", "lives_in", "Munich")],
+            delete=[0],
+        )
+    )
+    world.add("I moved to Munich", "t2")
+    assert read.count(user_entity_id("alice")) == 1  # read for the prompt's listing, then applied from it
+    assert world.relations() == {("alice", "lives_in", "Munich")}  # the listed relation it replaced was closed
