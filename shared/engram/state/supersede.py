@@ -181,13 +181,25 @@ class Supersession:
         """Of one subject and one attribute by meaning."""
         return _subject(a) == _subject(b) and self._meaning.same(a.attribute, b.attribute)
 
+    def _of_kind(self, new: Statement, same: list[Statement]) -> list[Statement]:
+        """A value held with no attribute named ("switched to a Garmin Venu 3") is of the attribute whose value is
+        of its kind (an older "my Apple Watch Series 6"), among the things and providers the person holds; with
+        none clearly so, of none. An ending keeps ANY: it names the value it ends."""
+        if new.polarity != "asserted":
+            return same
+        if new.attribute != ANY:  # an older value held with no attribute named stays: keep rather than outdate
+            return [t for t in same if t.attribute != ANY or t.polarity != "asserted"]
+        held = [(t.attribute, t.value) for t in same if t.attribute != ANY and t.polarity == "asserted"]
+        kind = self._meaning.kin(new.value, [(a, v) for a, v in held if self._meaning.of_things(a)])
+        return [t for t in same if t.attribute == kind or (t.attribute == ANY and t.polarity != "asserted")]
+
     def _resolve(
         self, fact: Fact, mine: Sequence[Statement], memory: Fact, theirs: Sequence[Statement]
     ) -> list[tuple[Fact, Fact, str, tuple[str, ...]]]:
         """What one new memory and one neighbour do to each other: (older, newer, attribute, older's values)."""
         out: list[tuple[Fact, Fact, str, tuple[str, ...]]] = []
         for new in mine:
-            same = [t for t in theirs if self._same(new, t)]
+            same = self._of_kind(new, [t for t in theirs if self._same(new, t)])
             held = [t for t in same if t.polarity == "asserted"]
             if new.polarity == "asserted" and held:
                 if any(values_match(t.value, new.value) for t in held):
