@@ -292,6 +292,24 @@ def named_parts(clause: str) -> list[tuple[str, str]]:
     return [n for p in parts if p and (n := named_subject(p)) is not None]
 
 
+def names_of_own(text: str, value: str) -> bool:
+    """Whether a text names `value` (whole words, as written) in a clause of the person's own: not one that
+    someone else leads ("my sister works at Google", "he sold the Corsa") or a named other's ("Tom's Corsa")."""
+    if len(value) < 2 or not any(c.isalpha() for c in value):
+        return False
+    word = re.compile(rf"(?<![\w]){re.escape(value)}(?![\w])")
+    for clause, _ in clauses(text):
+        at = word.search(clause)
+        if at is None or _OTHERS.match(clause) or _PRONOUN.match(clause):
+            continue
+        if any(name != value and value in fact for name, fact in named_parts(clause)):
+            continue
+        if clause[: at.start()].rstrip().endswith(("'s", "\u2019s")):  # "Tom's Corsa": another's
+            continue
+        return True
+    return False
+
+
 def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
     """Whose ending a clause tells: the person's ("we broke up", "handed in my notice", "Miso died": the value
     leads), another's ("he retired", "my sister quit": kept apart by name), or None when it cannot tell."""

@@ -34,6 +34,7 @@ from engram.domain.ports import FactStore, StatementReader, VectorIndex
 from engram.domain.statements import USER, Statement
 from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.state.attributes import ANY, AttributeMeaning
+from engram.state.open_reading import names_of_own
 from engram.state.reading import StatementReading
 from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
@@ -249,7 +250,9 @@ class Supersession:
             # Two named speakers under one user (a group chat) each speak of themselves.
             and (speaker is None or _speaker(m) in (None, speaker))
         ]
-        return [(m, st) for m, st in zip(found, self.said(found), strict=True) if st]
+        ended = [s.value for s in statements if s.polarity in ("ended", "denied") and s.value != ANY]
+        read = [(m, st or _named_in_passing(m, ended)) for m, st in zip(found, self.said(found), strict=True)]
+        return [(m, st) for m, st in read if st]
 
     def end(self, scope: Scope, endings: Sequence[tuple[Fact, str, str]], task_id: str) -> list[Outdated]:
         """Outdate what each ending closes: `endings` are (the memory the ending was stored in, the
@@ -318,6 +321,13 @@ class Supersession:
             for m, read in zip(found, readings, strict=True)
             if any(a == aspect and values_match(v, value) for a, v in aspect_of_fact(m, read))
         ]
+
+
+def _named_in_passing(memory: Fact, ended: Sequence[str]) -> list[Statement]:
+    """A memory no statement was read from holds each ended value it names in a clause of the person's own
+    ("Barclays charged me £15 ...", "the auld Corsa's still getting me up the A9"): a value said in passing,
+    of no attribute known, many-valued, so only an ending that names it closes it."""
+    return [Statement(attribute=ANY, value=v[:300], single=False) for v in ended if names_of_own(memory.text, v)]
 
 
 def _outdated_in_part(kept: Fact, by: str, attribute: str, values: Sequence[str]) -> Fact:

@@ -120,3 +120,33 @@ def test_a_named_persons_leaving_ends_them_in_their_role(reader: AspectReader) -
     world.say("my boss Kevin is micromanaging again, send help", "2025-02-03")
     world.say("Kevin left the company last week and nobody has replaced him yet", "2025-08-12")
     assert not [f for f in world.live("Kevin") if "micromanaging" in f.text or f.kind != "episode"]
+
+
+@pytest.mark.parametrize(
+    ("older", "ending", "value"),
+    [
+        (
+            "Barclays charged me £15 for going a pound overdrawn. unreal",
+            "moved my account from Barclays to Monzo",
+            "Barclays",
+        ),
+        ("the auld Corsa's still getting me up the A9, just about", "traded the Corsa in for a Skoda Octavia", "Corsa"),
+    ],
+)
+def test_an_ending_closes_a_value_the_person_named_in_passing(
+    reader: AspectReader, older: str, ending: str, value: str
+) -> None:
+    world = World(reader)
+    world.say(older, "2025-01-04")
+    world.say(ending, "2025-06-04")
+    assert not [f for f in world.live(value) if f.text.startswith(older[:20])]
+
+
+def test_an_ending_leaves_a_value_someone_else_named(reader: AspectReader) -> None:
+    world = World(reader)
+    world.say("my sister works at Barclays in Leeds", "2025-01-04")
+    world.say("Tom's Corsa broke down again on the A9", "2025-01-05")
+    world.say("moved my account from Barclays to Monzo", "2025-06-04")
+    world.say("sold the Corsa last week", "2025-06-05")
+    assert world.live("my sister works at Barclays")
+    assert world.live("Tom's Corsa")
