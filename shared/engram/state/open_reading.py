@@ -46,7 +46,9 @@ _MY_NEW_LOWER = re.compile(
 _THEIR_X_IS = re.compile(
     rf"(?:\b(?i:my|our)\s+{_REL}\s+)?{_NAME}['\u2019]s\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})"
 )
-_X_OF_Y = re.compile(rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+_X_OF_Y = re.compile(
+    rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}(?:(?P<where>(?i:in|at|on))\s+)?{_ARTICLE}(?P<v>{VALUE})"
+)
 # A value in lower case, read only between "from" and "to" ("switched from tennis to padel"), where the form
 # says it is the old value.
 _LOWER_VALUE = rf"{_NOUN}(?:\s+{_NOUN})?"
@@ -208,7 +210,8 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
     if world and (noun := _noun(world["a"])) and (value := _value(world["v"])) and (of := _value(world["s"])):
         # A definite description in the singular ("the CEO of X is") names the one value it has at a time.
         one = re.search(r"\b(?i:are)\b", world.group(0)) is None
-        said.append(Said(of, noun, value, "asserted", one or now, clause))
+        # "The headquarters of X is in Oslo" says where it is: "the CEO of X is in Tokyo" is not who the CEO is.
+        said.append(Said(of, f"{noun} location" if world["where"] else noun, value, "asserted", one or now, clause))
     for found in _SWITCHED.finditer(clause):
         noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
         whose = _whose(clause[: found.start()])

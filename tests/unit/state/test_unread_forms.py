@@ -150,3 +150,11 @@ def test_an_ending_leaves_a_value_someone_else_named(reader: AspectReader) -> No
     world.say("sold the Corsa last week", "2025-06-05")
     assert world.live("my sister works at Barclays")
     assert world.live("Tom's Corsa")
+
+
+def test_a_definite_description_may_give_its_value_after_a_preposition(reading: StatementReading) -> None:
+    statements = said(reading, "The headquarters of Quarry Insurance is now in Girvik.")
+    assert ("Quarry Insurance", "headquarters location", "Girvik", "asserted", True) in statements, statements
+    assert not said(reading, "The head of marketing is in Leeds this week")  # no name after "of": no subject
+    # where someone in a role is, not who holds it
+    assert ("Acme", "ceo", "Tokyo") not in {s[:3] for s in said(reading, "The CEO of Acme is in Tokyo this week")}
