@@ -49,6 +49,13 @@ _THEIR_X_IS = re.compile(
 _X_OF_Y = re.compile(
     rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}(?:(?P<where>(?i:in|at|on))\s+)?{_ARTICLE}(?P<v>{VALUE})"
 )
+# Someone named in a role of something named, the whole clause: "Ayşe Çelik is (now) a citizen of South Korea"
+# (hers, one at a time when told as a change), "Jane Okafor is the CEO of Kōwhai Foods" (the one CEO of Kōwhai
+# Foods: a definite description), "Дмитрий Волков is now married to Juhani Mäkinen" (the participle names it).
+_NAMED_ROLE = re.compile(
+    rf"^(?P<s>{VALUE}){_IS}(?:(?P<art>(?i:a|an|the))\s+(?P<a>{_WORD}(?:\s+{_WORD})?)\s+(?i:of)"
+    rf"|(?P<p>{LOWER}[\w-]*ed)\s+(?i:to))\s+{_ARTICLE}(?P<v>{VALUE})"
+)
 # A value in lower case, read only between "from" and "to" ("switched from tennis to padel"), where the form
 # says it is the old value.
 _LOWER_VALUE = rf"{_NOUN}(?:\s+{_NOUN})?"
@@ -212,6 +219,7 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
         one = re.search(r"\b(?i:are)\b", world.group(0)) is None
         # "The headquarters of X is in Oslo" says where it is: "the CEO of X is in Tokyo" is not who the CEO is.
         said.append(Said(of, f"{noun} location" if world["where"] else noun, value, "asserted", one or now, clause))
+    said += _named_role(clause, now)
     for found in _SWITCHED.finditer(clause):
         noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
         whose = _whose(clause[: found.start()])
@@ -344,6 +352,22 @@ def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
         if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
             return value
     return None
+
+
+def _named_role(clause: str, now: bool) -> list[Said]:
+    found = _NAMED_ROLE.match(clause)
+    if found is None or (name := _value(found["s"])) is None or (value := _value(found["v"])) is None:
+        return []
+    if name.split()[0].lower() in _NOT_NAMES:  # "This is a photo of Paris"
+        return []
+    if found["p"]:  # the participle names the attribute ("married": the partner, one at a time by the catalogue)
+        return [Said(name, found["p"].lower(), value, "asserted", bool(found["now"]) or now, clause)]
+    noun = _noun(found["a"])
+    if noun is None:
+        return []
+    if found["art"].lower() == "the":  # "X is the CEO of Y": the CEO of Y is X
+        return [Said(value, noun, name, "asserted", True, clause)]
+    return [Said(name, noun, value, "asserted", bool(found["now"]) or now, clause)]
 
 
 def _lower_models(clause: str) -> list[Said]:

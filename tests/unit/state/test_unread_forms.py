@@ -158,3 +158,23 @@ def test_a_definite_description_may_give_its_value_after_a_preposition(reading: 
     assert not said(reading, "The head of marketing is in Leeds this week")  # no name after "of": no subject
     # where someone in a role is, not who holds it
     assert ("Acme", "ceo", "Tokyo") not in {s[:3] for s in said(reading, "The CEO of Acme is in Tokyo this week")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Дмитрий Волков is now married to Juhani Mäkinen.", ("Дмитрий Волков", "partner", "Juhani Mäkinen", True)),
+        ("Ayşe Çelik is now a citizen of South Korea.", ("Ayşe Çelik", "citizen", "South Korea", True)),
+        ("Ayşe Çelik is a citizen of France.", ("Ayşe Çelik", "citizen", "France", False)),  # no change told: many
+        ("Jane Okafor is the CEO of Kōwhai Foods.", ("Kōwhai Foods", "ceo", "Jane Okafor", True)),  # the one CEO
+    ],
+)
+def test_a_named_subject_in_a_role_of_something_named_is_read(
+    reading: StatementReading, text: str, expected: tuple[str, str, str, bool]
+) -> None:
+    assert {(s, a, v, one) for s, a, v, p, one in said(reading, text) if p == "asserted"} >= {expected}
+
+
+@pytest.mark.parametrize("text", ["This is a photo of Paris", "It is a copy of Dune", "I'm married to my job lol"])
+def test_a_pronoun_or_the_person_is_no_named_subject_in_a_role(reading: StatementReading, text: str) -> None:
+    assert not said(reading, text)
