@@ -90,7 +90,7 @@ _ROLE_NAME = re.compile(
 )
 # A thing of one's own named by its make and model ("my Vespa Primavera", "my Pixel 8"): two words or a number,
 # so a day or a language ("my Monday meeting", "my Spanish class") is no thing.
-_MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|new|trusty)\s+)?(?P<v>{VALUE})")
+_MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|(?P<cue>new)|trusty)\s+)?(?P<v>{VALUE})")
 # The value before the role, the whole clause ("Dr Ruiz is my new dentist", "Marco is my ex now"): a relative is
 # the catalogue's ("Tom is my brother"); an ex is the partner, ended.
 _IS_MY = re.compile(
@@ -397,7 +397,7 @@ def _services(clause: str) -> list[Said]:
     if said:
         return said
     return [
-        Said(USER, THING, value, "asserted", False, clause)
+        Said(USER, THING, value, "asserted", bool(found["cue"]), clause)  # "my new X": one of its kind at a time
         for found in _MY_THING.finditer(clause)
         if (value := _named(_value(found["v"])))
         and (" " in value or any(c.isdigit() for c in value))

@@ -34,7 +34,7 @@ from engram.domain.ports import FactStore, StatementReader, VectorIndex
 from engram.domain.statements import USER, Statement
 from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.state.attributes import ANY, AttributeMeaning
-from engram.state.open_reading import names_of_own
+from engram.state.open_reading import THING, names_of_own
 from engram.state.reading import StatementReading
 from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
@@ -188,6 +188,10 @@ class Supersession:
         none clearly so, of none. An ending keeps ANY: it names the value it ends."""
         if new.polarity != "asserted":
             return same
+        if new.attribute == THING:  # "my new Toyota Yaris": of the thing held whose value is of its kind
+            things = [t for t in same if t.attribute == THING and t.polarity == "asserted"]
+            closest = self._meaning.kin(new.value, [(str(i), t.value) for i, t in enumerate(things)])
+            return [things[int(closest)]] if closest is not None else []
         if new.attribute != ANY:  # an older value held with no attribute named stays: keep rather than outdate
             return [t for t in same if t.attribute != ANY or t.polarity != "asserted"]
         held = [(t.attribute, t.value) for t in same if t.attribute != ANY and t.polarity == "asserted"]

@@ -178,3 +178,13 @@ def test_a_named_subject_in_a_role_of_something_named_is_read(
 @pytest.mark.parametrize("text", ["This is a photo of Paris", "It is a copy of Dune", "I'm married to my job lol"])
 def test_a_pronoun_or_the_person_is_no_named_subject_in_a_role(reading: StatementReading, text: str) -> None:
     assert not said(reading, text)
+
+
+def test_a_new_thing_outdates_the_thing_of_its_kind_only(reader: AspectReader) -> None:
+    world = World(reader)
+    world.say("my Ford Fiesta needs new tyres again", "2025-01-10")
+    world.say("my Kindle Paperwhite died on the train", "2025-01-11")
+    world.say("my new Toyota Yaris arrived today!!", "2025-06-10")
+    assert not world.live("Ford Fiesta")
+    assert world.live("Kindle Paperwhite")
+    assert world.live("Toyota Yaris")
