@@ -102,8 +102,10 @@ class Models:
     def plan_checks(self) -> PlanChecks:
         """What an LLM's reconciliation plan must pass before it is applied (reconcile/checks.py)."""
         from engram.reconcile.checks import PlanChecks
+        from engram.state.attributes import AttributeMeaning
 
-        return PlanChecks(self.embedder, aspects=self.aspect_reader.single_values)
+        meaning = AttributeMeaning(self.embedder, self.aspect_reader.aspects)
+        return PlanChecks(self.embedder, aspects=self.aspect_reader.single_values, attributes=meaning.one)
 
     @cached_property
     def aspect_reader(self) -> AspectReader:

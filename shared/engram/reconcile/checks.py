@@ -38,6 +38,7 @@ from aws_lambda_powertools import Logger
 from engram.domain.models import Event, Fact
 from engram.domain.ports import Embedder
 from engram.domain.steps import CandidateFact, Decision
+from engram.reconcile.statement_change import SameAttribute
 from engram.reconcile.statement_plan import by_statements
 from engram.reconcile.supersede_check import SingleValues, Supersede, joined, pieces
 from engram.text.match import content_tokens, content_words, looks_negated, protected_details, values_match
@@ -94,11 +95,12 @@ class PlanChecks:
     concern: float = 0.5  # a new fact at least this close to a memory (or a clause of it) is about it
     same: float = 0.85  # an ADD this close to a current memory (and naming nothing it lacks) repeats it
     aspects: SingleValues | None = None
+    attributes: SameAttribute | None = None  # two attributes as named are one, by meaning (state/attributes.py)
 
     def __call__(
         self, decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
     ) -> list[Decision]:
-        planned = by_statements(decisions, facts, existing)
+        planned = by_statements(decisions, facts, existing, self.attributes)
         by_id = {f.id: f for f in existing}
         fact_texts = [f.text for f in facts]
         whole = [*fact_texts, *(f.text for f in existing), *(d.text for d, _ in planned if d.text)]

@@ -8,7 +8,7 @@ change of state, and the plan's other checks decide (reconcile/checks.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -16,6 +16,9 @@ from engram.domain.statements import USER, Statement
 from engram.text.match import values_match
 
 _SELF = frozenset({USER, "i", "me", "myself", "the user"})
+# Whether two attributes as named are one: by meaning where the caller has it (state/attributes.py, wired by the
+# bootstrap: "mobile" and "phone" are one), else by their words.
+SameAttribute = Callable[[str, str], bool]
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,15 @@ class Change:
     by: Statement | None = None  # the new statement that decided it
 
 
-def change(new: Sequence[Statement], old: Sequence[Statement], old_at: datetime) -> Change | None:
+def change(
+    new: Sequence[Statement], old: Sequence[Statement], old_at: datetime, same_attribute: SameAttribute | None = None
+) -> Change | None:
     """How the statements `new` bear on a memory stating `old` (valid from `old_at`); None: no change of
     state either way. A statement's time is its event time, else the memory's `old_at` (the new fact's, when
-    it has none, is now: newer than anything stored)."""
+    it has none, is now: newer than anything stored). `same_attribute` compares attributes by meaning."""
+    one = same_attribute or _same_words
     for statement in new:
-        same = [s for s in old if _same(s, statement) and s.outdated_by is None and s.polarity == "asserted"]
+        same = [s for s in old if _same(s, statement, one) and s.outdated_by is None and s.polarity == "asserted"]
         if not same:
             continue
         other = [s for s in same if not values_match(s.value, statement.value)]
@@ -53,8 +59,12 @@ def _dated(statement: Statement, outdated: tuple[Statement, ...], old: Sequence[
     return Change(outdated, by=statement)
 
 
-def _same(a: Statement, b: Statement) -> bool:
-    return _subject(a.subject) == _subject(b.subject) and _plain(a.attribute) == _plain(b.attribute)
+def _same(a: Statement, b: Statement, one: SameAttribute) -> bool:
+    return _subject(a.subject) == _subject(b.subject) and one(_plain(a.attribute), _plain(b.attribute))
+
+
+def _same_words(a: str, b: str) -> bool:
+    return a == b
 
 
 def _subject(subject: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from engram.domain.models import Event, Fact
 from engram.domain.steps import CandidateFact, Decision
-from engram.reconcile.statement_change import Change, change
+from engram.reconcile.statement_change import Change, SameAttribute, change
 from engram.reconcile.supersede_check import joined, pieces
 
 NOTE = "plan check: statements"
@@ -24,15 +24,21 @@ Planned = tuple[Decision, bool]  # a decision, and whether the statements settle
 
 
 def by_statements(
-    decisions: Sequence[Decision], facts: Sequence[CandidateFact], existing: Sequence[Fact]
+    decisions: Sequence[Decision],
+    facts: Sequence[CandidateFact],
+    existing: Sequence[Fact],
+    same_attribute: SameAttribute | None = None,
 ) -> list[Planned]:
+    """`same_attribute`: whether two attributes as named are one, by meaning (else by their words)."""
     by_id = {m.id: m for m in existing}
     out: list[Planned] = []
     added: set[int] = set()  # the facts whose statements settled a change: each is added once
     touched: set[str] = set()
     for d in decisions:
         memory = by_id.get(d.memory_id or "")
-        found = _change_of(d, facts, memory) if d.event in (Event.UPDATE, Event.DELETE) and memory else None
+        found = (
+            _change_of(d, facts, memory, same_attribute) if d.event in (Event.UPDATE, Event.DELETE) and memory else None
+        )
         if memory is None or found is None:
             out.append((d, False))
             continue
@@ -43,7 +49,7 @@ def by_statements(
             continue
         out.append((_outdate(memory, resolved, facts[index]), True))
         added.add(index)
-    _beside_adds(out, facts, existing, touched)
+    _beside_adds(out, facts, existing, touched, same_attribute)
     for index in sorted(added):
         if not any(d.event is Event.ADD and d.fact_index == index for d, _ in out):
             fact = facts[index]
@@ -52,7 +58,11 @@ def by_statements(
 
 
 def _beside_adds(
-    out: list[Planned], facts: Sequence[CandidateFact], existing: Sequence[Fact], touched: set[str]
+    out: list[Planned],
+    facts: Sequence[CandidateFact],
+    existing: Sequence[Fact],
+    touched: set[str],
+    same_attribute: SameAttribute | None,
 ) -> None:
     """An ADD whose statements change what a memory the plan keeps states (the model added the new home
     and kept the old): that memory is resolved as if the model had named it."""
@@ -64,7 +74,7 @@ def _beside_adds(
         for memory in existing:
             if memory.id in named or memory.id in touched or not _resolvable(memory):
                 continue
-            resolved = change(fact.statements, memory.statements, memory.valid_from)
+            resolved = change(fact.statements, memory.statements, memory.valid_from, same_attribute)
             if resolved is None or not (resolved.outdated or resolved.older):
                 continue
             touched.add(memory.id)
@@ -79,7 +89,9 @@ def _beside_adds(
                 out[kept] = decision
 
 
-def _change_of(d: Decision, facts: Sequence[CandidateFact], memory: Fact) -> tuple[int, Change] | None:
+def _change_of(
+    d: Decision, facts: Sequence[CandidateFact], memory: Fact, same_attribute: SameAttribute | None
+) -> tuple[int, Change] | None:
     if not _resolvable(memory):
         return None
     order = list(range(len(facts)))
@@ -87,7 +99,7 @@ def _change_of(d: Decision, facts: Sequence[CandidateFact], memory: Fact) -> tup
         order.remove(d.fact_index)
         order.insert(0, d.fact_index)
     for index in order:
-        resolved = change(facts[index].statements, memory.statements, memory.valid_from)
+        resolved = change(facts[index].statements, memory.statements, memory.valid_from, same_attribute)
         if resolved is not None:
             return index, resolved
     return None

@@ -33,6 +33,7 @@ from engram.rules import values
 from engram.rules.keys import family_of
 from engram.rules.shorthand import expand
 from engram.rules.vocab import ANIMALS, SINGLE_RELATIONS
+from engram.state.open_reading import named_parts
 from engram.text.clauses import is_hypothetical, is_question, is_small_talk, split_clauses, split_sentences
 from engram.text.match import values_match
 
@@ -470,6 +471,8 @@ def _speaks_of_self(aspect: Aspect, clause: str) -> bool:
         return True  # a pet is named after its animal ("our dog Max"): the name cue needs the animal word
     if aspect.kind == "person":  # "my new manager is Priya": the person's own, not "her manager"
         return bool(_MY_ROLE.search(clause)) and not _ROLE_OF_OTHER.search(clause)
+    if named_parts(clause):  # "Caroline moved to Austin", "..., Γιώργος moved back to Thessaloniki": theirs
+        return False
     # "my husband Raj works at Infosys" speaks of the husband; "my husband Raj and I live in Pune" of both.
     return not (_OTHERS.search(clause) or _PARTNER_WORDS.search(clause)) or bool(_WITH_ME.search(clause))
 

@@ -16,6 +16,14 @@ import numpy as np
 from engram.domain.ports import Embedder
 from engram.state.aspects import ASPECTS, Aspect
 
+# How close a value named with no attribute is to a held value, each said as one's own ("my Garmin Venu 3", "my
+# Apple Watch Series 6": 0.40; "my Pixel 8", "my iPhone 15": 0.65; a person 0.15, a provider 0.25), for it to be
+# of that value's attribute, and how much closer than the next attribute's value. Bare names are weak evidence of
+# a kind on this embedder: the bar errs toward keeping.
+KIN, KIN_MARGIN = 0.40, 0.05
+# Kinds of value a switch with no attribute named may be of: things and providers, never a home or a person.
+_THINGS = frozenset({"product", "provider"})
+_GENERIC = frozenset({"thing", "provider"})  # the open reader's attributes of a thing or provider named bare
 SAME = 0.66  # cosine of two bare nouns read as one attribute (bike/bicycle 0.92, gym/school 0.57, car/bike 0.55)
 ANY = "*"  # the attribute of a change that names only the old value ("switched from EE to Vodafone")
 
@@ -52,6 +60,32 @@ class AttributeMeaning:
         """The catalogue's cardinality of an attribute; None outside it (the language decides)."""
         aspect = self.aspects.get(attribute)
         return aspect.single if aspect is not None else None
+
+    def of_things(self, attribute: str) -> bool:
+        """Whether an attribute's values are things or providers: the catalogue's kind, else outside it."""
+        aspect = self.aspects.get(attribute)
+        return aspect.kind in _THINGS if aspect is not None else attribute in _GENERIC or attribute not in self._word
+
+    def kin(self, value: str, held: Sequence[tuple[str, str]]) -> str | None:
+        """The attribute, among `held` (attribute, value) pairs, whose value is of the kind of `value`: the
+        closest, close enough and clearly closer than any other attribute's."""
+        if not held:
+            return None
+        mine, *theirs = self._vector([f"my {value}", *(f"my {v}" for _, v in held)])
+        best: dict[str, float] = {}
+        for (attribute, _), vector in zip(held, theirs, strict=True):
+            best[attribute] = max(best.get(attribute, -1.0), float(mine @ vector))
+        ranked = sorted(best.items(), key=lambda p: -p[1])
+        runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
+        attribute, score = ranked[0]
+        return attribute if score >= KIN and score - runner_up >= KIN_MARGIN else None
+
+    def one(self, a: str, b: str) -> bool:
+        """Whether two attributes as named ("mobile", "phone") are one: canonical, then by meaning. The
+        resolution's room rules hold: a catalogue aspect is never another ("home" is not "employer")."""
+        if ANY in (a, b):  # a named attribute is never "any" here: only the offline reader's changes are
+            return a == b
+        return self.same(self.canonical(a), self.canonical(b))
 
     def same(self, a: str, b: str) -> bool:
         """Whether two canonical attributes are one (ANY, a change naming only its old value, is any)."""

@@ -38,10 +38,24 @@ _NAME = rf"(?P<s>{CAPITAL}[\w-]*(?:\s+{CAPITAL}[\w-]*)?)"
 _TITLE = r"(?:(?:dr|dra|mr|mrs|ms|prof)\.?\s+)?"
 _KIND = rf"(?:(?i:a|an)\s+{_NOUN}\s+(?i:called|named)\s+)?"
 _MY_X_IS = re.compile(rf"\b(?i:my|our)\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
+# A new value written in lower case ("my new phone is a pixel 8", "our new car is a vw id.3"): read only when it
+# names a model by its number, so a word that describes ("my new job is exhausting") is no value.
+_MY_NEW_LOWER = re.compile(
+    rf"\b(?i:my|our)\s+(?i:new)\s+(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{LOWER}[\w.+-]*(?:\s+[\w.+-]+){{0,3}})"
+)
 _THEIR_X_IS = re.compile(
     rf"(?:\b(?i:my|our)\s+{_REL}\s+)?{_NAME}['\u2019]s\s+(?:{_CUE})?(?P<a>{ATTR}){_IS}{_ARTICLE}(?P<v>{VALUE})"
 )
-_X_OF_Y = re.compile(rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}{_ARTICLE}(?P<v>{VALUE})")
+_X_OF_Y = re.compile(
+    rf"^(?i:the)\s+(?P<a>{ATTR})\s+(?i:of)\s+{_ARTICLE}(?P<s>{VALUE}){_IS}(?:(?P<where>(?i:in|at|on))\s+)?{_ARTICLE}(?P<v>{VALUE})"
+)
+# Someone named in a role of something named, the whole clause: "Ayşe Çelik is (now) a citizen of South Korea"
+# (hers, one at a time when told as a change), "Jane Okafor is the CEO of Kōwhai Foods" (the one CEO of Kōwhai
+# Foods: a definite description), "Дмитрий Волков is now married to Juhani Mäkinen" (the participle names it).
+_NAMED_ROLE = re.compile(
+    rf"^(?P<s>{VALUE}){_IS}(?:(?P<art>(?i:a|an|the))\s+(?P<a>{_WORD}(?:\s+{_WORD})?)\s+(?i:of)"
+    rf"|(?P<p>{LOWER}[\w-]*ed)\s+(?i:to))\s+{_ARTICLE}(?P<v>{VALUE})"
+)
 # A value in lower case, read only between "from" and "to" ("switched from tennis to padel"), where the form
 # says it is the old value.
 _LOWER_VALUE = rf"{_NOUN}(?:\s+{_NOUN})?"
@@ -76,14 +90,20 @@ _ROLE_NAME = re.compile(
 )
 # A thing of one's own named by its make and model ("my Vespa Primavera", "my Pixel 8"): two words or a number,
 # so a day or a language ("my Monday meeting", "my Spanish class") is no thing.
-_MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|new|trusty)\s+)?(?P<v>{VALUE})")
+_MY_THING = re.compile(rf"\b(?i:my|our)\s+(?:(?i:old|(?P<cue>new)|trusty)\s+)?(?P<v>{VALUE})")
 # The value before the role, the whole clause ("Dr Ruiz is my new dentist", "Marco is my ex now"): a relative is
 # the catalogue's ("Tom is my brother"); an ex is the partner, ended.
 _IS_MY = re.compile(
     rf"^(?P<v>{VALUE})\s+(?i:is|'s|\u2019s)\s+(?:(?P<now>(?i:now))\s+)?(?i:my|our)\s+(?:(?P<cue>(?i:new))\s+)?"
     rf"(?P<a>(?P<ex>(?i:ex)(?:[\s-]+{_NOUN})?)|{ATTR})(?:\s+(?P<later>(?i:now)))?\s*$"
 )
+# Someone or something introduced by its role and name, as facts are stored ("Has a boss named Kevin") and as
+# people say it ("I have a landlord called Gary").
+_HAS_NAMED = re.compile(
+    rf"^(?:(?i:i|we)\s+)?(?i:has|have|got)\s+(?i:a|an)\s+(?P<a>{ATTR})\s+(?i:named|called)\s+{_TITLE}(?P<v>{VALUE})"
+)
 THING, PROVIDER = "thing", "provider"
+_ABOUT = frozenset("about around only just like over under nearly almost roughly some".split())
 _FUNCTION = frozenset("from to at in on with for of by is are was and or but as new old current".split())
 _TIMES = frozenset(  # a day or a month is no name ("on Monday")
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
@@ -164,14 +184,30 @@ def _whose(lead: str) -> str:
     return name.group(0) if name and name.group(0) != "I" else USER
 
 
-def forms(clause: str) -> list[Said]:
-    """The statements a clause gives in one of the forms, asserted (the polarity is read after)."""
+# A change of the attribute told in its own clause, its new value in the next ("I changed dentists; I now see Dr
+# Cruz", "switched gyms, I go to CityFit now").
+_CHANGED_KIND = re.compile(
+    rf"\b(?i:switched|changed|swapped|moved)\s+(?:(?i:my|our)\s+)?(?P<p>{_NOUN}(?:\s+{_NOUN})?)s\s*$"
+)
+
+
+def changed_kind(clause: str) -> str | None:
+    """The attribute a clause says was changed, naming no value ("I changed dentists"): "dentist"."""
+    found = _CHANGED_KIND.search(clause)
+    return _noun(found["p"]) if found else None
+
+
+def forms(clause: str, changed: str | None = None) -> list[Said]:
+    """The statements a clause gives in one of the forms, asserted (the polarity is read after). `changed`: the
+    attribute an earlier clause of the sentence said was changed, for a value this one names without it."""
     said: list[Said] = []
     now = re.search(r"\b(?i:now)\b", clause) is not None
     for found in _MY_X_IS.finditer(clause):
         noun, value = _noun(found["a"]), _value(found["v"])
         if noun and value:
             said.append(Said(USER, noun, value, "asserted", bool(found["cue"] or found["now"]) or now, clause))
+    if not said:
+        said += _lower_models(clause)
     for found in _THEIR_X_IS.finditer(clause):
         noun, value, name = _noun(found["a"]), _value(found["v"]), found["s"]
         if noun and value and name.lower() not in ("my", "our", "the", "i"):
@@ -181,12 +217,14 @@ def forms(clause: str) -> list[Said]:
     if world and (noun := _noun(world["a"])) and (value := _value(world["v"])) and (of := _value(world["s"])):
         # A definite description in the singular ("the CEO of X is") names the one value it has at a time.
         one = re.search(r"\b(?i:are)\b", world.group(0)) is None
-        said.append(Said(of, noun, value, "asserted", one or now, clause))
+        # "The headquarters of X is in Oslo" says where it is: "the CEO of X is in Tokyo" is not who the CEO is.
+        said.append(Said(of, f"{noun} location" if world["where"] else noun, value, "asserted", one or now, clause))
+    said += _named_role(clause, now)
     for found in _SWITCHED.finditer(clause):
         noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
         whose = _whose(clause[: found.start()])
-        if noun and value:
-            said.append(Said(whose, noun, value, "asserted", True, clause))
+        if value:  # with no attribute named ("switched to a Garmin Venu 3"), resolved by its kind (supersede.py)
+            said.append(Said(whose, noun or changed or "", value, "asserted", True, clause))
         if old:  # the old value ends, even where the attribute cannot be named
             said.append(Said(whose, noun or "", old, "ended", True, clause))
     for found in _GOT_NEW.finditer(clause):
@@ -197,11 +235,15 @@ def forms(clause: str) -> list[Said]:
         old = _value(found["o"])
         if old and _value(found["v"]):  # the old value ends; the new one's attribute is not named
             said.append(Said(_whose(clause[: found.start()]), "", old, "ended", True, clause))
+    for found in _HAS_NAMED.finditer(clause):
+        if (noun := _noun(found["a"])) and (value := _value(found["v"])):
+            said.append(Said(USER, noun, value, "asserted", False, clause))
     said += _services(clause)
     for found in _GO_TO.finditer(clause):
         value = _value(found["v"])
         venue = _VENUE.search(value or "")
-        noun = _noun(found["a"]) or (venue.group(0).lower() if venue else None)
+        named = _noun(found["a"]) if found["a"] and found["a"].lower() not in _FUNCTION else None
+        noun = named or (venue.group(0).lower() if venue else None) or changed
         if noun and value:
             said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
     return said
@@ -216,6 +258,16 @@ _NAMED = re.compile(
     rf"(?P<verb>{LOWER}[\w-]*)(?P<rest>\s+\S.*)$"
 )
 _NOT_NAMES = frozenset("i the a an my our we he she they it this that these those there his her their your you".split())
+# A one-word name before a verb in the past ("Tom moved to Paris", "Kevin left the company") is told from a word
+# that opens a sentence ("Finally moved to Leeds") by that word: an adverb of time or manner, or any "-ly" word.
+_OPENERS = frozenset(
+    "just then also today yesterday tonight once still already even soon later never always again now so well "
+    "ok okay anyway actually basically honestly last first next after before since when while".split()
+)
+_PAST = re.compile(
+    r"(?i:[\w-]+ed|left|quit|went|got|took|began|became|came|won|lost|sold|bought|found|ran|split|broke|gave|"
+    r"made|met|paid|told|sent|drove|flew|wrote|fell|rejoined|retired)$"
+)
 
 
 def named_subject(clause: str) -> tuple[str, str] | None:
@@ -227,9 +279,46 @@ def named_subject(clause: str) -> tuple[str, str] | None:
     if any(w.lower() in _NOT_NAMES or w.endswith(("'s", "\u2019s")) for w in words):
         return None
     verb = found["verb"]
-    if len(words) == 1 and not (verb.endswith("s") and not verb.endswith("ss")):
+    if verb.lower() in _FUNCTION and verb.lower() not in ("is", "are", "was"):  # "Started as a nurse": no verb
+        return None
+    if _TO_ME.match(found["rest"]):  # "Heineken hired me": said of the person
+        return None
+    if len(words) == 1 and not (verb.endswith("s") and not verb.endswith("ss")) and not _one_name_past(words[0], verb):
         return None
     return found["s"], verb[0].upper() + verb[1:] + found["rest"]
+
+
+_TO_ME = re.compile(r"\s+(?i:me|us)\b")
+
+
+def _one_name_past(word: str, verb: str) -> bool:
+    lead = word.lower()
+    return _PAST.match(verb) is not None and lead not in _OPENERS and lead not in _TIMES and not lead.endswith("ly")
+
+
+def named_parts(clause: str) -> list[tuple[str, str]]:
+    """The named subjects of a clause's comma-separated parts ("..., Γιώργος moved back to Thessaloniki"), each with
+    its part as a fact about them."""
+    parts = (p.strip() for p in re.split(r"[,;]\s+", clause[:MAX_CLAUSE]))
+    return [n for p in parts if p and (n := named_subject(p)) is not None]
+
+
+def names_of_own(text: str, value: str) -> bool:
+    """Whether a text names `value` (whole words, as written) in a clause of the person's own: not one that
+    someone else leads ("my sister works at Google", "he sold the Corsa") or a named other's ("Tom's Corsa")."""
+    if len(value) < 2 or not any(c.isalpha() for c in value):
+        return False
+    word = re.compile(rf"(?<![\w]){re.escape(value)}(?![\w])")
+    for clause, _ in clauses(text):
+        at = word.search(clause)
+        if at is None or _OTHERS.match(clause) or _PRONOUN.match(clause):
+            continue
+        if any(name != value and value in fact for name, fact in named_parts(clause)):
+            continue
+        if clause[: at.start()].rstrip().endswith(("'s", "\u2019s")):  # "Tom's Corsa": another's
+            continue
+        return True
+    return False
 
 
 def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:
@@ -250,6 +339,12 @@ def short(clause: str) -> bool:
     return 2 <= len(clause.split()) <= MAX_ENDING_WORDS
 
 
+def head(clause: str) -> str:
+    """What of a clause is read for an ending: its first MAX_ENDING_WORDS words, where its subject and verb are
+    ("Kevin left the company last week and nobody has replaced him": "Kevin left the company ...")."""
+    return " ".join(clause.split()[:MAX_ENDING_WORDS])
+
+
 def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
     """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
     for found in re.finditer(VALUE, clause):
@@ -257,6 +352,38 @@ def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
         if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
             return value
     return None
+
+
+def _named_role(clause: str, now: bool) -> list[Said]:
+    found = _NAMED_ROLE.match(clause)
+    if found is None or (name := _value(found["s"])) is None or (value := _value(found["v"])) is None:
+        return []
+    if name.split()[0].lower() in _NOT_NAMES:  # "This is a photo of Paris"
+        return []
+    if found["p"]:  # the participle names the attribute ("married": the partner, one at a time by the catalogue)
+        return [Said(name, found["p"].lower(), value, "asserted", bool(found["now"]) or now, clause)]
+    noun = _noun(found["a"])
+    if noun is None:
+        return []
+    if found["art"].lower() == "the":  # "X is the CEO of Y": the CEO of Y is X
+        return [Said(value, noun, name, "asserted", True, clause)]
+    return [Said(name, noun, value, "asserted", bool(found["now"]) or now, clause)]
+
+
+def _lower_models(clause: str) -> list[Said]:
+    said: list[Said] = []
+    for found in _MY_NEW_LOWER.finditer(clause):
+        words = found["v"].split()
+        numbered = [i for i, w in enumerate(words) if any(c.isdigit() for c in w)]
+        named = words[: numbered[-1] + 1] if numbered else []
+        # A make before its number ("pixel 8"), not a quantity ("3 stops away", "about 20 minutes").
+        if not named or not any(c.isalpha() for c in named[0]) or named[0].lower() in _ABOUT:
+            continue
+        if _FUNCTION.intersection(w.lower() for w in named):
+            continue
+        if (noun := _noun(found["a"])) and (value := _value(" ".join(named))):
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
+    return said
 
 
 def _named(value: str | None) -> str | None:
@@ -270,7 +397,7 @@ def _services(clause: str) -> list[Said]:
     if said:
         return said
     return [
-        Said(USER, THING, value, "asserted", False, clause)
+        Said(USER, THING, value, "asserted", bool(found["cue"]), clause)  # "my new X": one of its kind at a time
         for found in _MY_THING.finditer(clause)
         if (value := _named(_value(found["v"])))
         and (" " in value or any(c.isdigit() for c in value))

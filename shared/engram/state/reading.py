@@ -18,7 +18,18 @@ from engram.domain.statements import USER, Statement
 from engram.rules.shorthand import expand
 from engram.state.aspects import AspectReader, first_person
 from engram.state.attributes import ANY, AttributeMeaning
-from engram.state.open_reading import Said, clauses, ending_subject, forms, named_subject, names_in, short
+from engram.state.open_reading import (
+    Said,
+    changed_kind,
+    clauses,
+    ending_subject,
+    forms,
+    head,
+    named_parts,
+    named_subject,
+    names_in,
+    short,
+)
 from engram.state.polarity import PolarityReader, Sense, cue
 from engram.text.match import values_match
 
@@ -62,19 +73,19 @@ class StatementReading:
     def _open(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
-        read = {t: [(c, leads, forms(c)) for c, leads in clauses(expand(first_person(t)))] for t in texts}
-        asked = [c for t in texts for c, _, found in read[t] if not found and short(c) and self.polarity.may_end(c)]
-        asked = list(dict.fromkeys(asked))
+        read = {t: _forms(clauses(expand(first_person(t)))) for t in texts}
+        heads = (head(c) for t in texts for c, _, found in read[t] if not found)
+        asked = list(dict.fromkeys(h for h in heads if short(h) and self.polarity.may_end(h)))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
             statements: list[Statement] = []
             for clause, leads, found in read[text]:
-                sense = senses.get(clause)
+                sense = senses.get(head(clause))
                 if found:
                     statements += [self._asserted(said) for said in found]
-                elif sense is not None and (ended := self._ending(clause, leads, sense)) is not None:
-                    statements.append(ended)
+                elif sense is not None:
+                    statements += self._ending(head(clause), leads, sense)
             out[text] = statements
         return out
 
@@ -82,10 +93,7 @@ class StatementReading:
         """What each text says of someone or something named, in the third person, read through the catalogue as
         they would say it of themselves ("Ama Boateng lives in Accra": Ama Boateng's home). Not a hedge, a denial
         or the past."""
-        said = {
-            t: [n for c, _ in clauses(expand(t)) if cue(c) is None and (n := named_subject(c)) is not None]
-            for t in texts
-        }
+        said = {t: [n for n in self._theirs(t) if cue(n[1]) is None] for t in texts}
         facts = list(dict.fromkeys(first_person(fact) for t in texts for _, fact in said[t]))
         read = dict(zip(facts, self.aspects.read(facts), strict=True)) if facts else {}
         return {
@@ -96,6 +104,11 @@ class StatementReading:
             ]
             for t in texts
         }
+
+    @staticmethod
+    def _theirs(text: str) -> list[tuple[str, str]]:
+        """The named subjects of a text's clauses, each with what the clause says of them."""
+        return [n for c, _ in clauses(expand(text)) for n in named_parts(c)]
 
     def _senses(self, clauses_: Sequence[str]) -> list[Sense | None]:
         if not clauses_:
@@ -119,29 +132,45 @@ class StatementReading:
             single=said.changed if single is None else single,
         )
 
-    def _ending(self, clause: str, leads: bool, sense: Sense) -> Statement | None:
+    def _ending(self, clause: str, leads: bool, sense: Sense) -> list[Statement]:
         """An ending told by meaning ("gave the bike away"): it names its value, or the attribute it ends, or is
-        close to how endings are said; and nothing in its words hedges, denies or tells it as long ago."""
+        close to how endings are said; and nothing in its words hedges, denies or tells it as long ago. A value
+        that leads its clause is what ends ("Kevin left the company", "Miso died"): whatever the person holds
+        it as (their manager, their cat), that ends too, the attribute of the closest example being a guess."""
         if sense.polarity != "ended" or sense.attribute is None:
-            return None
+            return []
         if cue(clause, asserting=False) not in (None, "ended"):
-            return None
+            return []
         value = names_in(clause)
         subject = ending_subject(clause, value, leads)
         if subject is None:
-            return None
+            return []
         attribute = self.attributes.canonical(sense.attribute)
         named = any(w in clause.lower().split() for w in sense.attribute.split())
         if sense.score < (NAMED_VALUE if value else NAMED_ATTRIBUTE if named else STRONG):
-            return None
+            return []
         single = self.attributes.single(attribute)
-        return Statement(
+        ended = Statement(
             subject=subject,
             attribute=attribute,
             value=value or ANY,
             polarity="ended",
             single=True if single is None else single,
         )
+        if value and subject == USER and (named_subject(clause) or ("", ""))[0] == value:
+            return [ended, ended.model_copy(update={"attribute": ANY, "single": True})]
+        return [ended]
+
+
+def _forms(said: Sequence[tuple[str, bool]]) -> list[tuple[str, bool, list[Said]]]:
+    """Each clause with whether it leads its sentence and the forms it gives, an attribute a clause says was
+    changed ("I changed dentists") naming the value of the next that names none ("I now see Dr Cruz")."""
+    out: list[tuple[str, bool, list[Said]]] = []
+    changed: str | None = None
+    for clause, leads in said:
+        out.append((clause, leads, forms(clause, changed)))
+        changed = changed_kind(clause) or (changed if not leads else None)
+    return out
 
 
 def _same(statement: Statement, other: Statement) -> bool:

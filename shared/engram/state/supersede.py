@@ -35,6 +35,7 @@ from engram.domain.ports import FactStore, StatementReader, VectorIndex
 from engram.domain.statements import USER, Statement
 from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.state.attributes import ANY, AttributeMeaning
+from engram.state.open_reading import THING, names_of_own
 from engram.state.reading import StatementReading
 from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
@@ -182,13 +183,29 @@ class Supersession:
         """Of one subject and one attribute by meaning."""
         return _subject(a) == _subject(b) and self._meaning.same(a.attribute, b.attribute)
 
+    def _of_kind(self, new: Statement, same: list[Statement]) -> list[Statement]:
+        """A value held with no attribute named ("switched to a Garmin Venu 3") is of the attribute whose value is
+        of its kind (an older "my Apple Watch Series 6"), among the things and providers the person holds; with
+        none clearly so, of none. An ending keeps ANY: it names the value it ends."""
+        if new.polarity != "asserted":
+            return same
+        if new.attribute == THING:  # "my new Toyota Yaris": of the thing held whose value is of its kind
+            things = [t for t in same if t.attribute == THING and t.polarity == "asserted"]
+            closest = self._meaning.kin(new.value, [(str(i), t.value) for i, t in enumerate(things)])
+            return [things[int(closest)]] if closest is not None else []
+        if new.attribute != ANY:  # an older value held with no attribute named stays: keep rather than outdate
+            return [t for t in same if t.attribute != ANY or t.polarity != "asserted"]
+        held = [(t.attribute, t.value) for t in same if t.attribute != ANY and t.polarity == "asserted"]
+        kind = self._meaning.kin(new.value, [(a, v) for a, v in held if self._meaning.of_things(a)])
+        return [t for t in same if t.attribute == kind or (t.attribute == ANY and t.polarity != "asserted")]
+
     def _resolve(
         self, fact: Fact, mine: Sequence[Statement], memory: Fact, theirs: Sequence[Statement]
     ) -> list[tuple[Fact, Fact, str, tuple[str, ...]]]:
         """What one new memory and one neighbour do to each other: (older, newer, attribute, older's values)."""
         out: list[tuple[Fact, Fact, str, tuple[str, ...]]] = []
         for new in mine:
-            same = [t for t in theirs if self._same(new, t)]
+            same = self._of_kind(new, [t for t in theirs if self._same(new, t)])
             held = [t for t in same if t.polarity == "asserted"]
             if new.polarity == "asserted" and held:
                 if any(values_match(t.value, new.value) for t in held):
@@ -237,7 +254,9 @@ class Supersession:
             # Two named speakers under one user (a group chat) each speak of themselves.
             and (speaker is None or _speaker(m) in (None, speaker))
         ]
-        return [(m, st) for m, st in zip(found, self.said(found), strict=True) if st]
+        ended = [s.value for s in statements if s.polarity in ("ended", "denied") and s.value != ANY]
+        read = [(m, st or _named_in_passing(m, ended)) for m, st in zip(found, self.said(found), strict=True)]
+        return [(m, st) for m, st in read if st]
 
     def end(self, scope: Scope, endings: Sequence[tuple[Fact, str, str]], task_id: str) -> list[Outdated]:
         """Outdate what each ending closes: `endings` are (the memory the ending was stored in, the
@@ -306,6 +325,13 @@ class Supersession:
             for m, read in zip(found, readings, strict=True)
             if any(a == aspect and values_match(v, value) for a, v in aspect_of_fact(m, read))
         ]
+
+
+def _named_in_passing(memory: Fact, ended: Sequence[str]) -> list[Statement]:
+    """A memory no statement was read from holds each ended value it names in a clause of the person's own
+    ("Barclays charged me £15 ...", "the auld Corsa's still getting me up the A9"): a value said in passing,
+    of no attribute known, many-valued, so only an ending that names it closes it."""
+    return [Statement(attribute=ANY, value=v[:300], single=False) for v in ended if names_of_own(memory.text, v)]
 
 
 def _outdated_in_part(kept: Fact, by: str, attribute: str, values: Sequence[str]) -> Fact:

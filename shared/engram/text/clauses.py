@@ -93,7 +93,7 @@ class Clause:
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*|\s+[-\u2013\u2014]+\s+")
-_TITLE_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|mt)\.$", re.I)
+_TITLE_ABBREV = re.compile(r"\b(?:dr|dra|mr|mrs|ms|st|prof|jr|sr|sra|srta|mme|mlle|dott|mt)\.$", re.I)
 _DOTTED_ABBREV = re.compile(rf"\b(?:{LETTER}\.)+{LETTER}\.$|\b(?:etc|approx|vs)\.$", re.I)
 _ABBREV_TAIL = 24  # "e.g.", "U.S.A.", "Prof.": abbreviations are short
 

@@ -159,3 +159,22 @@ def test_a_message_kept_as_said_is_left_to_the_plan_checks_and_the_applier() -> 
         plan, [CandidateFact(text="Moved to York", by_llm=True)], [old.model_copy(update={"statements": []})]
     )
     assert [(d.event, d.memory_id, d.text) for d in out] == [(d.event, d.memory_id, d.text) for d in plain]
+
+
+# --- attributes compared by meaning, as the offline resolver compares them ------------------------------------
+
+
+def test_an_attribute_named_in_other_words_is_the_same_attribute_by_meaning() -> None:
+    """A model names the attribute as the person did ("mobile"); the memory's says "phone": one attribute, as
+    state/attributes.py reads it, so the newer value outdates the older."""
+    from engram.adapters.onnx.embedder import OnnxEmbedder
+    from engram.state.attributes import AttributeMeaning
+
+    meaning = AttributeMeaning(OnnxEmbedder())
+    new, old = [said("mobile", "Pixel 9", event_time=JUNE)], [said("phone", "iPhone 12")]
+    assert change(new, old, MAY) is None  # by their words alone, two attributes
+    found = change(new, old, MAY, meaning.one)
+    assert found is not None and [s.value for s in found.outdated] == ["iPhone 12"]
+    # another attribute stays apart, and a catalogue aspect is never another
+    assert change([said("laptop", "MacBook Air", event_time=JUNE)], old, MAY, meaning.one) is None
+    assert change([said("employer", "Acme", event_time=JUNE)], [said("home", "Leeds")], MAY, meaning.one) is None
