@@ -24,7 +24,9 @@ stores in memory: bench/doubles/in_memory.py), without HTTP. Scores:
 - stale-current rate: replaced or ended values still stated by a current memory not marked outdated,
   said before the change (overall and split the same way);
 - wrong supersession rate: values a non-change must leave current (`unchanged`) that a memory stating
-  them lost: marked outdated, or closed with no current version of that memory still stating them;
+  them lost: marked outdated (its statement of the value, or the memory when none of its current statements
+  gives the value: a message outdated in part keeps what it still states), or closed with no current version
+  of that memory still stating them;
 - policy leak rate: excluded phrases found in any current memory;
 - statement precision: the statements (Fact.statements) of current memories whose value is one the
   history gave that attribute (or, for an attribute it does not name, anything it gives), and which
@@ -330,7 +332,13 @@ def _score_kept(history: dict[str, Any], stored: list[Fact], versions: list[Fact
         for value in must:
             score.must_stay += 1
             still = {f.id for f in stored if f.valid_to is None and _holds(f.text, value)}
-            lost = [f.text for f in stored if f.valid_to is None and f.outdated_by and _holds(f.text, value)]
+            # A memory outdated in part keeps what it still states: lost only when no current statement of it
+            # gives the value (a memory with no statements is outdated whole).
+            lost = [
+                f.text
+                for f in stored
+                if f.valid_to is None and f.outdated_by and _holds(f.text, value) and not _still_states(f, value)
+            ]
             lost += [
                 f.text
                 for f in stored
@@ -340,6 +348,14 @@ def _score_kept(history: dict[str, Any], stored: list[Fact], versions: list[Fact
             if lost:
                 score.wrongly_superseded += 1
                 score.misses.append(f"{hid} {attribute}: {value!r} must stay current, lost in {lost}")
+
+
+def _still_states(memory: Fact, value: str) -> bool:
+    """Whether a current statement of the memory (asserted, not outdated) gives the value."""
+    return any(
+        s.outdated_by is None and s.polarity == "asserted" and (_holds(s.value, value) or _holds(value, s.value))
+        for s in memory.statements
+    )
 
 
 def _score_leaks(history: dict[str, Any], stored: list[Fact], score: Score) -> None:

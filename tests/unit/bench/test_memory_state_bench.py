@@ -140,6 +140,21 @@ def test_a_must_stay_value_closed_or_outdated_is_a_wrong_supersession() -> None:
     assert figures["wrong_supersession_rate"] == 0.5 and figures["statement_precision"] is None
 
 
+def test_a_message_outdated_in_part_keeps_the_value_it_still_states() -> None:
+    history = _history(expect={"doctor": "Ramírez"}, unchanged={"doctor": ["Ramírez"]})
+    doctor = Statement(attribute="doctor", value="Dr. Ramírez", single=True)
+    dentist = Statement(attribute="dentist", value="Dra. Torres", single=True, outdated_by="m2")
+    message = _fact("My family doctor is Dr. Ramírez and my dentist is Dra. Torres.").model_copy(
+        update={"outdated_by": ["m2"], "statements": [doctor, dentist]}
+    )
+    score = ms.Score()
+    ms._score_kept(history, [message], [message], score)
+    assert (score.must_stay, score.wrongly_superseded) == (1, 0)  # the dentist changed, not the doctor
+    both = message.model_copy(update={"statements": [doctor.model_copy(update={"outdated_by": "m2"}), dentist]})
+    ms._score_kept(history, [both], [both], score)
+    assert score.wrongly_superseded == 1  # its statement of the doctor outdated: lost
+
+
 def test_a_statement_asserting_someone_elses_value_as_the_persons_is_untrue() -> None:
     history = _history(expect={"phone": "Galaxy A54"}, not_current=["iPhone"])
     given = ms.values_of(history)
