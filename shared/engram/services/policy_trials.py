@@ -77,7 +77,9 @@ def _entry(screen: PolicyScreen, entry: str, clause: str, scores: Scores | None)
         topic = entry.lower()  # a topic: its best reading, by its own examples or the catalogue's
         by_topic = max(scores.topics.get(topic, 0.0), scores.catalogue.get(topic, 0.0))
         score = scores.banks[bank] if bank is not None else by_topic
-    margin = round(score - scores.nearest, 4) if score is not None and scores is not None else None
+    margin: float | None = None
+    if scores is not None and score is not None:  # a bank: on its reading, as it is decided
+        margin = round(scores.margin(bank) if bank is not None else score - scores.nearest, 4)
     return EntryScore(
         entry=bank.value if bank is not None else entry,
         kind=kind,
