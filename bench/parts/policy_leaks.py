@@ -137,9 +137,10 @@ def _totals(per: dict[str, dict[str, int]]) -> dict[str, Any]:
 
 
 def _grid() -> list[BankRule]:
-    floors = [round(0.10 + 0.02 * i, 2) for i in range(11)]
-    margins = [round(0.01 * i, 2) for i in range(0, 26)]
-    sures = [0.40, 0.45, 0.50, 0.55, 0.60, 1.0]
+    # on the readings' scale (pipeline/topic_meaning.py: a cosine less the usual nearness, about -0.2 to 0.2)
+    floors = [round(-0.30 + 0.02 * i, 2) for i in range(21)]
+    margins = [round(0.01 * i, 2) for i in range(0, 36)]
+    sures = [-0.10, -0.05, 0.0, 0.05, 0.10, 1.0]
     return [BankRule(f, m, s) for f, m, s in itertools.product(floors, margins, sures)]
 
 

@@ -162,6 +162,32 @@ def test_an_attachments_description_is_redacted_and_never_reaches_the_llm(api: A
     assert not leaked(sent), leaked(sent)
 
 
+def test_an_attachments_description_keeps_nothing_excluded_uploaded_or_inline(api: Api, stub: OpenAIStub) -> None:
+    """A description is text the API shows back and the reconcile prompt shows the LLM: a clause of it
+    about an excluded bank is stored nowhere, whether the file was uploaded first or sent with the add."""
+    user = f"attach-excl-{uuid.uuid4().hex[:8]}"
+    said = "photo of my new flat in Munich, and the x-ray of my broken wrist from the hospital"
+    content = base64.b64encode(b"two photos").decode()
+    body = {"name": "photos.zip", "media_type": "application/zip", "description": said, "content_base64": content}
+    created = api.request("POST", "/v1/attachments", body)
+    assert created.status_code == 201, created.text
+    inline = {k: v for k, v in body.items() if k != "name"} | {"name": "inline.zip"}
+    before = len(stub.requests)
+    attachments = [{"attachment_id": created.json()["attachment_id"]}, inline]
+    add(api, user, "I work at Siemens as an engineer, here are my photos.", attachments=attachments)
+    held = [m for m in api.memories(user) if m.get("attachments")]
+    assert held, api.memories(user)
+    ids = {a["id"] for m in held for a in m["attachments"]}
+    assert len(ids) == 2, held
+    for attachment_id in ids:
+        read = api.request("GET", f"/v1/attachments/{attachment_id}").json()
+        assert "wrist" not in json.dumps(read), read
+        assert "Munich" in read["description"], read  # the clause the policy keeps is kept
+    assert "wrist" not in everything(api, user)
+    sent = json.dumps([r.body for r in stub.requests[before:]])
+    assert "wrist" not in sent
+
+
 def test_an_import_is_redacted_and_screened_in_every_version_and_its_history(api: Api) -> None:
     user = f"import-{uuid.uuid4().hex[:8]}"
     t0, t1 = "2026-01-01T00:00:00+00:00", "2026-02-01T00:00:00+00:00"

@@ -50,6 +50,7 @@ class Services:
             s.max_attachment_inline_bytes,
             s.presign_expires_s,
             redact_kinds=lambda tenant_id: configs.get(tenant_id).redact,
+            screen=self.policy_trials.passed_on,
         )
 
     @cached_property

@@ -41,7 +41,8 @@ class EntryScore(Model):
     entry: str
     kind: Literal["bank", "topic"]
     score: float | None  # best cosine to the entry's statements (None: meaning is off)
-    # score minus the clause's nearest bank's: a bank is decided relative to the others (its margin)
+    # how far the clause reads from its nearest bank (a bank: its reading minus the nearest bank's reading,
+    # as it is decided against its margin; a topic: its score minus the nearest bank's best cosine)
     margin: float | None
     matches: bool  # the screen reads the clause as about this entry (meaning, words or rules)
 

@@ -25,6 +25,9 @@ class AttachmentService:
     # The tenant's `redact` kinds: a description is text the reconcile prompt shows the LLM and the API
     # shows back, so it is redacted as an add's messages are (docs/safety.md); credentials always.
     redact_kinds: Callable[[str], Sequence[RedactKind]] = lambda tenant_id: ()
+    # What the memory policy (the tenant's, and the user's own when the add names a user) lets a text say:
+    # a description's clause about an excluded bank or topic is stored nowhere, as an add's is (issue 44).
+    screen: Callable[[str, str | None, str], str] = lambda tenant_id, user_id, text: text
 
     def create(
         self,
@@ -39,6 +42,7 @@ class AttachmentService:
         """Store inline content now, or hand out a presigned PUT URL for the client to upload to."""
         if description:
             description = redact(description, self.redact_kinds(tenant_id)).text
+            description = self.screen(tenant_id, user_id, description) or None
         attachment = Attachment(
             tenant_id=tenant_id, user_id=user_id, name=name, media_type=media_type, description=description, blob_key=""
         )

@@ -23,11 +23,22 @@ class PolicyTrials:
     def policy(self, tenant_id: str, trial: PolicyTrial) -> MemoryPolicy:
         if trial.policy is not None:
             return MemoryPolicy(**trial.policy.model_dump())
-        policy = MemoryPolicy.of(self._configs.get(tenant_id))
-        if trial.user_id is None:
-            return policy
-        own = [t for t in self._configs.of_user(tenant_id, trial.user_id).exclude if t.lower() not in policy.excluded]
-        return policy.model_copy(update={"exclude": [*policy.exclude, *own]})
+        return self._stored(tenant_id, trial.user_id)
+
+    def _stored(self, tenant_id: str, user_id: str | None) -> MemoryPolicy:
+        """The tenant's policy, with what the user asked not to be remembered when a user is named."""
+        if user_id is None:
+            return MemoryPolicy.of(self._configs.get(tenant_id))
+        return self._configs.policy_of_user(tenant_id, user_id)
+
+    def passed_on(self, tenant_id: str, user_id: str | None, text: str) -> str:
+        """What the screen lets a text say under the stored policy (with the user's own exclusions when a
+        user is named): an attachment's description is screened as an add's messages are."""
+        policy = self._stored(tenant_id, user_id)
+        if not (policy.exclude or policy.include):
+            return text
+        stored, verdicts = PolicyScreen(policy, self._meaning).trial(text)
+        return text if all(why is None for _, why, _ in verdicts) else stored  # untouched: as written
 
     def test(self, tenant_id: str, trial: PolicyTrial) -> PolicyTrialAnswer:
         policy = self.policy(tenant_id, trial)
@@ -66,7 +77,9 @@ def _entry(screen: PolicyScreen, entry: str, clause: str, scores: Scores | None)
         topic = entry.lower()  # a topic: its best reading, by its own examples or the catalogue's
         by_topic = max(scores.topics.get(topic, 0.0), scores.catalogue.get(topic, 0.0))
         score = scores.banks[bank] if bank is not None else by_topic
-    margin = round(score - scores.nearest, 4) if score is not None and scores is not None else None
+    margin: float | None = None
+    if scores is not None and score is not None:  # a bank: on its reading, as it is decided
+        margin = round(scores.margin(bank) if bank is not None else score - scores.nearest, 4)
     return EntryScore(
         entry=bank.value if bank is not None else entry,
         kind=kind,

@@ -12,12 +12,14 @@ ENTRIES = [b.value for b in MemoryBank]
 
 
 def scored(**banks: float) -> Scores:
-    return Scores({b: banks.get(b.value, 0.05) for b in MemoryBank}, {})
+    """A piece's readings of the banks (pipeline/topic_meaning.py: cosines less the usual nearness)."""
+    read = {b: banks.get(b.value, -0.35) for b in MemoryBank}
+    return Scores(read, {}, reading=read)
 
 
 def test_a_clause_is_cut_when_any_piece_the_screen_scores_is_cut() -> None:
-    work = scored(Work=0.6, Relationships=0.2)  # "my wife works nights"
-    kids = scored(Relationships=0.6)  # "so I do the school run"
+    work = scored(Work=0.2, Relationships=-0.2)  # "my wife works nights"
+    kids = scored(Relationships=0.2)  # "so I do the school run"
     assert not decides([work], "Relationships", THRESHOLDS)
     assert decides([work, kids], "Relationships", THRESHOLDS)
 
@@ -35,10 +37,10 @@ def test_widening_lowers_every_floor_and_widens_every_margin() -> None:
 
 def test_the_fitted_rules_exclude_every_tuning_clause_about_a_bank() -> None:
     pairs = [
-        (Clause(0, "a", frozenset({"Health"})), (scored(Health=0.5),)),
-        (Clause(1, "b", frozenset({"Events"})), (scored(Events=0.31, Work=0.45),)),
-        (Clause(3, "c", frozenset({"Work"})), (scored(Work=0.5),)),
-        (Clause(4, "d", frozenset({"General"})), (scored(General=0.5),)),
+        (Clause(0, "a", frozenset({"Health"})), (scored(Health=0.1),)),
+        (Clause(1, "b", frozenset({"Events"})), (scored(Events=-0.09, Work=0.05),)),
+        (Clause(3, "c", frozenset({"Work"})), (scored(Work=0.1),)),
+        (Clause(4, "d", frozenset({"General"})), (scored(General=0.1),)),
     ]
     chosen, rates = choose(pairs, ENTRIES)
     assert rates["leaked"] == 0
@@ -49,10 +51,10 @@ def test_the_slack_is_the_one_with_fewest_leaks_on_the_half_not_fitted_weighed_a
     # half 0 (index % 3 == 0): an Events clause 0.10 below its nearest bank, a Work clause 0.14 below;
     # half 1: 0.145 and 0.17. The rule fitted on half 0 (margin 0.13) leaks half 1's Events clause
     pairs = [
-        (Clause(0, "a", frozenset({"Events"})), (scored(Events=0.35, Work=0.45),)),
-        (Clause(3, "b", frozenset({"Work"})), (scored(Work=0.45, Events=0.31),)),
-        (Clause(1, "c", frozenset({"Events"})), (scored(Events=0.305, Work=0.45),)),
-        (Clause(4, "d", frozenset({"Work"})), (scored(Work=0.45, Events=0.28),)),
+        (Clause(0, "a", frozenset({"Events"})), (scored(Events=-0.05, Work=0.05),)),
+        (Clause(3, "b", frozenset({"Work"})), (scored(Work=0.05, Events=-0.09),)),
+        (Clause(1, "c", frozenset({"Events"})), (scored(Events=-0.095, Work=0.05),)),
+        (Clause(4, "d", frozenset({"Work"})), (scored(Work=0.05, Events=-0.12),)),
     ]
     slack, tried = choose_slack(pairs, ENTRIES)
     assert tried["0.0"]["leaked"] > 0

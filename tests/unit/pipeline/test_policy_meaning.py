@@ -31,7 +31,9 @@ from engram.services.worker import ExtractionWorker
 from tests.fakes import MemoryConfigStore, MemoryFactStore, MemoryIndex, MemoryTaskStore, ScriptedLLM
 
 BANKS = list(MemoryBank)
-DIMS = len(BANKS) + 2  # one axis per bank, one for a free topic, one for "nothing in particular"
+STATEMENTS = [text for lines in BANK_DESCRIPTIONS.values() for text in lines]
+# one axis per bank, one for a free topic, one for "nothing in particular", one per bank statement
+DIMS = len(BANKS) + 2 + len(STATEMENTS)
 
 
 def _unit(weights: dict[int, float]) -> list[float]:
@@ -43,8 +45,10 @@ def _unit(weights: dict[int, float]) -> list[float]:
 
 
 class PlacedEmbedder:
-    """Each bank's description statements on the bank's axis; a test's clauses where `places` says
-    (bank -> weight, "topic" -> the topic axis); anything else on the axis of nothing in particular."""
+    """Each bank's description statements between the bank's axis and one of their own (a bank's statements
+    are alike, not one point: a clause is read against their usual nearness); a test's clauses where
+    `places` says (bank -> weight, "topic" or "nothing" -> that axis); anything else on the axis of nothing in
+    particular."""
 
     model_id = "placed-test"
     dimensions = DIMS
@@ -60,10 +64,11 @@ class PlacedEmbedder:
 
     def _place(self, text: str) -> list[float]:
         if text in self._descriptions:
-            return _unit({BANKS.index(self._descriptions[text]): 1.0})
+            return _unit({BANKS.index(self._descriptions[text]): 1.0, len(BANKS) + 2 + STATEMENTS.index(text): 1.0})
         if text.lower() in self.places:
             where = self.places[text.lower()]
-            return _unit({(BANKS.index(k) if isinstance(k, MemoryBank) else len(BANKS)): w for k, w in where.items()})
+            axes = {"topic": len(BANKS), "nothing": len(BANKS) + 1}
+            return _unit({(BANKS.index(k) if isinstance(k, MemoryBank) else axes[k]): w for k, w in where.items()})
         if text.lower().startswith(("crypto", "talking about crypto", "i bought")):
             return _unit({len(BANKS): 1.0})
         return _unit({len(BANKS) + 1: 1.0})
@@ -322,6 +327,26 @@ def test_with_minilm_no_health_clause_of_the_labelled_set_is_kept_and_few_others
 )
 def test_with_minilm_health_in_a_persons_own_words_is_cut_from_a_mixed_message(said: str, kept: str) -> None:
     assert redacted(PolicyScreen(MemoryPolicy(exclude=["Health"]), minilm()), said)[0] == kept
+
+
+@pytest.mark.parametrize(
+    ("excluded", "said"),
+    [
+        ("Relationships", "my father-in-law has lung cancer"),
+        ("Relationships", "my sister is in hospital after a car accident"),
+        ("Health", "my dad can't walk since the stroke"),
+        ("Health", "I'm caring for my mother who has Alzheimer's"),
+    ],
+)
+def test_with_minilm_a_clause_is_cut_for_its_second_bank_too(excluded: str, said: str) -> None:
+    # a relative's illness is nearest Health or Relationships and about both: the best single cosine left
+    # the other bank too far behind; the mean of each bank's nearest statements reads it near both
+    assert redacted(PolicyScreen(MemoryPolicy(exclude=[excluded]), minilm()), said)[0] == ""
+
+
+@pytest.mark.parametrize("said", ["I live in Edinburgh", "I go to a climbing gym on tuesdays"])
+def test_with_minilm_excluding_relationships_keeps_a_clause_about_no_one(said: str) -> None:
+    assert redacted(PolicyScreen(MemoryPolicy(exclude=["Relationships"]), minilm()), said)[0] == said
 
 
 @pytest.mark.parametrize(
