@@ -42,6 +42,7 @@ _THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old
 _ENDED = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)
 _DENY = re.compile(r"\b(?:not|n't|never|no)\b", re.I)
 _STEM = re.compile(r"(?:ing|led|ed|es|s|d)$")
+_NAME = re.compile(r"\b(?!I\b)[A-Z]\w*")  # the examples are written in lower case but for "I" and names
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,11 @@ class PolarityReader:
 
 def ending_words(data: dict[str, list[dict[str, str]]]) -> frozenset[str]:
     """The content word stems of the ending examples that no asserting example says ("broke", "sold", "rid",
-    "died", "away"; not "my", "got"): derived from the labelled set, so adding an example adds its words."""
+    "died", "away"; not "my", "got"), nor a name ("Netflix", "Biscuit": the value an ending ends is no sign
+    of one: "we pay for Netflix"). Derived from the labelled set, so adding an example adds its words."""
     asserting = {w for e in data["asserted"] for w in _stems(e["text"])}
-    return frozenset(w for e in data["ended"] for w in _stems(e["text"]) if w not in asserting)
+    names = {w for e in data["ended"] for w in _stems(" ".join(_NAME.findall(e["text"])))}
+    return frozenset(w for e in data["ended"] for w in _stems(e["text"]) if w not in asserting | names)
 
 
 def _stems(text: str) -> set[str]:

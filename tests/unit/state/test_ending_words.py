@@ -37,7 +37,15 @@ def test_a_clause_with_an_ending_word_is_read_for_its_meaning(reader: PolarityRe
 
 @pytest.mark.parametrize(
     "clause",
-    ["Keep it up!", "Sounds like a great time", "I got a new car", "I love my job", "we moved in together", "Wow"],
+    [
+        "Keep it up!",
+        "Sounds like a great time",
+        "I got a new car",
+        "I love my job",
+        "we moved in together",
+        "Wow",
+        "we pay for Netflix and Disney+ at the moment",  # a name an ending example ends is no sign of an ending
+    ],
 )
 def test_a_clause_without_one_is_not(reader: PolarityReader, clause: str) -> None:
     assert not reader.may_end(clause)
