@@ -8,6 +8,7 @@ malformed part is asked again); a missing part leaves that step to its separate 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -74,7 +75,22 @@ def system_prompt(prompt: ExtractionPrompt, with_graph: bool) -> str:
         parts.append(load_prompt("one_call_graph").replace("{canonical}", RELATIONS).rstrip())
     if policy := policy_text():
         parts.append(policy)
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join([*parts, "Answer on one line, like: " + json.dumps(_example(with_graph))]) + "\n"
+
+
+def _example(with_graph: bool) -> dict[str, Any]:
+    """One answer on one line: without it a small model writes indented JSON, twice the tokens to generate
+    (the 1.5B: 284 against 156 for one LoCoMo turn), and invents memory ids."""
+    statement = {"subject": "user", "attribute": "dog", "value": "Max", "polarity": "asserted", "single": False}
+    fact = {"text": "Has a dog named Max", "fact_key": "pet:dog", "fact_value": "Max", "memory_bank": "Personal"}
+    answer: dict[str, Any] = {
+        "facts": [fact | {"importance": 0.6, "statements": [statement]}],
+        "memory": [{"id": "0", "text": "Has a dog named Max", "event": "ADD", "old_memory": None}],
+    }
+    if with_graph:
+        relation = {"source": "user", "source_type": "person", "relation": "has_pet", "destination": "Max"}
+        answer |= {"relations": [relation | {"destination_type": "pet"}], "delete": [], "refine": []}
+    return answer
 
 
 def schema(with_graph: bool) -> dict[str, Any]:
