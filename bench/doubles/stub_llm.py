@@ -25,7 +25,6 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _SMALL_TALK = ("hey", "hi ", "hi,", "hello", "thanks", "thank you", "wow", "haha", "lol", "congrat", "bye", "see you")
 _LINE = re.compile(r"^(user|assistant)(?: \([^)]*\))?: (.*)$")
 _FENCED = re.compile(r"```\s*(.*?)\s*```", re.S)
-_MEMORY_LINE = re.compile(r"^(\d+): (.*)$")  # the single call's current memories, "id: text"
 
 
 def statements(text: str) -> list[str]:
@@ -85,10 +84,6 @@ def _reconcile(user: str) -> dict[str, Any]:
     blocks = _FENCED.findall(user)
     current: list[dict[str, Any]] = json.loads(blocks[0]) if blocks else []
     new: list[Any] = json.loads(blocks[1]) if len(blocks) > 1 else []
-    return {"memory": _decisions(current, new)}
-
-
-def _decisions(current: list[dict[str, Any]], new: list[Any]) -> list[dict[str, Any]]:
     by_text = {str(m.get("text", "")).strip().lower(): str(m.get("id")) for m in current}
     decisions: list[dict[str, Any]] = [
         {"id": str(m.get("id")), "text": m.get("text", ""), "event": "NONE", "old_memory": None} for m in current
@@ -100,7 +95,7 @@ def _decisions(current: list[dict[str, Any]], new: list[Any]) -> list[dict[str, 
             continue  # the NONE above already covers it
         decisions.append({"id": str(next_id), "text": text, "event": "ADD", "old_memory": None})
         next_id += 1
-    return decisions
+    return {"memory": decisions}
 
 
 def respond(request: dict[str, Any]) -> str:
@@ -145,11 +140,10 @@ def _graph(user: str) -> dict[str, Any]:
 def _single_call(user: str, graph: bool) -> dict[str, Any]:
     head, conversation = user.split("Input:\n", 1) if "Input:\n" in user else (user, "")
     facts = conversation_facts(conversation)
-    listing = head.split("Current memories:\n", 1)[-1].split("Existing relations:\n", 1)[0]
-    current = [{"id": m.group(1), "text": m.group(2)} for m in map(_MEMORY_LINE.match, listing.splitlines()) if m]
+    current = head.split("Existing relations:\n", 1)[0]
     answer: dict[str, Any] = {
         "facts": [{"text": f, "memory_bank": "General", "importance": 0.5} for f in facts],
-        "memory": _decisions(current, facts),
+        "memory": _reconcile(current + "```\n" + json.dumps(facts) + "\n```\n")["memory"],
     }
     if graph:
         answer |= _graph("Conversation:\n" + conversation)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from engram.domain.graph import Relation, Triple
@@ -19,20 +19,18 @@ from engram.domain.models import ExtractionPrompt, Fact, Message, Usage
 from engram.domain.ports import LLM
 from engram.domain.steps import CandidateFact, Decision
 from engram.graph.llm import SCHEMA as GRAPH_SCHEMA
+from engram.graph.llm import SYSTEM as GRAPH_SYSTEM
 from engram.graph.llm import GraphContext
 from engram.pipeline.llm_extractor import interpret_facts, stamped
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.llm_json import ask_json
-from engram.reconcile.prompts import EXTRACTION_SCHEMA, load_prompt, policy_text, reconcile_schema
+from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt, load_prompt, reconcile_schema
 from engram.text.clauses import split_sentences
 from engram.text.transcript import parse_messages, said_last
 
 SCHEMA_NAME = "facts_memory_relations"
-# The graph's preferred relation names, family roles shortened to two (the family's names are in CANONICAL).
-RELATIONS = "lives_in, works_at, works_as, studies_at, friend, colleague, has_pet, likes, dislikes, born_in, "
-RELATIONS += "member_of, owns, a family role (sister, husband, ...)"
 
 
 @dataclass
@@ -68,32 +66,22 @@ class _Interpret:
         return OneCallAnswer(facts, decisions, self.shown, graph, relations_read=read)
 
 
-def system_prompt(prompt: ExtractionPrompt, with_graph: bool) -> str:
-    """The same text for every add of a tenant (no date in it: each message carries its own time), so a
-    local server reuses its evaluated prefix from one call to the next. The answer's shape is the
-    enforced schema's; the text says what each part means. (Custom prompts turn the single call off.)"""
-    facts = load_prompt(f"one_call_{prompt.value}").rstrip() + "\n" + load_prompt("one_call_fields").rstrip()
-    parts = [facts, load_prompt("one_call").rstrip()]
+def system_prompt(prompt: ExtractionPrompt, with_graph: bool, today: datetime | None = None) -> str:
+    extraction = extraction_system_prompt(prompt, today).rstrip().rsplit("\n", 1)[0]  # without its answer line
+    parts = [extraction, load_prompt("one_call").rstrip()]
+    shape = '{"facts": [{"text": "...", "fact_key": "... or null", "fact_value": "... or null", '
+    shape += '"memory_bank": "...", "importance": 0.0, "statements": [{"subject": "user", "attribute": "...", '
+    shape += '"value": "...", "polarity": "asserted|ended|denied|hedged|past", "single": true}]}], '
+    shape += '"memory": [{"id": "0", "text": "...", '
+    shape += '"event": "ADD|UPDATE|DELETE|NONE", "old_memory": "... or null"}]'
     if with_graph:
-        parts.append(load_prompt("one_call_graph").replace("{canonical}", RELATIONS).rstrip())
-    if policy := policy_text():
-        parts.append(policy)
-    return "\n\n".join([*parts, "Answer on one line, like: " + json.dumps(_example(with_graph))]) + "\n"
-
-
-def _example(with_graph: bool) -> dict[str, Any]:
-    """One answer on one line: without it a small model writes indented JSON, twice the tokens to generate
-    (the 1.5B: 284 against 156 for one LoCoMo turn), and invents memory ids."""
-    statement = {"subject": "user", "attribute": "dog", "value": "Max", "polarity": "asserted", "single": False}
-    fact = {"text": "Has a dog named Max", "fact_key": "pet:dog", "fact_value": "Max", "memory_bank": "Personal"}
-    answer: dict[str, Any] = {
-        "facts": [fact | {"importance": 0.6, "statements": [statement]}],
-        "memory": [{"id": "0", "text": "Has a dog named Max", "event": "ADD", "old_memory": None}],
-    }
-    if with_graph:
-        relation = {"source": "user", "source_type": "person", "relation": "has_pet", "destination": "Max"}
-        answer |= {"relations": [relation | {"destination_type": "pet"}], "delete": [], "refine": []}
-    return answer
+        parts.append("Finally, for the knowledge graph: " + GRAPH_SYSTEM)
+        shape += ', "relations": [{"source": "...", "source_type": "...", "relation": "...", '
+        shape += '"destination": "...", "destination_type": "..."}], "delete": [0], '
+        shape += '"refine": [{"id": 0, "source": "...", "source_type": "...", "relation": "...", '
+        shape += '"destination": "...", "destination_type": "..."}]'
+    parts.append(f"Answer with JSON only: {shape}}}")
+    return "\n\n".join(parts) + "\n"
 
 
 def schema(with_graph: bool) -> dict[str, Any]:
@@ -107,12 +95,9 @@ def schema(with_graph: bool) -> dict[str, Any]:
 
 
 def user_message(shown: Sequence[Fact], graph: GraphContext | None, messages: Sequence[Message]) -> str:
-    """The current memories as "id: text" lines (a third of the tokens of indented JSON), the graph's
-    existing relations, the conversation; today's date only when no message says when it was said."""
-    current = "\n".join(f"{i}: {' '.join(f.text.split())}" for i, f in enumerate(shown)) or "(none)"
-    text = "" if said_last(messages) else f"Today is {datetime.now(UTC).date().isoformat()}.\n\n"
-    text += f"Current memories:\n{current}\n\n"
-    if graph is not None and graph.existing:
+    current = json.dumps([{"id": str(i), "text": f.text} for i, f in enumerate(shown)], ensure_ascii=False, indent=2)
+    text = "Current memories:\n```\n" + current + "\n```\n\n"
+    if graph is not None:
         text += f"Existing relations:\n{graph.listing}\n\n"
     return text + f"Input:\n{parse_messages(messages)}"
 
@@ -159,7 +144,7 @@ class OneCall:
         """Raises LLMOutputError when no attempt gave a usable answer."""
         answer, usage = ask_json(
             self.llm,
-            system_prompt(prompt, graph is not None),
+            system_prompt(prompt, graph is not None, said_last(messages)),
             user_message(shown, graph, messages),
             schema(graph is not None),
             SCHEMA_NAME,

@@ -106,7 +106,7 @@ def test_a_contradiction_is_an_update_in_one_call_and_the_graph_follows() -> Non
     assert outcome.usage.llm_calls == 1 and len(world.llm.calls) == 1
     (call,) = world.llm.calls
     assert call["name"] == SCHEMA_NAME
-    assert "Current memories:\n0: Lives in Berlin\n" in call["user"]  # the memory to reconcile with, as id 0
+    assert '"text": "Lives in Berlin"' in call["user"]  # the memory to reconcile with was shown, as id 0
     assert "0: alice — lives_in — Berlin" in call["user"]  # and the relation the move replaces
     (munich,) = world.facts.list_current("acme", "alice").items
     assert munich.id == berlin.id and munich.text == "Lives in Munich"
@@ -231,7 +231,7 @@ def test_a_close_memory_the_call_was_not_shown_is_reconciled_separately() -> Non
         ),
     ]
     outcome = world.add("Lives in Berlin", "t1")
-    assert "Current memories:\n0: Lives in Berlin\n\n" in world.llm.calls[0]["user"]  # Siemens not shown
+    assert '"text": "Works at Siemens"' not in world.llm.calls[0]["user"]
     assert world.llm.calls[1]["name"] == "memory" and '"text": "Works at Siemens"' in world.llm.calls[1]["user"]
     assert outcome.usage.llm_calls == 2 and outcome.counts["one_call_rechecked"] == 1
     assert world.memories() == ["Lives in Berlin", "Works at Siemens in Munich"]
@@ -270,7 +270,7 @@ def test_a_memory_near_the_recheck_similarity_is_shown_past_the_nearest_few() ->
     )
     outcome = world.add("I work at Siemens in Munich as an engineer", "t1")
     shown = world.llm.calls[0]["user"]
-    assert "0: Works at Siemens in Munich\n1: Works as an engineer\n" in shown
+    assert '"text": "Works at Siemens in Munich"' in shown and '"text": "Works as an engineer"' in shown
     assert outcome.usage.llm_calls == 1 and outcome.counts["one_call_rechecked"] == 0
     assert world.memories() == ["Works at Siemens in Munich", "Works at Siemens in Munich as an engineer"]
 
@@ -282,7 +282,7 @@ def test_the_single_call_refines_a_relation_and_the_outcome_lists_it() -> None:
     answer["refine"] = [{"id": 0, "destination_type": "place", **munich}]
     world.llm.answers.append(json.dumps(answer))
     outcome = world.add("I moved to Munich", "t2")
-    assert outcome.usage.llm_calls == 1 and "\nrefine: " in world.llm.calls[0]["system"]
+    assert outcome.usage.llm_calls == 1 and '"refine"' in world.llm.calls[0]["system"]
     [refined] = outcome.relations.refined
     assert (refined.destination, refined.refined_from.destination) == ("Munich", "Berlin")
     assert world.relations() == {("alice", "lives_in", "Munich")} and outcome.counts["relations_refined"] == 1
