@@ -40,7 +40,7 @@ _LONG_AGO = re.compile(
 # A value of another time ("my old phone was a Nokia"), read only against a clause asserting a value.
 _THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old)\b", re.I)
 _ENDED = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)
-_DENY = re.compile(r"\b(?:not|n't|never|no)\b", re.I)
+_DENY = re.compile("\\b(?:not|never|no)\\b|n['\u2019]t\\b", re.I)  # "n't" ends its word: "don't", "won't"
 _STEM = re.compile(r"(?:ing|led|ed|es|s|d)$")
 _NAME = re.compile(r"\b(?!I\b)[A-Z]\w*")  # the examples are written in lower case but for "I" and names
 

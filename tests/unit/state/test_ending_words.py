@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.state.polarity import LABELLED, PolarityReader, ending_words
+from engram.state.polarity import LABELLED, PolarityReader, cue, ending_words
 from tests.fakes import HashEmbedder
 
 
@@ -61,3 +61,15 @@ def test_the_words_come_from_the_labelled_set_so_an_example_adds_its_words(tmp_p
     assert PolarityReader(HashEmbedder(), path).may_end("we are scrapping the boat")
     # a word an asserting example says is no sign of an ending ("got": "I got a new car")
     assert "got" not in ending_words(data)
+
+
+DENIALS = ["I don't have a car", "I won't quit", "I can\u2019t stand the gym", "I do not drive"]
+
+
+@pytest.mark.parametrize("clause", DENIALS)
+def test_a_denial_said_with_nt_is_a_denial(clause: str) -> None:
+    assert cue(clause) == "denied"  # "n't" ends its word: "won't quit" is not an ending
+
+
+def test_a_word_holding_no_is_no_denial() -> None:
+    assert cue("I know Notre Dame well") is None
