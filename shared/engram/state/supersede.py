@@ -277,12 +277,14 @@ class Supersession:
             return []
         changes = self.lifecycle.changes(scope.tenant_id, scope.user_id)
         done: list[Outdated] = []
+        # As stored now (this run may have changed them), in one read: each is changed once below.
+        stored = {f.id: f for f in self.facts.get_many(scope.tenant_id, list(outdated))}
         for older, newer, aspect, values in outdated.values():
             note = why.format(id=newer.id)
-            current = self.facts.get_many(scope.tenant_id, [older.id])  # as stored now (this run may have changed it)
-            if not current or not current[0].is_current:
+            current = stored.get(older.id)
+            if current is None or not current.is_current:
                 continue
-            older = current[0]
+            older = current
             if older.is_protected or newer.id in older.outdated_by:
                 continue
             close = not _states_more(older, aspect, self.said([older])[0])
