@@ -35,3 +35,17 @@ class Statement(Model):
     def changes_state(self) -> bool:
         """Whether it may outdate an older statement: a value now held, or one ended."""
         return self.polarity in ("asserted", "ended", "denied")
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two subjects are one: by the name in each where both have one ("my daughter Isla", "Isla" and
+    "Isla's" are one; "my sister Ana" and "my sister Eva" two), else by their words ("my sister", "he")."""
+    return _who(a) == _who(b)
+
+
+def _who(subject: str) -> str:
+    words = subject.replace("\u2019", "'").split()
+    named = [w.removesuffix("'s") for w in words[1:] if w[:1].isupper()] if len(words) > 1 else []
+    if words and words[0][:1].isupper() and words[0].lower() not in ("my", "our", "the"):
+        named = [w.removesuffix("'s") for w in words if w[:1].isupper()]
+    return " ".join(named or words).casefold()

@@ -102,6 +102,21 @@ _IS_MY = re.compile(
 _HAS_NAMED = re.compile(
     rf"^(?:(?i:i|we)\s+)?(?i:has|have|got)\s+(?i:a|an)\s+(?P<a>{ATTR})\s+(?i:named|called)\s+{_TITLE}(?P<v>{VALUE})"
 )
+# The new one of something, said without whose ("the new landlord is a company called Grainger"): the person's.
+_THE_NEW_X_IS = re.compile(rf"\b(?i:the)\s+(?i:new)\s+(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
+# Someone in a role, introduced and named after a comma ("working with a personal trainer, Sade, ...").
+_A_ROLE_NAME = re.compile(rf"\b(?i:a|an)\s+(?P<a>{_NOUN}(?:\s+{_NOUN})?)\s*,\s+{_TITLE}(?P<v>{VALUE})")
+# A place someone goes to, whose name says what it is ("is in year 2 at St Mary's Primary", "started at Oakwood
+# Academy", "attends Leeds Grammar School"): the place's kind is the attribute, the one said of the clause's
+# subject. The words between the verb and the place are bounded.
+_AT_VENUE = re.compile(
+    rf"\b(?P<verb>(?i:is|are|am|'s|started|starts|starting|goes|go|going|attends|attend|attending|joined|joins|"
+    rf"moved|moving|switched))\b[^,;]{{0,40}}?(?:\s(?i:at|to)\s+|(?<=attends)\s+|(?<=attend)\s+)"
+    rf"{_ARTICLE}(?P<v>{VALUE})"
+)
+# Kinds of place a name may end with, and the attribute each is (a primary and an academy are both schools).
+_VENUE_KINDS = {"primary": "school", "academy": "school", "nursery": "school", "kindergarten": "school"}
+_VENUE_CHANGE = re.compile(r"\b(?i:started|starts|starting|moved|moving|switched|joined|joins|now|new)\b")
 THING, PROVIDER = "thing", "provider"
 _ABOUT = frozenset("about around only just like over under nearly almost roughly some".split())
 _FUNCTION = frozenset("from to at in on with for of by is are was and or but as new old current".split())
@@ -111,7 +126,8 @@ _TIMES = frozenset(  # a day or a month is no name ("on Monday")
 )
 # What a place one goes to is, when its name says it ("Riverside Gym", "St Mary's School").
 _VENUE = re.compile(
-    r"(?i:gym|school|club|surgery|clinic|practice|church|pool|studio|college|university|nursery|academy|centre|center)$"
+    r"(?i:gym|school|club|surgery|clinic|practice|church|pool|studio|college|university|nursery|academy|centre|center|"
+    r"primary|kindergarten)$"
 )
 # Words that are no attribute ("my name", "my god") or end a value rather than name it.
 _NOT_ATTRIBUTES = frozenset("name god goodness bad fault turn treat pleasure guess point day week life".split())
@@ -179,9 +195,15 @@ def _whose(lead: str) -> str:
     if not words or (_FIRST.match(words) and not _OTHERS.match(words)):
         return USER
     if _OTHERS.match(words) or _PRONOUN.match(words):
-        return " ".join(words.split()[:3]).lower()
+        return _someone(words)
     name = re.match(rf"{CAPITAL}[\w'-]*", words)
-    return name.group(0) if name and name.group(0) != "I" else USER
+    return name.group(0) if name and name.group(0) != "I" and not _opens(name.group(0)) else USER
+
+
+def _opens(word: str) -> bool:
+    """A word that opens a sentence with no subject of its own ("Working with ...", "Finally ..."): no name."""
+    lead = word.lower()
+    return lead in _OPENERS or lead in _TIMES or (len(lead) > 4 and lead.endswith(("ing", "ly")))
 
 
 # A change of the attribute told in its own clause, its new value in the next ("I changed dentists; I now see Dr
@@ -238,7 +260,12 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
     for found in _HAS_NAMED.finditer(clause):
         if (noun := _noun(found["a"])) and (value := _value(found["v"])):
             said.append(Said(USER, noun, value, "asserted", False, clause))
+    for found in _THE_NEW_X_IS.finditer(clause):
+        if (noun := _noun(found["a"])) and (value := _value(found["v"])):
+            said.append(Said(USER, noun, value, "asserted", True, clause))
     said += _services(clause)
+    if not said:
+        said += _venues(clause)
     for found in _GO_TO.finditer(clause):
         value = _value(found["v"])
         venue = _VENUE.search(value or "")
@@ -331,8 +358,22 @@ def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | 
     if _SUBJECTLESS.match(clause):
         return USER if leads else None
     if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
-        return " ".join(clause.split()[: 1 if _PRONOUN.match(clause) else 3]).lower()
+        return _someone(clause)
     return None
+
+
+_SOMEONE = re.compile(
+    rf"(?:(?i:my|our|his|her|their)\s+)?(?:{LOWER}+|(?i:he|she|they))(?:\s+{CAPITAL}[\w'\u2019-]*(?:\s+{CAPITAL}[\w'\u2019-]*)?)?"
+)
+
+
+def _someone(lead: str) -> str:
+    """Someone else who leads a clause, as said: "he", "my sister", "my daughter Isla" (her name kept as
+    written, by which she is one subject with "Isla": domain/statements.py `same_subject`)."""
+    found = _SOMEONE.match(lead.strip())
+    words = (found.group(0) if found else lead).split()[:4]
+    kin = 2 if words[0].lower() in ("my", "our", "his", "her", "their") else 1
+    return " ".join([w.lower() for w in words[:kin]] + [w for w in words[kin:] if w[:1].isupper()])
 
 
 def short(clause: str) -> bool:
@@ -368,6 +409,21 @@ def _named_role(clause: str, now: bool) -> list[Said]:
     if found["art"].lower() == "the":  # "X is the CEO of Y": the CEO of Y is X
         return [Said(value, noun, name, "asserted", True, clause)]
     return [Said(name, noun, value, "asserted", bool(found["now"]) or now, clause)]
+
+
+def _venues(clause: str) -> list[Said]:
+    """Places someone goes to, named with their kind: a school, a gym, a club (its kind the attribute)."""
+    said: list[Said] = []
+    for found in _AT_VENUE.finditer(clause):
+        value = _named(_value(found["v"]))
+        venue = _VENUE.search(value or "")
+        if value is None or venue is None:
+            continue
+        kind = venue.group(0).lower()
+        lead = clause[: found.start("verb")]
+        changed = _VENUE_CHANGE.search(clause[: found.start("v")]) is not None
+        said.append(Said(_whose(lead), _VENUE_KINDS.get(kind, kind), value, "asserted", changed, clause))
+    return said
 
 
 def _lower_models(clause: str) -> list[Said]:
@@ -432,4 +488,10 @@ def _roles(clause: str) -> list[Said]:
             continue
         if _whose(clause[: found.start()]) == USER:
             said.append(Said(USER, noun, value, "asserted", bool(found["cue"]), clause))
+    for found in _A_ROLE_NAME.finditer(clause):
+        noun, value = _noun(found["a"]), _named(_value(found["v"]))
+        if noun is None or value is None or noun.split()[0] in _RELATIVES or _FUNCTION.intersection(noun.split()):
+            continue
+        if _whose(clause[: found.start()]) == USER and not any(s.value == value for s in said):
+            said.append(Said(USER, noun, value, "asserted", False, clause))
     return said

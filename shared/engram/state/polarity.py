@@ -39,7 +39,7 @@ _LONG_AGO = re.compile(
 )
 # A value of another time ("my old phone was a Nokia"), read only against a clause asserting a value.
 _THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old)\b", re.I)
-_ENDED = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)
+_ENDED = re.compile(r"\b(?:no\s+longer|any\s*more|no\s+more(?!\s+than))\b", re.I)
 _DENY = re.compile("\\b(?:not|never|no)\\b|n['\u2019]t\\b", re.I)  # "n't" ends its word: "don't", "won't"
 _STEM = re.compile(r"(?:ing|led|ed|es|s|d)$")
 _NAME = re.compile(r"\b(?!I\b)[A-Z]\w*")  # the examples are written in lower case but for "I" and names
@@ -114,3 +114,23 @@ def cue(clause: str, asserting: bool = True) -> Polarity | None:
     if _DENY.search(clause):
         return "denied"
     return None
+
+
+def said_of(clause: str, value: str | None) -> Polarity | None:
+    """The polarity a clause's words give a value it names: its cues up to the value, and an ending after it
+    ("I'm not with Vodafone any more"). What follows the value is most often said of it, not of holding it:
+    "our landlord Gary still hasn't sorted the damp" denies nothing of Gary being the landlord, "my Corolla don
+    old" tells no other time."""
+    at = clause.find(value) if value else -1
+    if at < 0:
+        return cue(clause)
+    end = at + len(value or "")
+    # From the comma-separated part that names it ("the flat was sold, the new landlord is Grainger": the
+    # "was" is said of the flat), or the part before when it names only the value ("a trainer, Sade").
+    parts = [m.end() for m in re.finditer(r"[,;]\s*", clause[:at])]
+    start = parts[-1] if parts else 0
+    if start == at and len(parts) > 1:
+        start = parts[-2]
+    elif start == at:
+        start = 0
+    return cue(clause[start:end]) or ("ended" if _ENDED.search(clause[end:]) else None)

@@ -30,7 +30,7 @@ from engram.state.open_reading import (
     names_in,
     short,
 )
-from engram.state.polarity import PolarityReader, Sense, cue
+from engram.state.polarity import PolarityReader, Sense, cue, said_of
 from engram.text.match import values_match
 
 CACHE = 4096  # texts read (the same memories are read at add and again as neighbours)
@@ -74,18 +74,20 @@ class StatementReading:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
         read = {t: _forms(clauses(expand(first_person(t)))) for t in texts}
-        heads = (head(c) for t in texts for c, _, found in read[t] if not found)
+        heads = (head(p) for t in texts for c, _, found in read[t] for p in _unread_parts(c, found))
         asked = list(dict.fromkeys(h for h in heads if short(h) and self.polarity.may_end(h)))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
             statements: list[Statement] = []
+            lead = ""
             for clause, leads, found in read[text]:
-                sense = senses.get(head(clause))
-                if found:
-                    statements += [self._asserted(said) for said in found]
-                elif sense is not None:
-                    statements += self._ending(head(clause), leads, sense)
+                lead = clause if leads else lead
+                statements += [self._asserted(said) for said in found]
+                for n, part in enumerate(_unread_parts(clause, found)):
+                    sense = senses.get(head(part))
+                    if sense is not None:
+                        statements += self._ending(head(part), lead if n or not leads else "", sense)
             out[text] = statements
         return out
 
@@ -120,7 +122,7 @@ class StatementReading:
         is not asked: a form is close to the examples of every polarity that share its words."""
         polarity = said.polarity
         if polarity == "asserted":
-            polarity = cue(said.clause) or "asserted"
+            polarity = said_of(said.clause, said.value) or "asserted"
         # A provider or a thing whose attribute is not named stays so: by meaning it is no catalogue's aspect.
         attribute = (self.attributes.canonical(said.noun) if said.named else said.noun) if said.noun else ANY
         single = self.attributes.single(attribute)
@@ -132,17 +134,21 @@ class StatementReading:
             single=said.changed if single is None else single,
         )
 
-    def _ending(self, clause: str, leads: bool, sense: Sense) -> list[Statement]:
+    def _ending(self, clause: str, lead: str, sense: Sense) -> list[Statement]:
         """An ending told by meaning ("gave the bike away"): it names its value, or the attribute it ends, or is
         close to how endings are said; and nothing in its words hedges, denies or tells it as long ago. A value
         that leads its clause is what ends ("Kevin left the company", "Miso died"): whatever the person holds
-        it as (their manager, their cat), that ends too, the attribute of the closest example being a guess."""
+        it as (their manager, their cat), that ends too, the attribute of the closest example being a guess.
+        `lead`: the clause that leads its sentence, when this one does not: a clause with no subject of its own
+        has its sentence's ("we're off-grid now, closed the British Gas account")."""
         if sense.polarity != "ended" or sense.attribute is None:
             return []
         if cue(clause, asserting=False) not in (None, "ended"):
             return []
         value = names_in(clause)
-        subject = ending_subject(clause, value, leads)
+        subject = ending_subject(clause, value, not lead)
+        if subject is None and lead and ending_subject(clause, None, False) is None:
+            subject = ending_subject(lead, None, True)
         if subject is None:
             return []
         attribute = self.attributes.canonical(sense.attribute)
@@ -171,6 +177,15 @@ def _forms(said: Sequence[tuple[str, bool]]) -> list[tuple[str, bool, list[Said]
         out.append((clause, leads, forms(clause, changed)))
         changed = changed_kind(clause) or (changed if not leads else None)
     return out
+
+
+def _unread_parts(clause: str, found: Sequence[Said]) -> list[str]:
+    """The comma-separated parts of a clause that give no form, each asked whether it tells an ending: "left
+    the Harriers, joined Portobello Running Club" tells one in its first part, which its whole meaning blurs."""
+    if not found:
+        parts = [p.strip() for p in clause.split(",")]
+        return [p for p in parts if p] if len(parts) > 1 else [clause]
+    return [p for p in (p.strip() for p in clause.split(",")) if p and not forms(p)]
 
 
 def _same(statement: Statement, other: Statement) -> bool:

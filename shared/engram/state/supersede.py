@@ -32,7 +32,7 @@ from engram.domain.index_ports import knn_each
 from engram.domain.models import Fact, Scope, SearchFilters
 from engram.domain.outdated import Outdated, outdated_version
 from engram.domain.ports import FactStore, StatementReader, VectorIndex
-from engram.domain.statements import USER, Statement
+from engram.domain.statements import USER, Statement, same_subject
 from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.state.attributes import ANY, AttributeMeaning
 from engram.state.open_reading import THING, names_of_own
@@ -69,7 +69,7 @@ def _when(statement: Statement, fact: Fact) -> datetime:
 
 
 def _subject(statement: Statement) -> str:
-    return " ".join(statement.subject.lower().split())
+    return " ".join(statement.subject.split())
 
 
 def _changes(statement: Statement) -> bool:
@@ -142,9 +142,9 @@ class Supersession:
 
     def _question(self, statement: Statement) -> list[float]:
         """The question a statement's attribute answers: the catalogue's, else one in its words."""
-        if statement.attribute in BY_NAME and _subject(statement) == USER:
+        if statement.attribute in BY_NAME and same_subject(_subject(statement), USER):
             return self.reader.query_vector(statement.attribute)
-        whose = "my" if _subject(statement) == USER else f"{statement.subject}'s"
+        whose = "my" if same_subject(_subject(statement), USER) else f"{statement.subject}'s"
         question = f"what is {whose} {statement.attribute}?"
         if question not in self._questions:
             self._questions[question] = self.reader.embedder.embed([question])[0]
@@ -181,7 +181,7 @@ class Supersession:
 
     def _same(self, a: Statement, b: Statement) -> bool:
         """Of one subject and one attribute by meaning."""
-        return _subject(a) == _subject(b) and self._meaning.same(a.attribute, b.attribute)
+        return same_subject(_subject(a), _subject(b)) and self._meaning.same(a.attribute, b.attribute)
 
     def _of_kind(self, new: Statement, same: list[Statement]) -> list[Statement]:
         """A value held with no attribute named ("switched to a Garmin Venu 3") is of the attribute whose value is
