@@ -2,6 +2,7 @@
 
     python -m bench.parts.memory_state                  # both modes, tuning and held-aside thirds
     python -m bench.parts.memory_state --mode offline --split tune --show   # each miss, for tuning
+    python -m bench.parts.memory_state --mode offline --data bench/data/memory_state_probe.json --split both
     ENGRAM_QA_MODEL=... ENGRAM_QA_BASE_URL=... python -m bench.parts.memory_state --mode model --split held_aside
 
 The corpus (bench/data/memory_state.json) holds histories written for this purpose, each with the
@@ -13,6 +14,12 @@ other things that are true of the person. h01-h67 are about the eight aspects of
 (home, employer, job, partner, pets, allergy, diet, plans); later histories are mostly about other
 attributes (a phone, a gym, a landlord, ...), each with its plain question in `questions`. Every third
 history (by id: h03, h06, ...) is held aside: tune on the rest, read the held-aside figures at the end.
+
+`--data` runs another file of histories in the same format, split by the same rule (the number after the id's
+letters: p003, p006, ... of bench/data/memory_state_probe.json are its held-aside third). The probe holds 60
+histories outside the eight aspects in wording written apart from the reading code, to check that what was
+tuned on this corpus carries over; with `--split both` the CLI also prints a row `<mode>/all` of every
+history of the file, figures only.
 
 Each session is one add (its messages dated), run through the product's ingest pipeline and
 searched through MemoryService in process, both as the container wires them (engram.bootstrap, its
@@ -53,6 +60,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from string import ascii_letters
 from typing import Any
 
 from bench.doubles.in_memory import in_memory_product
@@ -77,7 +85,17 @@ EIGHT = frozenset({"home", "employer", "job", "partner", "pets", "allergy", "die
 
 
 def held_aside(history_id: str) -> bool:
-    return int(history_id.lstrip("h")) % HELD_ASIDE_EVERY == 0
+    """Every third history by the number after the id's letters (h03, p006, ...)."""
+    return int(history_id.lstrip(ascii_letters)) % HELD_ASIDE_EVERY == 0
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    """The histories of a data file (a JSON list); each must have an id of letters then a number."""
+    histories: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    for history in histories:
+        if not re.fullmatch(r"[A-Za-z]+[0-9]+", history.get("id", "")):
+            raise ValueError(f"{path}: history id {history.get('id')!r} is not letters then a number")
+    return histories
 
 
 class StubLLM:
@@ -414,15 +432,19 @@ def run(
     splits: Sequence[str] = ("tune", "held_aside"),
     model: BenchModel | None = None,
     limit: int | None = None,
+    data: Path = DATA,
+    overall: bool = False,
 ) -> dict[str, Any]:
-    """`model`: the real model of mode "model"; `limit`: the first histories of each split only."""
+    """`model`: the real model of mode "model"; `limit`: the first histories of each split only; `data`: the file
+    of histories; `overall`: also a row `<mode>/all` over every split run, its figures only (no misses)."""
     from engram.adapters.onnx.embedder import OnnxEmbedder
 
-    histories = json.loads(DATA.read_text())
+    histories = load(data)
     embedder = OnnxEmbedder()
     out: dict[str, Any] = {"histories": len(histories), "held_aside": sum(held_aside(h["id"]) for h in histories)}
     llm = model_llm(modes, model, out)
     for mode in modes:
+        every = Score()
         for split in splits:
             chosen = [h for h in histories if held_aside(h["id"]) == (split == "held_aside")][:limit]
             total = Score()
@@ -432,6 +454,9 @@ def run(
             seconds = round(time.perf_counter() - began, 1)
             figures = total.figures() | {"histories": len(chosen), "seconds": seconds}
             out[f"{mode}/{split}"] = figures | {"misses": total.misses}
+            every.add(total)
+        if overall:
+            out[f"{mode}/all"] = every.figures() | {"histories": sum(out[f"{mode}/{s}"]["histories"] for s in splits)}
     return out
 
 
@@ -443,13 +468,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--split", choices=("tune", "held_aside", "both"), default="both")
     parser.add_argument("--limit", type=int, help="the first N histories of each split only")
     parser.add_argument("--show", action="store_true", help="print each miss")
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help="a file of histories (default bench/data/memory_state.json)"
+    )
     args = parser.parse_args(argv)
     modes = ("offline", "llm") if args.mode == "both" else (args.mode,)
     splits = ("tune", "held_aside") if args.split == "both" else (args.split,)
     model = BenchModel.from_env()
     if "model" in modes and model is None:
         parser.error(f"--mode model: {NO_MODEL}")
-    result = run(modes, splits, model, args.limit)
+    if not args.data.is_file():
+        parser.error(f"--data: no file {args.data}")
+    result = run(modes, splits, model, args.limit, args.data, overall=args.split == "both")
     for name, figures in result.items():
         if not isinstance(figures, dict):
             continue

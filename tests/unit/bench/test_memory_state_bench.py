@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from engram.domain.statements import Statement
 from engram.state.aspects import BY_NAME
 
 HISTORIES: list[dict[str, Any]] = json.loads(ms.DATA.read_text())
+# The probe (issue 42): 60 histories outside the eight aspects, written apart from the reading code.
+PROBE = ms.load(ms.DATA.parent / "memory_state_probe.json")
 NEW = HISTORIES[67:]
 # sha256 of h01-h67 as committed at 840fe45 (json.dumps(..., ensure_ascii=False, sort_keys=True)): the
 # histories the earlier figures were read on, kept as they were.
@@ -56,7 +59,7 @@ def test_the_first_67_histories_are_unchanged() -> None:
     assert hashlib.sha256(first).hexdigest() == FIRST_67
 
 
-@pytest.mark.parametrize("history", HISTORIES, ids=lambda h: h["id"])
+@pytest.mark.parametrize("history", HISTORIES + PROBE, ids=lambda h: h["id"])
 def test_every_expectation_names_a_value_the_history_states(history: dict[str, Any]) -> None:
     said = _said(history)
     given = ms.values_of(history)
@@ -91,6 +94,44 @@ def test_the_new_histories_speak_as_people_of_several_countries_do() -> None:
     for word in ("yaar", "abeg", "kkkk", "güey", "voilà,", "aye", "wean's", "łukasz", "дмитрий", "γιώργος", "प्रिया"):
         assert word.rstrip(",") in words, word
     assert sum(t[0].islower() for h in NEW for t in _said(h)) >= 40  # lower-case chat
+
+
+def test_the_probe_holds_60_histories_outside_the_eight_of_every_kind_a_third_held_aside() -> None:
+    assert [h["id"] for h in PROBE] == [f"p{i:03d}" for i in range(1, 61)]
+    assert all(a not in ms.EIGHT for h in PROBE for a in _attributes(h))
+    assert [h["id"] for h in PROBE if ms.held_aside(h["id"])] == [f"p{i:03d}" for i in range(3, 61, 3)]
+    kinds = Counter(kind for h in PROBE for kind in h["kinds"])
+    assert (kinds["change_named_old"], kinds["change_unnamed_old"], kinds["ended"]) == (25, 12, 8)
+    assert sum(kinds[k] for k in ("addition", "others_change", "hedge", "visit", "past")) == 15
+    for history in PROBE:
+        dates = [session["at"] for session in history["sessions"]]
+        assert 2 <= len(dates) <= 4
+        assert ("out_of_order" in history["kinds"]) == (dates != sorted(dates)), history["id"]
+
+
+def test_a_data_file_whose_ids_are_not_letters_then_a_number_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "histories.json"
+    data.write_text(json.dumps([_history(id="probe-1")]))
+    with pytest.raises(ValueError, match="probe-1"):
+        ms.load(data)
+    with pytest.raises(SystemExit):
+        ms.main(["--mode", "offline", "--data", str(tmp_path / "missing.json")])
+
+
+def test_another_data_file_runs_split_by_the_number_after_its_letters_with_a_row_of_all(tmp_path: Path) -> None:
+    said = {"at": "2025-01-10", "messages": ["I use a Galaxy A54"]}
+    changed = {"at": "2025-06-10", "messages": ["sold the Galaxy A54 and got a Pixel 9"]}
+    asked = {"phone": "what phone do I have?"}
+    kept = _history(id="q001", exclude=[], sessions=[said], expect={"phone": "Galaxy A54"}, questions=asked)
+    change = kept | {"id": "q003", "sessions": [said, changed], "expect": {"phone": "Pixel 9"}}
+    data = tmp_path / "histories.json"
+    data.write_text(json.dumps([kept, change | {"outdated": {"phone": ["Galaxy A54"]}}]))
+    result = ms.run(("offline",), ("tune", "held_aside"), data=data, overall=True)
+    assert (result["histories"], result["held_aside"]) == (2, 1)
+    tune, held, every = (result[f"offline/{split}"] for split in ("tune", "held_aside", "all"))
+    assert (tune["histories"], held["histories"], every["histories"]) == (1, 1, 2)
+    assert (tune["aspects"], held["aspects"], every["aspects"]) == (1, 1, 2)
+    assert (held["outdated"], every["outdated"]) == (1, 1) and "misses" not in every
 
 
 AT = datetime(2025, 1, 10, 12, tzinfo=UTC)
