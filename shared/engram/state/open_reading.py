@@ -60,15 +60,18 @@ _NAMED_ROLE = re.compile(
 # says it is the old value.
 _LOWER_VALUE = rf"{_NOUN}(?:\s+{_NOUN})?"
 _SWITCHED = re.compile(
-    rf"\b(?P<cue>(?i:switched|changed|swapped|moved))\s+(?:(?i:my|our)\s+(?P<a>{ATTR})\s+|(?P<p>{_NOUN})s\s+)?"
+    rf"\b(?P<cue>(?i:switched|changed|swapped|moved|shifted|transferred|ported))\s+"
+    rf"(?:(?i:my|our)\s+(?P<a>{ATTR})\s+|(?P<p>{_NOUN})s\s+|(?P<b>{_WORD})\s+(?=(?i:from)\b)"
+    rf"|(?P<who>{CAPITAL}[\w'\u2019-]*)\s+(?=(?i:from)\b))?"
     rf"(?:(?i:from)\s+{_ARTICLE}(?P<o>{VALUE}|{_LOWER_VALUE})\s+)?(?i:to|for)\s+{_ARTICLE}(?:(?P<v>{VALUE})|{_NOUN})"
 )
 _GOT_NEW = re.compile(
-    rf"\b(?i:got|bought|have|picked\s+up)\s+(?i:a|an|my|our)\s+(?P<cue>(?i:new))\s+(?P<a>{ATTR})"
-    rf"(?:\s*[:,\u2013-]\s*|\s+(?i:it's|it\s+is|called|named|from)\s+|\s+)(?:(?i:it's|it\s+is)\s+)?{_ARTICLE}(?P<v>{VALUE})"
+    rf"\b(?i:got|bought|have|has|hired|found|picked\s+up)\s+(?i:a|an|my|our)\s+(?P<cue>(?i:new))\s+(?P<a>{ATTR})"
+    rf"(?:(?:\s+(?i:this|that|last|next)\s+{_NOUN})?\s*[:,!\u2013-]+\s*|\s+(?i:it's|it\s+is|called|named|from)\s+|\s+)"
+    rf"(?:(?i:it's|it\s+is)\s+)?{_ARTICLE}{_TITLE}(?P<v>{VALUE})"
 )
 _GO_TO = re.compile(
-    rf"\b(?i:i|we)\s+(?P<cue>(?i:now|currently))\s+(?i:go\s+to|attend|train\s+at|use|bank\s+with|see)\s+"
+    rf"\b(?i:i|we)\s+(?:(?P<cue>(?i:now|currently))\s+)?(?i:go\s+to|attend|train\s+at|use|bank\s+with|see)\s+"
     rf"{_ARTICLE}(?P<v>{VALUE})(?:\s+(?P<a>{_NOUN}))?"
 )
 # "ditched the Kindle for a Kobo", "left Fitness First for Nuffield Health": the old value is the object.
@@ -82,7 +85,9 @@ _PROVIDER = re.compile(
     rf"^(?:(?i:i'm|i\s+am|we're|we\s+are|i|we)\s+(?:(?i:now|still|fully|currently)\s+)?(?P<verb>(?i:on|with|bank\s+with))"
     rf"|(?i:on))\s+(?P<v>{VALUE})(?:\s+(?i:for)\s+{_ARTICLE}(?P<a>{ATTR})\b)?"
 )
-_MY_X_WITH = re.compile(rf"\b(?i:my|our)\s+(?P<a>{ATTR})\s+(?i:is|are)\s+(?:(?i:now)\s+)?(?i:with)\s+(?P<v>{VALUE})")
+_MY_X_WITH = re.compile(
+    rf"(?:\b(?i:my|our)\s+|^)(?P<a>{ATTR})\s+(?i:is|are)\s+(?:(?i:now)\s+)?(?i:with)\s+(?P<v>{VALUE})"
+)
 # Someone in a role, the role's noun before the name ("our plumber Mr Haddad", "my solicitor, Priya Nair",
 # "we hired a new nanny, Gosia"); a relative ("my brother Tomasz") is the catalogue's or no attribute.
 _ROLE_NAME = re.compile(
@@ -103,7 +108,7 @@ _HAS_NAMED = re.compile(
     rf"^(?:(?i:i|we)\s+)?(?i:has|have|got)\s+(?i:a|an)\s+(?P<a>{ATTR})\s+(?i:named|called)\s+{_TITLE}(?P<v>{VALUE})"
 )
 # The new one of something, said without whose ("the new landlord is a company called Grainger"): the person's.
-_THE_NEW_X_IS = re.compile(rf"\b(?i:the)\s+(?i:new)\s+(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
+_THE_NEW_X_IS = re.compile(rf"(?:\b(?i:the)\s+|^)(?i:new)\s+(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
 # Someone in a role, introduced and named after a comma ("working with a personal trainer, Sade, ...").
 _A_ROLE_NAME = re.compile(rf"\b(?i:a|an)\s+(?P<a>{_NOUN}(?:\s+{_NOUN})?)\s*,\s+{_TITLE}(?P<v>{VALUE})")
 # A place someone goes to, whose name says what it is ("is in year 2 at St Mary's Primary", "started at Oakwood
@@ -243,8 +248,8 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
         said.append(Said(of, f"{noun} location" if world["where"] else noun, value, "asserted", one or now, clause))
     said += _named_role(clause, now)
     for found in _SWITCHED.finditer(clause):
-        noun, value, old = _noun(found["a"] or found["p"]), _value(found["v"]), _value(found["o"])
-        whose = _whose(clause[: found.start()])
+        noun, value, old = _noun(found["a"] or found["p"] or found["b"]), _value(found["v"]), _value(found["o"])
+        whose = found["who"] or _whose(clause[: found.start()])  # "shifted Aarav from X to Y": Aarav's
         if value:  # with no attribute named ("switched to a Garmin Venu 3"), resolved by its kind (supersede.py)
             said.append(Said(whose, noun or changed or "", value, "asserted", True, clause))
         if old:  # the old value ends, even where the attribute cannot be named
@@ -271,8 +276,10 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
         venue = _VENUE.search(value or "")
         named = _noun(found["a"]) if found["a"] and found["a"].lower() not in _FUNCTION else None
         noun = named or (venue.group(0).lower() if venue else None) or changed
+        if not found["cue"] and not (venue or (named and _VENUE.search(named))):
+            continue  # "I go to Paris every summer": said without "now", only a place named by its kind
         if noun and value:
-            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", True, clause))
+            said.append(Said(_whose(clause[: found.start()]), noun, value, "asserted", bool(found["cue"]), clause))
     return said
 
 
@@ -355,10 +362,10 @@ def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | 
         return USER
     if value and clause.startswith(value):
         return USER
-    if _SUBJECTLESS.match(clause):
-        return USER if leads else None
     if _PRONOUN.match(clause) or _OTHERS.match(clause):  # someone else's: apart from the person's
         return _someone(clause)
+    if _SUBJECTLESS.match(clause) or _opened_by_verb(clause):
+        return USER if leads else None
     return None
 
 
@@ -376,6 +383,13 @@ def _someone(lead: str) -> str:
     return " ".join([w.lower() for w in words[:kin]] + [w for w in words[kin:] if w[:1].isupper()])
 
 
+def _opened_by_verb(clause: str) -> bool:
+    """A clause whose first word, capitalised as a sentence's is, is no name: an adverb ("Finally got rid of
+    ...") or a verb before a determiner ("Sold the Golf")."""
+    words = clause.split()[:2]
+    return bool(words) and (_opens(words[0]) or (len(words) == 2 and words[1].lower() in _DETERMINER))
+
+
 def short(clause: str) -> bool:
     return 2 <= len(clause.split()) <= MAX_ENDING_WORDS
 
@@ -390,9 +404,23 @@ def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
     """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
     for found in re.finditer(VALUE, clause):
         value = _value(found.group(0))
+        if value and found.start() == 0:
+            value = _unopened(value)
         if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):
             return value
     return None
+
+
+_DETERMINER = frozenset("the a an my our his her their".split())
+
+
+def _unopened(value: str) -> str | None:
+    """A value found at the start of a clause without the word that opens the sentence: a verb before a
+    determiner ("Sold the Golf": the Golf), an adverb ("Finally"); a name ("Miso died") stays."""
+    words = value.split()
+    if _opens(words[0]) or (len(words) > 2 and words[1].lower() in _DETERMINER):
+        words = words[2:] if len(words) > 2 and words[1].lower() in _DETERMINER else words[1:]
+    return " ".join(words) or None
 
 
 def _named_role(clause: str, now: bool) -> list[Said]:

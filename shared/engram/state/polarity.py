@@ -40,6 +40,7 @@ _LONG_AGO = re.compile(
 # A value of another time ("my old phone was a Nokia"), read only against a clause asserting a value.
 _THEN = re.compile(r"\b(?:was|were|first|previous|previously|formerly|former|old)\b", re.I)
 _ENDED = re.compile(r"\b(?:no\s+longer|any\s*more|no\s+more(?!\s+than))\b", re.I)
+_ENDED_AFTER = re.compile(r"\b(?:no\s+longer|any\s*more)\b", re.I)  # after the value: "not with EE any more"
 _DENY = re.compile("\\b(?:not|never|no)\\b|n['\u2019]t\\b", re.I)  # "n't" ends its word: "don't", "won't"
 _STEM = re.compile(r"(?:ing|led|ed|es|s|d)$")
 _NAME = re.compile(r"\b(?!I\b)[A-Z]\w*")  # the examples are written in lower case but for "I" and names
@@ -93,7 +94,9 @@ def ending_words(data: dict[str, list[dict[str, str]]]) -> frozenset[str]:
     of one: "we pay for Netflix"). Derived from the labelled set, so adding an example adds its words."""
     asserting = {w for e in data["asserted"] for w in _stems(e["text"])}
     names = {w for e in data["ended"] for w in _stems(" ".join(_NAME.findall(e["text"])))}
-    return frozenset(w for e in data["ended"] for w in _stems(e["text"]) if w not in asserting | names)
+    # Nor the attribute an ending ends ("account", "subscription"): "my account is at Itaú" ends nothing.
+    held = {w for e in data["ended"] for w in _stems(e.get("attribute") or "")}
+    return frozenset(w for e in data["ended"] for w in _stems(e["text"]) if w not in asserting | names | held)
 
 
 def _stems(text: str) -> set[str]:
@@ -133,4 +136,4 @@ def said_of(clause: str, value: str | None) -> Polarity | None:
         start = parts[-2]
     elif start == at:
         start = 0
-    return cue(clause[start:end]) or ("ended" if _ENDED.search(clause[end:]) else None)
+    return cue(clause[start:end]) or ("ended" if _ENDED_AFTER.search(clause[end:]) else None)

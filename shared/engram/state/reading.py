@@ -11,6 +11,7 @@ Where both read a value in one text, the catalogue's statement stands."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -182,10 +183,13 @@ def _forms(said: Sequence[tuple[str, bool]]) -> list[tuple[str, bool, list[Said]
 def _unread_parts(clause: str, found: Sequence[Said]) -> list[str]:
     """The comma-separated parts of a clause that give no form, each asked whether it tells an ending: "left
     the Harriers, joined Portobello Running Club" tells one in its first part, which its whole meaning blurs."""
+    parts = [p.strip() for p in _PARTS.split(clause)]
     if not found:
-        parts = [p.strip() for p in clause.split(",")]
         return [p for p in parts if p] if len(parts) > 1 else [clause]
-    return [p for p in (p.strip() for p in clause.split(",")) if p and not forms(p)]
+    return [p for p in parts if p and not forms(p)]
+
+
+_PARTS = re.compile(r"[,;]|\s(?:and|but|so)\s")  # "got rid of Telekom and switched to Vodafone"
 
 
 def _same(statement: Statement, other: Statement) -> bool:
