@@ -109,6 +109,12 @@ _HAS_NAMED = re.compile(
 )
 # The new one of something, said without whose ("the new landlord is a company called Grainger"): the person's.
 _THE_NEW_X_IS = re.compile(rf"(?:\b(?i:the)\s+|^)(?i:new)\s+(?P<a>{ATTR}){_IS}{_ARTICLE}{_KIND}{_TITLE}(?P<v>{VALUE})")
+# An attribute of two or three words that opens a sentence, its value after "is (with)" ("Home internet is Zuku",
+# "Car insurance is with Admiral"): the person's. One word may be a name ("Tom is with Sarah"): not read.
+_X_IS_OPENING = re.compile(
+    rf"^(?P<a>{CAPITAL}{LOWER}+(?:\s+{_NOUN}){{1,2}})\s+(?i:is|are)\s+(?:(?i:now)\s+)?(?:(?i:with)\s+)?"
+    rf"{_ARTICLE}(?P<v>{VALUE})"
+)
 # Someone in a role, introduced and named after a comma ("working with a personal trainer, Sade, ...").
 _A_ROLE_NAME = re.compile(rf"\b(?i:a|an)\s+(?P<a>{_NOUN}(?:\s+{_NOUN})?)\s*,\s+{_TITLE}(?P<v>{VALUE})")
 # A place someone goes to, whose name says what it is ("is in year 2 at St Mary's Primary", "started at Oakwood
@@ -265,6 +271,9 @@ def forms(clause: str, changed: str | None = None) -> list[Said]:
     for found in _HAS_NAMED.finditer(clause):
         if (noun := _noun(found["a"])) and (value := _value(found["v"])):
             said.append(Said(USER, noun, value, "asserted", False, clause))
+    opening = _X_IS_OPENING.match(clause)
+    if opening and not said and (noun := _noun(opening["a"])) and (value := _named(_value(opening["v"]))):
+        said.append(Said(USER, noun, value, "asserted", now, clause))
     for found in _THE_NEW_X_IS.finditer(clause):
         if (noun := _noun(found["a"])) and (value := _value(found["v"])):
             said.append(Said(USER, noun, value, "asserted", True, clause))
@@ -353,6 +362,20 @@ def names_of_own(text: str, value: str) -> bool:
             continue
         return True
     return False
+
+
+def listed_with(text: str, value: str) -> list[str]:
+    """The names a text lists with `value` in a clause of the person's own ("we pay for Netflix and Disney+":
+    Disney+ with Netflix), each a whole name: of the same kind, and not changed when `value` is."""
+    found: list[str] = []
+    for clause, _ in clauses(text):
+        if _OTHERS.match(clause) or _PRONOUN.match(clause):
+            continue
+        for at in re.finditer(VALUE, clause):
+            names = [n for n in (_value(p) for p in re.split(r"\s+and\s+", at.group(0))) if n]
+            if len(names) > 1 and value in names:
+                found += [n for n in names if n != value and n not in found]
+    return found
 
 
 def ending_subject(clause: str, value: str | None, leads: bool = True) -> str | None:

@@ -20,6 +20,8 @@ from engram.rules.shorthand import expand
 from engram.state.aspects import AspectReader, first_person
 from engram.state.attributes import ANY, AttributeMeaning
 from engram.state.open_reading import (
+    PROVIDER,
+    THING,
     Said,
     changed_kind,
     clauses,
@@ -63,6 +65,10 @@ class StatementReading:
                 mine = [Statement(subject=USER, attribute=a, value=v, single=single) for (a, v), single in said.items()]
                 ended = [s for s in opened[text] if s.polarity in ("ended", "denied")]
                 mine = [s for s in mine if not _told(s, ended)]  # "switched from BT to Sky": BT is ended, not held
+                # An attribute the words name outside the catalogue ("my salary account is with HDFC Bank") is
+                # what the value is, not the catalogue's closest aspect (employer).
+                named = [s for s in opened[text] if s.polarity == "asserted" and self._named_outside(s.attribute)]
+                mine = [s for s in mine if not _told(s, named)]
                 mine += [s for s in opened[text] if s.polarity != "asserted" or not _told(s, mine)]
                 mine += [s for s in others[text] if not any(_same(s, o) for o in opened[text])]
                 unique = {(s.subject, s.attribute, s.value, s.polarity): s for s in mine}  # once each
@@ -91,6 +97,9 @@ class StatementReading:
                         statements += self._ending(head(part), lead if n or not leads else "", sense)
             out[text] = statements
         return out
+
+    def _named_outside(self, attribute: str) -> bool:
+        return attribute not in (ANY, THING, PROVIDER) and self.attributes.single(attribute) is None
 
     def _named(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
         """What each text says of someone or something named, in the third person, read through the catalogue as

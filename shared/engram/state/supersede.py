@@ -35,7 +35,7 @@ from engram.domain.ports import FactStore, StatementReader, VectorIndex
 from engram.domain.statements import USER, Statement, same_subject
 from engram.state.aspects import BY_NAME, AspectReader, Reading, aspect_of_fact, first_person, key_aspect
 from engram.state.attributes import ANY, AttributeMeaning
-from engram.state.open_reading import THING, names_of_own
+from engram.state.open_reading import THING, listed_with, names_of_own
 from engram.state.reading import StatementReading
 from engram.text.match import values_match
 from engram.writes.unit_of_work import Lifecycle
@@ -287,12 +287,14 @@ class Supersession:
             older = current
             if older.is_protected or newer.id in older.outdated_by:
                 continue
-            close = not _states_more(older, aspect, self.said([older])[0])
+            statements = self.said([older])[0]
+            close = not _states_more(older, aspect, statements)
             try:
                 if close:
                     changes.close(older, ACTOR, task_id, note, when=max(newer.valid_from, older.valid_from))
                 else:  # it may say other things: it stays current, outdated in part, as is the statement
-                    changes.rewrite(older, _outdated_in_part(older, newer.id, aspect, values), ACTOR, task_id, note)
+                    kept = _outdated_in_part(older, statements, newer.id, aspect, values)
+                    changes.rewrite(older, kept, ACTOR, task_id, note)
             except ConflictError:  # changed since read: a later run sees it as it is
                 continue
             done.append(Outdated(older.id, aspect, values, newer.id, newer.valid_from, close))
@@ -336,13 +338,29 @@ def _named_in_passing(memory: Fact, ended: Sequence[str]) -> list[Statement]:
     return [Statement(attribute=ANY, value=v[:300], single=False) for v in ended if names_of_own(memory.text, v)]
 
 
-def _outdated_in_part(kept: Fact, by: str, attribute: str, values: Sequence[str]) -> Fact:
-    """The next version of a memory kept current, outdated by `by`, with its statement of what changed marked too."""
+def _outdated_in_part(
+    kept: Fact, statements: Sequence[Statement], by: str, attribute: str, values: Sequence[str]
+) -> Fact:
+    """The next version of a memory kept current, outdated by `by`, with its statement of what changed marked too.
+    A memory whose statements were read, not stored, gets them stored, with the names it lists with what changed
+    as values still held ("we pay for Netflix and Disney+": Netflix ended, Disney+ not), so that what it still
+    states is told apart from what changed."""
     version = outdated_version(kept, by)
     marked = [
         s.model_copy(update={"outdated_by": by})
         if s.attribute == attribute and s.outdated_by is None and any(values_match(s.value, v) for v in values)
         else s
-        for s in kept.statements
+        for s in (kept.statements or statements)
     ]
+    if not kept.statements:
+        marked += [
+            Statement(attribute=attribute, value=v[:300], outdated_by=by)
+            for v in values
+            if not any(values_match(s.value, v) for s in marked)
+        ]
+        marked += [
+            Statement(attribute=ANY, value=name[:300])
+            for name in dict.fromkeys(n for v in values for n in listed_with(kept.text, v))
+            if not any(values_match(s.value, name) for s in marked)
+        ]
     return version.model_copy(update={"statements": marked})

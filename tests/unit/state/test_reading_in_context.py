@@ -105,3 +105,32 @@ def test_roles_and_places_said_without_my_are_read(
 def test_an_account_held_is_no_ending(reading: StatementReading) -> None:
     statements = said(reading, "my account is at Itaú since forever, my dad opened it for me")
     assert not any(p == "ended" for _, _, _, p, _ in statements), statements
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "value"),
+    [
+        ("Home internet is Zuku, 10 Mbps", "broadband", "Zuku"),
+        ("Car insurance is with Admiral", "car insurance", "Admiral"),
+    ],
+)
+def test_an_attribute_of_several_words_opening_a_sentence_is_the_persons(
+    reading: StatementReading, text: str, attribute: str, value: str
+) -> None:
+    assert ("user", attribute, value, "asserted", attribute == "broadband") in said(reading, text)
+
+
+def test_one_word_opening_a_sentence_may_be_a_name_and_is_no_attribute(reading: StatementReading) -> None:
+    assert not any(v == "Sarah" for _, _, v, _, _ in said(reading, "Tom is with Sarah now"))
+
+
+def test_an_attribute_the_words_name_outside_the_catalogue_is_what_the_value_is(reading: StatementReading) -> None:
+    statements = said(reading, "my salary account is with HDFC Bank yaar")
+    assert ("user", "salary account", "HDFC Bank", "asserted", False) in statements, statements
+    assert not any(a == "employer" for _, a, _, _, _ in statements), statements
+
+
+def test_a_number_ported_ends_the_old_network(reading: StatementReading) -> None:
+    statements = said(reading, "ported my number from Airtel to Jio last week")
+    assert ("user", "number", "Airtel", "ended", True) in statements, statements
+    assert ("user", "number", "Jio", "asserted", True) in statements, statements

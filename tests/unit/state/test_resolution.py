@@ -46,3 +46,15 @@ def test_an_ending_closes_its_own_attribute_and_not_another(reader: AspectReader
     world.say("gave the bike away", "2025-07-10")
     assert not world.live("Brompton")
     assert world.live("Pixel 9")
+
+
+def test_a_kept_message_listing_two_values_keeps_the_one_that_did_not_end(reader: AspectReader) -> None:
+    world = World(reader)
+    world.say("we pay for Netflix and Disney+ at the moment", "2025-01-03", infer=False)
+    [kept] = world.current()
+    world.say("cancelled Netflix, nothing on it worth watching", "2025-05-11")
+
+    after = world.facts.get("t", kept.id)
+    assert after.is_current and after.outdated_by
+    held = {s.value: s.outdated_by for s in after.statements}
+    assert held.get("Netflix") in after.outdated_by and "Disney+" in held and held["Disney+"] is None, held
