@@ -170,16 +170,17 @@ ANIMALS = frozenset(
 
 # Well-known places, so "I left London for Paris" reads as a move and not as a job change.
 PLACES = frozenset(
-    """
+    w.replace("-", " ")
+    for w in """
     london paris berlin munich hamburg vienna zurich geneva rome milan madrid barcelona lisbon porto amsterdam
     brussels dublin edinburgh manchester prague warsaw budapest stockholm oslo copenhagen helsinki athens
-    istanbul moscow kyiv tokyo osaka seoul beijing shanghai hong kong singapore bangkok delhi mumbai
+    istanbul moscow kyiv tokyo osaka seoul beijing shanghai hong-kong singapore bangkok delhi mumbai
     bangalore dubai sydney melbourne auckland toronto vancouver montreal boston chicago seattle denver
     austin dallas houston miami atlanta philadelphia portland la nyc sf brooklyn california texas
     florida germany france spain italy portugal england scotland ireland canada australia japan china
     india brazil mexico usa us uk america europe asia africa netherlands switzerland austria sweden
     norway denmark finland poland greece turkey the-us the-uk new-york los-angeles san-francisco
-    """.replace("-", " ").split()
+    """.split()  # each word one place: "new-york" is "new york", never "new" and "york"
 ) | {"new york", "los angeles", "san francisco", "hong kong", "the us", "the uk", "the states"}
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

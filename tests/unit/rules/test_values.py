@@ -120,3 +120,23 @@ def test_lifting_takes_linear_time_on_hostile_text(lift: object) -> None:
     for text in hostile:
         lift(text)  # type: ignore[operator]
     assert time.process_time() - began < 2.0  # quadratic would take minutes on these lengths
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "I get around the city on my Vespa Primavera",
+        "I go to Zdrofit near the office",
+        "we moved into the new flat",
+        "I live near the station",
+    ],
+)
+def test_a_word_of_a_place_of_several_words_is_no_home(clause: str) -> None:
+    assert values.home_place(clause) not in ("The", "New", "the", "new")
+
+
+@pytest.mark.parametrize(
+    ("clause", "home"), [("we live in new york now", "New York"), ("moved to hong kong", "Hong Kong")]
+)
+def test_a_place_of_several_words_is_one_home(clause: str, home: str) -> None:
+    assert values.home_place(clause) == home
