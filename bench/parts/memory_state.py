@@ -25,7 +25,8 @@ Each session is one add (its messages dated), run through the product's ingest p
 searched through MemoryService in process, both as the container wires them (engram.bootstrap, its
 stores in memory: bench/doubles/in_memory.py), without HTTP. Scores:
 - state accuracy: for each expected or ended attribute, its question ("where do I live?", "what phone
-  do I have?") is searched; the top current memory (not marked outdated) holds the single value, or the
+  do I have?") is searched; the top current memory (not marked outdated, or outdated in part and holding it in a
+  current statement) holds the single value, or the
   top 5 hold each of a multi-valued attribute's values; and the top current memory is not one that
   stated an ended value before it ended. Overall, and split inside / outside the eight aspects;
 - stale-current rate: replaced or ended values still stated by a current memory not marked outdated,
@@ -296,10 +297,11 @@ def _score_state(history: dict[str, Any], service: MemoryService, scope: Scope, 
     ended: dict[str, list[str]] = history.get("ended", {})
     for attribute in [*history["expect"], *(a for a in ended if a not in history["expect"])]:
         found = service.search(scope.tenant_id, SearchQuery(user_id=scope.user_id, query=question(history, attribute)))
-        current = [f for f, _ in found if not f.outdated_by]
+        # A memory outdated in part stays current for what its current statements still give (issue 42).
+        current = [f for f, _ in found if not f.outdated_by or _states_now(f)]
         expected = history["expect"].get(attribute)
         top = current[:MULTI_TOP] if isinstance(expected, list) else current[:1]
-        missing = [v for v in _values(expected) if not any(_holds(f.text, v) for f in top)]
+        missing = [v for v in _values(expected) if not any(_gives(f, v) for f in top)]
         # An ended value may be named by the memory of its ending ("cancelled Netflix"), not by one said before.
         still = [
             v
@@ -366,6 +368,16 @@ def _score_kept(history: dict[str, Any], stored: list[Fact], versions: list[Fact
             if lost:
                 score.wrongly_superseded += 1
                 score.misses.append(f"{hid} {attribute}: {value!r} must stay current, lost in {lost}")
+
+
+def _states_now(memory: Fact) -> bool:
+    """Whether a memory outdated in part still states something now (a current asserted statement)."""
+    return any(s.outdated_by is None and s.polarity == "asserted" for s in memory.statements)
+
+
+def _gives(memory: Fact, value: str) -> bool:
+    """Whether a current memory gives the value: in its text, or, outdated in part, in a current statement."""
+    return _still_states(memory, value) if memory.outdated_by else _holds(memory.text, value)
 
 
 def _still_states(memory: Fact, value: str) -> bool:

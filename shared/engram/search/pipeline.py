@@ -4,7 +4,7 @@ The first ranking (HybridSearcher: k-NN and BM25 fused, with conversation contex
 each stage after it re-orders the hits it is given, in order. A stage also says how many candidates
 it needs to see (a time named in the question can lift a memory from far down), so the first ranking
 is asked for the most any stage needs. The stages come as named presets, as a search configuration
-recipe: `DEFAULT` (event time, then the fact the question wants), and `with_model(...)` (the
+recipe: `DEFAULT` (event time, what the memories state, then the fact the question wants), and `with_model(...)` (the
 reranker's blend first, ENGRAM_SEARCH_RERANKER=maxsim).
 """
 
@@ -20,6 +20,7 @@ from engram.domain.ports import Reranker
 from engram.search.hybrid import Searcher
 from engram.search.intent import rerank
 from engram.search.model_rerank import rescore
+from engram.search.statement_ranking import rank_by_statements
 from engram.search.time_ranking import RANGE_POOL, TIME_POOL, TimeAsked, rank_by_time
 from engram.settings import Settings
 
@@ -88,7 +89,18 @@ class IntentRanking:
         return rerank(run.query.query, hits)
 
 
-DEFAULT: tuple[Stage, ...] = (TimeRanking(), IntentRanking())
+@dataclass(frozen=True)
+class StatementRanking:
+    """What the memories state, for a question about the person (search/statement_ranking.py)."""
+
+    def pool(self, run: SearchRun) -> int:
+        return 0
+
+    def __call__(self, run: SearchRun, hits: Hits) -> Hits:
+        return rank_by_statements(run.query.query, hits)
+
+
+DEFAULT: tuple[Stage, ...] = (TimeRanking(), StatementRanking(), IntentRanking())
 
 
 def with_model(reranker: Reranker, candidates: int = 20, weight: float = 0.2) -> tuple[Stage, ...]:

@@ -200,9 +200,15 @@ def _noun(raw: str | None) -> str | None:
     return noun if noun and noun not in _NOT_ATTRIBUTES else None
 
 
+_NEAREST = re.compile(r"(?:[,;]|\s(?:so|and|but|because|since|while|then))\s+(?=(?i:i|we|my|our)\b)")
+
+
 def _whose(lead: str) -> str:
-    """Whose statement a form is, by the words before it: "my brother just got a new phone" is the brother's."""
-    words = lead.strip()
+    """Whose statement a form is, by the words before it: "my brother just got a new phone" is the brother's;
+    "Marcus moved to Leeds so our club found a new coach" is the person's (the nearest subject says)."""
+    words = lead[:MAX_CLAUSE].strip()
+    nearest = [m.end() for m in _NEAREST.finditer(words)]
+    words = words[nearest[-1] :] if nearest else words
     if not words or (_FIRST.match(words) and not _OTHERS.match(words)):
         return USER
     if _OTHERS.match(words) or _PRONOUN.match(words):

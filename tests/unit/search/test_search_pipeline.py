@@ -14,6 +14,7 @@ from engram.search.pipeline import (
     ModelRescore,
     SearchPipeline,
     SearchRun,
+    StatementRanking,
     TimeRanking,
     stages_from_settings,
     with_model,
@@ -102,7 +103,7 @@ def test_stages_run_in_order_over_current_memories_of_the_user_and_the_answer_is
 
 def test_the_reranker_blend_comes_before_the_default_stages() -> None:
     stages = with_model(FixedReranker(), 20, 0.5)
-    assert [type(s) for s in stages] == [ModelRescore, TimeRanking, IntentRanking]
+    assert [type(s) for s in stages] == [ModelRescore, TimeRanking, StatementRanking, IntentRanking]
     facts = [fact("Plays the piano"), fact("Takes guitar lessons")]
     found = SearchPipeline(ListedSearcher(facts), stages).run(
         "acme", SearchQuery(user_id="alice", query="music", now=NOW), read(facts)

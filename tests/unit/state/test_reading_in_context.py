@@ -134,3 +134,11 @@ def test_a_number_ported_ends_the_old_network(reading: StatementReading) -> None
     statements = said(reading, "ported my number from Airtel to Jio last week")
     assert ("user", "number", "Airtel", "ended", True) in statements, statements
     assert ("user", "number", "Jio", "asserted", True) in statements, statements
+
+
+def test_the_nearest_subject_says_whose_a_form_is(reading: StatementReading) -> None:
+    statements = said(reading, "Marcus moved to Leeds so our club found a new coach, Ifeoma")
+    assert ("user", "coach", "Ifeoma", "asserted", True) in statements, statements
+    assert ("my brother", "phone", "Pixel 9", "asserted", True) in said(
+        reading, "my brother just got a new phone: Pixel 9"
+    )
