@@ -309,7 +309,11 @@ FORGET: list[tuple[Said, str, Said, Said]] = [
     ),
 ]
 
-# (a don't-remember request, a message it blocks, the allow request, a later message about it, something else)
+# (a don't-remember request, a message it blocks, the allow request, a later message about it, something else).
+# A blocked message's marker is a word no later message says: a later message the user says once they allow it
+# again is stored, marker and all. (Two tuning conversations broke this and could never be honoured: allow-05's
+# later message said "Siemens" again, now "team lead" whose old marker "promoted" no memory ever held; allow-07's
+# blocked message is marked "boyfriend", not "Luca", whom the later message names.)
 ALLOW: list[tuple[str, Said, str, Said, Said]] = [
     (
         "Don't remember anything about my health.",
@@ -343,7 +347,7 @@ ALLOW: list[tuple[str, Said, str, Said, Said]] = [
         "Don't keep anything about my work.",
         ("I work at Siemens.", "Siemens"),
         "Feel free to remember stuff about my work.",
-        ("I got promoted to team lead at Siemens.", "promoted"),
+        ("I got promoted to team lead.", "team lead"),
         ("I have two cats.", "cats"),
     ),
     (
@@ -355,7 +359,7 @@ ALLOW: list[tuple[str, Said, str, Said, Said]] = [
     ),
     (
         "Please don't remember anything about my relationship.",
-        ("My boyfriend is Luca.", "Luca"),
+        ("My boyfriend is Luca.", "boyfriend"),
         "Actually, you can remember things about my relationship again.",
         ("Luca and I got engaged.", "engaged"),
         ("I love watercolours.", "watercolours"),
@@ -532,7 +536,8 @@ CARRY_DONT_REMEMBER: list[tuple[str | CarryTurn, Said, Said]] = [
     ),
     (
         (
-            "I've just moved to Cardiff. Please don't remember anything about my medical stuff though. I'm a carpenter.",
+            "I've just moved to Cardiff. Please don't remember anything about my medical stuff though. "
+            "I'm a carpenter.",
             "Cardiff",
             "I've just moved to Cardiff. I'm a carpenter.",
         ),

@@ -95,6 +95,11 @@ THRESHOLDS = Thresholds(
     catalogue_floor=0.02,
 )
 CONTRAST_K = 10  # background statements a sentence's usual nearness is the mean of
+# A topic named with nothing else to read it by (no examples, not in the catalogue: "my medication", what a
+# person asks in chat not to be remembered) is read by the banks' statements nearest its name as well, as a
+# catalogue topic by its statements: the NEAR_K nearest whose cosine to the name reaches NEAR_FLOOR.
+NEAR_K = 5
+NEAR_FLOOR = 0.40
 BANK_K = 3  # a bank's nearest statements a clause's reading of the bank is the mean of
 
 # The model the constants were chosen for; another embedder's scores are on another scale.
@@ -167,6 +172,7 @@ class TopicMeaning:
         self._banks: dict[MemoryBank, tuple[Matrix, Vector]] | None = None  # statements, their usual nearness
         self._background: Matrix | None = None
         self._topics: dict[tuple[str, ...], tuple[Matrix, Vector]] = {}
+        self._pool: Matrix | None = None  # _POOL's vectors, embedded on first use
         self._lock = threading.Lock()
 
     def _bank_vectors(self) -> dict[MemoryBank, tuple[Matrix, Vector]]:
@@ -203,13 +209,33 @@ class TopicMeaning:
                 self._topics[key] = found
         return found
 
+    def nearest_statements(self, topic: str) -> tuple[str, ...]:
+        """The statements of the banks and of the catalogue nearest a topic's name by meaning (at most
+        NEAR_K, from NEAR_FLOOR): what a topic with no examples and no catalogue entry is read by besides
+        its name ("my meds" by what people say of medication, "my love life" by what they say of dating)."""
+        names, _ = self._topic_vectors(topic, ())
+        with self._lock:
+            pool = self._pool
+        if pool is None:
+            pool = _matrix(self.embedder.embed(list(_pool())))
+            with self._lock:
+                self._pool = pool
+        pool_text = _pool()
+        cosines = (names @ pool.T).max(axis=0)
+        best = np.argsort(-cosines, kind="stable")[:NEAR_K]
+        return tuple(dict.fromkeys(pool_text[i] for i in best if cosines[i] >= NEAR_FLOOR))
+
     def score(self, clauses: Sequence[str], topics: Mapping[str, Sequence[str]] | None = None) -> list[Scores]:
         """Each clause's scores; `topics`: the free topics asked about, each with its examples."""
         if not clauses:
             return []
         banks = self._bank_vectors()
         wanted = {t.lower(): self._topic_vectors(t, examples) for t, examples in (topics or {}).items()}
-        broad = {t.lower(): self._topic_vectors(t, found) for t in topics or {} if (found := catalogue_examples(t))}
+        broad = {
+            t.lower(): self._topic_vectors(t, found)
+            for t, examples in (topics or {}).items()
+            if (found := catalogue_examples(t) or (() if examples else self.nearest_statements(t)))
+        }
         vectors = _matrix(self.embedder.embed(list(clauses)))
         usual = self._usual(vectors)
         bank_cosines = {bank: vectors @ protos.T for bank, (protos, _) in banks.items()}
@@ -259,6 +285,14 @@ def catalogue_examples(topic: str) -> tuple[str, ...]:
     not only as the word (none for a topic the catalogue does not know)."""
     folded = _fold(topic)
     return _catalogue().get(folded) or _catalogue().get(folded.removesuffix("s"), ())
+
+
+@functools.cache
+def _pool() -> tuple[str, ...]:
+    """What a topic named with nothing else is read by: the banks' statements and the catalogue's."""
+    data = json.loads(resources.files("engram.pipeline").joinpath("topic_catalogue.json").read_text("utf-8"))
+    banks = [line for lines in BANK_DESCRIPTIONS.values() for line in lines[1:]]
+    return tuple(dict.fromkeys([*banks, *(e for entry in data["topics"].values() for e in entry["examples"])]))
 
 
 def _background(banks: Mapping[MemoryBank, Matrix]) -> Matrix:
