@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.safety.requests import RequestKind, read_requests, same_topic
+from engram.safety.requests import RequestKind, is_person, people, read_requests, same_topic, unsaid
 
 DONT, FORGET, ALLOW = RequestKind.DONT_REMEMBER, RequestKind.FORGET, RequestKind.ALLOW
 
@@ -131,3 +131,35 @@ def test_a_request_after_a_comma_a_dash_or_an_and_please_is_read(text: str, kind
 )
 def test_reported_words_and_what_a_person_says_of_memory_after_a_comma_are_no_request(text: str) -> None:
     assert read_requests(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("Please never store anything about my finances.", ""),
+        ("I live in Leeds and please don't store my address", "I live in Leeds."),
+        (
+            "I've moved to Cardiff. Please don't remember anything about my medical stuff though. I'm a carpenter.",
+            "I've moved to Cardiff. I'm a carpenter.",
+        ),
+        ("Changed my mind - you can keep notes about my partner again.", "Changed my mind."),
+        ("I love tea, honestly.", "I love tea, honestly."),
+    ],
+)
+def test_a_request_is_cut_from_what_the_message_leaves_to_remember(text: str, left: str) -> None:
+    # "You can remember my diet again" was stored as a memory of the user
+    assert unsaid(text) == left
+
+
+def test_someone_a_topic_names_by_role_is_known_by_the_name_the_user_gave_them() -> None:
+    said = [
+        "My daughter Isla has been unwell.",
+        "Has a son named Max",
+        "Ana, my ex, moved to Madrid",
+        "my boss is Karen",
+    ]
+    assert people("daughter", said) == ["Isla"] and people("son", said) == ["Max"] and people("ex", said) == ["Ana"]
+    assert people("my husband's job", ["My husband Raj lost his job."]) == ["Raj"]
+    assert people("boss", said) == ["Karen"] and people("finances", said) == []
+    assert people("daughter", ["my daughter is six", "My daughter. She is six"]) == []  # no name given
+    assert is_person("daughter") and not is_person("husband's job")

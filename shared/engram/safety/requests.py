@@ -8,6 +8,7 @@ text speak included) and the topic after "about". The topic becomes the user's o
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -23,6 +24,7 @@ class MemoryRequest:
     kind: RequestKind
     topic: str
     text: str  # the sentence that asked
+    span: tuple[int, int] = (0, 0)  # the characters [start, end) of the message that ask, to its sentence's end
 
 
 _TOPIC = r"(?P<topic>[^.!?,;:\n]{2,60})"
@@ -176,6 +178,86 @@ def read_requests(text: str) -> list[MemoryRequest]:
         for start in _starts(said):
             read = _read(said[start:])
             if read is not None:
-                found.append(MemoryRequest(read[0], read[1], said.strip()))
+                end = sentence.end()
+                while end < len(text) and text[end] in ".!?":  # with its full stop or question mark
+                    end += 1
+                found.append(MemoryRequest(read[0], read[1], said.strip(), (sentence.start() + start, end)))
                 break
     return found
+
+
+def _undangled(before: str) -> str:
+    """What a request part leaves behind it when cut, without its joint: "I live in Leeds and" -> "I live in
+    Leeds"."""
+    while True:
+        trimmed = before.rstrip(" \t,;:-\u2013\u2014")
+        word = trimmed.rsplit(None, 1)[-1].lower() if trimmed.strip() else ""
+        if word in ("and", "but", "so"):
+            trimmed = trimmed[: len(trimmed) - len(word)]
+        if trimmed == before:
+            return before
+        before = trimmed
+
+
+def unsaid(text: str) -> str:
+    """The message without its requests: they are said to the memory, not about the person ("I live in Leeds and
+    please don't store my address" keeps "I live in Leeds."); what is left is the rest, as it was said."""
+    requests = read_requests(text)
+    if not requests:
+        return text
+    kept, at = [], 0
+    for request in requests:
+        start, end = request.span
+        before = _undangled(text[at:start])
+        kept.append(before + ("." if before.strip() and not before.rstrip().endswith((".", "!", "?")) else ""))
+        at = end
+    kept.append(text[at:])
+    return " ".join(" ".join(k.split()) for k in kept if k.strip())
+
+
+# The people a person names by their role ("my daughter Isla", "has a husband named Raj", "Ana, my ex"): a topic
+# that names a role is about them, whether or not a later message says the role again ("Isla starts school").
+_ROLES = frozenset(
+    "daughter son husband wife partner boyfriend girlfriend ex ex-wife ex-husband ex-boyfriend ex-girlfriend fiance"
+    " fiancee mum mom mother dad father brother sister stepson stepdaughter stepmum stepdad grandma grandmother"
+    " grandad grandpa grandfather aunt uncle cousin niece nephew boss manager friend coworker colleague flatmate"
+    " roommate landlord therapist baby child kid".split()
+)
+_NOT_NAMES = frozenset(
+    "The And But So He She They We It His Her My Our Is Was Has Had Who When This That From In At On Mr Mrs Ms Dr"
+    " Just Also Now Still".split()
+)
+_MAX_PEOPLE = 3
+
+
+def _named_by(role: str) -> re.Pattern[str]:
+    """ "my daughter Isla", "my ex is Daniel", "a son named Max", "Ana, my ex": the role's word any case, the name
+    capitalised."""
+    said = re.escape(role)
+    return re.compile(
+        rf"(?i:\b{said})(?:'s)?,?\s+(?:(?i:is|was)\s+)?(?:(?i:called|named)\s+)?(?P<name>[A-Z][a-z]{{1,30}})\b"
+        rf"|\b(?P<before>[A-Z][a-z]{{1,30}}),\s+(?i:my|our)\s+(?i:{said})\b"
+    )
+
+
+def roles(topic: str) -> list[str]:
+    """The roles a topic names ("my husband's job" -> ["husband"])."""
+    return [w for w in (w.removesuffix("'s") for w in topic.lower().split()) if w in _ROLES]
+
+
+def is_person(topic: str) -> bool:
+    """Whether a topic is only someone named by role ("my ex", "daughter"), not something of theirs."""
+    return bool(topic.split()) and len(roles(topic)) == len(topic.split())
+
+
+def people(topic: str, said: Sequence[str]) -> list[str]:
+    """The names the user gave the people a topic's roles name, in what they said (at most _MAX_PEOPLE)."""
+    found: dict[str, None] = {}
+    for role in roles(topic):
+        cue = _named_by(role)
+        for text in said:
+            for match in cue.finditer(text[:2_000]):
+                name = match.group("name") or match.group("before")
+                if name not in _NOT_NAMES:
+                    found[name] = None
+    return list(found)[:_MAX_PEOPLE]

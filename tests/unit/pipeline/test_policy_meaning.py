@@ -281,6 +281,14 @@ def test_the_config_answer_warns_of_what_this_deployment_cannot_honour() -> None
     assert TenantConfig.model_validate(answer.model_dump()) == config
 
 
+def test_a_topic_known_by_other_words_in_brackets_is_cut_by_any_of_them() -> None:
+    # a request to forget "my daughter" left "Isla starts school on Monday" stored: the name is the topic too
+    screen = PolicyScreen(MemoryPolicy(exclude=["daughter (Isla, Izzy)"]))
+    assert redacted(screen, "Isla starts school on Monday, and I live in York")[0] == "I live in York"
+    assert redacted(screen, "Izzy loves swimming")[0] == ""
+    assert redacted(screen, "Islands are lovely in June")[0] == "Islands are lovely in June"  # whole words only
+
+
 # --- the real embedder on the labelled set -----------------------------------------------------------------
 @cache
 def minilm() -> TopicMeaning:
@@ -376,3 +384,20 @@ def test_the_thresholds_in_use_are_the_ones_the_bench_chose() -> None:
 
     results = json.loads((RESULTS / "policy_screen.json").read_text(encoding="utf-8"))
     assert results["chosen"] == _plain(THRESHOLDS) and results["in_use_is_chosen"]
+
+
+@pytest.mark.parametrize(
+    ("topic", "about", "other"),
+    [
+        ("career", "I'm hoping to make partner at the law firm next year", "My sister got married in June"),
+        ("exercise", "I do a spin class three mornings a week", "my cousin lives in Dublin"),
+        ("my meds", "the GP switched me to a stronger painkiller", "I'm going to Lisbon in May"),
+    ],
+)
+def test_with_minilm_a_topic_named_without_examples_is_read_by_what_people_say_of_it(
+    topic: str, about: str, other: str
+) -> None:
+    # what a person asks in chat not to be remembered comes with no examples: its name alone missed these
+    policy = PolicyScreen(MemoryPolicy(exclude=[topic]), minilm())
+    assert redacted(policy, about)[0] == ""
+    assert redacted(policy, other)[0] == other
