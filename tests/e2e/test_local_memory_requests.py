@@ -89,8 +89,10 @@ def test_forgetting_someone_named_by_role_keeps_out_what_is_said_of_them_by_name
     assert acme.request("GET", "/v1/config", params={"user_id": user}).json()["exclude"] == []
 
 
-def test_forget_closes_what_the_same_message_said_of_the_topic_and_keeps_the_rest(acme: Api, user: str) -> None:
-    said(acme, user, "I work as a nurse and we're buying a flat in Hackney.")
+def test_forget_closes_what_was_read_from_the_words_it_forgets(acme: Api, user: str) -> None:
+    # "Lives in Hackney", read from the flat purchase, outlived "forget everything about the flat purchase"
+    said(acme, user, "We're buying a flat in Hackney for 450k.")
+    said(acme, user, "I work as a nurse.")
     assert "Hackney" in stored(acme, user)
     said(acme, user, "Please forget everything about the flat purchase, thank you.")
     assert "Hackney" not in stored(acme, user) and "nurse" in stored(acme, user)

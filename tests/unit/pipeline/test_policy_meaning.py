@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engram.domain.models import AddRequest, MemoryBank, Message, Task
+from engram.domain.models import AddRequest, Fact, MemoryBank, MemorySource, Message, Task
 from engram.domain.policy import ConfigAnswer, MemoryPolicy, TenantConfig
 from engram.pipeline.clauses import clauses, segments
 from engram.pipeline.ingest import IngestPipeline
@@ -287,6 +287,17 @@ def test_a_topic_known_by_other_words_in_brackets_is_cut_by_any_of_them() -> Non
     assert redacted(screen, "Isla starts school on Monday, and I live in York")[0] == "I live in York"
     assert redacted(screen, "Izzy loves swimming")[0] == ""
     assert redacted(screen, "Islands are lovely in June")[0] == "Islands are lovely in June"  # whole words only
+
+
+def test_what_the_same_message_said_of_an_excluded_clause_goes_with_it_and_nothing_else() -> None:
+    def memory(text: str, task: str) -> Fact:
+        return Fact(tenant_id="t", user_id="u", text=text, source=MemorySource(task_id=task, message_index=0))
+
+    said = memory("I live in Leeds and we're buying a flat in Hackney", "t1")
+    hackney, leeds = memory("Lives in Hackney", "t1"), memory("Lives in Leeds", "t1")
+    elsewhere = memory("Hackney", "t2")
+    screen = PolicyScreen(MemoryPolicy(exclude=["flat"]))
+    assert screen.said_with([said], [hackney, leeds, elsewhere]) == [hackney]
 
 
 # --- the real embedder on the labelled set -----------------------------------------------------------------
