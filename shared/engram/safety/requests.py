@@ -188,15 +188,16 @@ def read_requests(text: str) -> list[MemoryRequest]:
 
 def _undangled(before: str) -> str:
     """What a request part leaves behind it when cut, without its joint: "I live in Leeds and" -> "I live in
-    Leeds"."""
+    Leeds" (a joint is short: only the last 100 characters are looked at)."""
+    head, tail = before[:-100], before[-100:]
     while True:
-        trimmed = before.rstrip(" \t,;:-\u2013\u2014")
+        trimmed = tail.rstrip(" \t,;:-\u2013\u2014")
         word = trimmed.rsplit(None, 1)[-1].lower() if trimmed.strip() else ""
         if word in ("and", "but", "so"):
             trimmed = trimmed[: len(trimmed) - len(word)]
-        if trimmed == before:
-            return before
-        before = trimmed
+        if trimmed == tail:
+            return head + tail
+        tail = trimmed
 
 
 def unsaid(text: str) -> str:
