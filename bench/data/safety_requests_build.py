@@ -8,8 +8,11 @@ Each turn is one user message. A turn with a `marker` is a test: after the whole
 marker (a word of that message) must be in a current memory of the user (`stored: true`) or in none
 (`stored: false`). Turns with `request: true` (or `lookalike: true`) are the requests (or the sentences
 that only look like one); the scorer also runs each conversation without them, to check that every marked
-message would be stored at all. Every third conversation of each kind (index % 3 == 2) is held aside,
-marked in the file before any run of the scorer.
+message would be stored at all (a request said inside a longer message, with a marker for the rest of it,
+gives the message without the request as its `control`). Every third conversation of each kind (index % 3 == 2)
+of the first lists is held aside, marked in the file before any run of the scorer; the carry-over
+conversations, written later to check that the reader holds for other wording, are all tuning
+(`carry_over: true`, ids "<kind>-cNN"), so appending them changed no conversation's split.
 """
 
 from __future__ import annotations
@@ -306,7 +309,11 @@ FORGET: list[tuple[Said, str, Said, Said]] = [
     ),
 ]
 
-# (a don't-remember request, a message it blocks, the allow request, a later message about it, something else)
+# (a don't-remember request, a message it blocks, the allow request, a later message about it, something else).
+# A blocked message's marker is a word no later message says: a later message the user says once they allow it
+# again is stored, marker and all. (Two tuning conversations broke this and could never be honoured: allow-05's
+# later message said "Siemens" again, now "team lead" whose old marker "promoted" no memory ever held; allow-07's
+# blocked message is marked "boyfriend", not "Luca", whom the later message names.)
 ALLOW: list[tuple[str, Said, str, Said, Said]] = [
     (
         "Don't remember anything about my health.",
@@ -340,7 +347,7 @@ ALLOW: list[tuple[str, Said, str, Said, Said]] = [
         "Don't keep anything about my work.",
         ("I work at Siemens.", "Siemens"),
         "Feel free to remember stuff about my work.",
-        ("I got promoted to team lead at Siemens.", "promoted"),
+        ("I got promoted to team lead.", "team lead"),
         ("I have two cats.", "cats"),
     ),
     (
@@ -352,7 +359,7 @@ ALLOW: list[tuple[str, Said, str, Said, Said]] = [
     ),
     (
         "Please don't remember anything about my relationship.",
-        ("My boyfriend is Luca.", "Luca"),
+        ("My boyfriend is Luca.", "boyfriend"),
         "Actually, you can remember things about my relationship again.",
         ("Luca and I got engaged.", "engaged"),
         ("I love watercolours.", "watercolours"),
@@ -499,48 +506,263 @@ LOOKALIKES: list[tuple[str, Said, Said]] = [
 ]
 
 
+# Carry-over conversations (issue 44, round 4), written after the reader was tuned on the lists above, to check
+# that what it learnt holds for other wording: typos and text speak, politeness forms, British, Indian and
+# American phrasing, a double negative, a request in the middle of a longer message. All tuning (never held
+# aside), so the held-aside third of the lists above is unchanged; each id carries a "c" ("forget-c03").
+# A request turn may carry a marker of its own: the rest of that message must be stored; the control then says
+# the message without the request (`control`).
+CarryTurn = tuple[str, str | None, str | None]  # a request said in a longer message: message, marker, control
+CARRY_DONT_REMEMBER: list[tuple[str | CarryTurn, Said, Said]] = [
+    (
+        "hey could u pls not save anything abt my health stuff",
+        ("I've got a hernia op next week.", "hernia"),
+        ("I'm a bus driver in Glasgow.", "Glasgow"),
+    ),
+    (
+        "Kindly do not store any details regarding my salary.",
+        ("My CTC is 18 lakh per annum.", "lakh"),
+        ("I stay in Pune with my parents.", "Pune"),
+    ),
+    (
+        "I'd appreciate it if you didn't remember anything about my love life.",
+        ("I matched with Chloe on Bumble.", "Bumble"),
+        ("I'm studying architecture.", "architecture"),
+    ),
+    (
+        "From now on, don't keep track of my spending, mate.",
+        ("I spent 300 quid at Selfridges.", "Selfridges"),
+        ("I support Celtic.", "Celtic"),
+    ),
+    (
+        (
+            "I've just moved to Cardiff. Please don't remember anything about my medical stuff though. "
+            "I'm a carpenter.",
+            "Cardiff",
+            "I've just moved to Cardiff. I'm a carpenter.",
+        ),
+        ("My GP put me on metformin.", "metformin"),
+        ("I like rugby.", "rugby"),
+    ),
+    (
+        "No need to remember anything about my kids going forward.",
+        ("My twins Ava and Noah turned four.", "Noah"),
+        ("I teach maths at a secondary school.", "secondary"),
+    ),
+    (
+        "Please refrain from storing information about my religious beliefs.",
+        ("I pray at the gurdwara on Sundays.", "gurdwara"),
+        ("I play badminton.", "badminton"),
+    ),
+    (
+        "do NOT remember anything to do with my ex-wife",
+        ("My ex-wife Helen got the house.", "Helen"),
+        ("I'm a big fan of sci-fi novels.", "sci-fi"),
+    ),
+    (
+        "Can you please stop remembering stuff regarding my health, it's private.",
+        ("I was diagnosed with Crohn's disease.", "Crohn's"),
+        ("My favourite band is Radiohead.", "Radiohead"),
+    ),
+    (
+        "I don't want you saving anything about my job hunt, ok?",
+        ("I applied for a role at Google.", "Google"),
+        ("I have a golden retriever named Max.", "retriever"),
+    ),
+    (
+        "Dont store nothing about my money pls",
+        ("I've got 5k in premium bonds.", "bonds"),
+        ("I live in Croydon.", "Croydon"),
+    ),
+    (
+        "Going forward please avoid remembering anything about my therapy.",
+        ("My therapist is helping me with PTSD.", "PTSD"),
+        ("I'm learning the violin.", "violin"),
+    ),
+]
+
+CARRY_FORGET: list[tuple[Said, str | CarryTurn, Said, Said]] = [
+    (
+        ("I'm taking propranolol for my anxiety.", "propranolol"),
+        "Could you please forget everything I told you about my meds?",
+        ("My doctor upped my propranolol to 80mg.", "80mg"),
+        ("I go bouldering on Wednesdays.", "bouldering"),
+    ),
+    (
+        ("My partner Jess and I are having problems.", "Jess"),
+        "pls forget wat i said about jess",
+        ("Jess moved out last weekend.", "Jess"),
+        ("I work night shifts at a hospital.", "hospital"),
+    ),
+    (
+        ("I got fired from Tesco in May.", "Tesco"),
+        "Actually, can you erase what I mentioned about getting fired?",
+        ("The tribunal about my dismissal is next month.", "tribunal"),
+        ("I'm a keen photographer.", "photographer"),
+    ),
+    (
+        ("We're buying a flat in Hackney for 450k.", "Hackney"),
+        "Please forget everything about the flat purchase, thank you.",
+        ("The mortgage offer for the flat came through.", "mortgage"),
+        ("My brother is a firefighter.", "firefighter"),
+    ),
+    (
+        ("My daughter Isla has been self-harming.", "Isla"),
+        "Forget all that about my daughter please, it's too personal.",
+        ("Isla sees a counsellor at school now.", "Isla"),
+        ("I drive an electric Kia.", "Kia"),
+    ),
+    (
+        ("I'm in debt collection over a phone bill.", "collection"),
+        (
+            "Thanks for the help today. Please forget about my debt stuff. Also I'm going to Spain in July.",
+            "Spain",
+            "Thanks for the help today. Also I'm going to Spain in July.",
+        ),
+        ("The debt collectors called again.", "collectors"),
+        ("I have a tabby cat.", "tabby"),
+    ),
+    (
+        ("I've been seeing a psychiatrist for bipolar disorder.", "bipolar"),
+        "Would you mind deleting what I've shared about my mental health?",
+        ("My lithium levels were fine this month.", "lithium"),
+        ("I coach a kids' football team.", "coach"),
+    ),
+]
+
+CARRY_ALLOW: list[tuple[str, Said, str, Said, Said]] = [
+    (
+        "Don't remember anything about my diet.",
+        ("I'm doing intermittent fasting.", "fasting"),
+        "ok u can remember my diet stuff again",
+        ("I went vegan last month.", "vegan"),
+        ("I live in Bath.", "Bath"),
+    ),
+    (
+        "Please don't store anything about my travel plans.",
+        ("I'm going to Japan in April.", "Japan"),
+        "It's alright to remember my travel plans now.",
+        ("I booked a week in Lisbon.", "Lisbon"),
+        ("I'm a florist.", "florist"),
+    ),
+    (
+        "Never keep notes about my partner.",
+        ("My partner Sam is a nurse.", "nurse"),
+        "Changed my mind - you can keep notes about my partner again.",
+        ("We adopted a puppy called Pip.", "Pip"),
+        ("I'm learning to sail.", "sail"),
+    ),
+    (
+        "Stop storing anything about my job.",
+        ("I work at a call centre.", "call centre"),
+        "Please feel free to store things about my job again.",
+        ("I'm now a manager at Aldi.", "Aldi"),
+        ("I have three sisters.", "sisters"),
+    ),
+    (
+        "Dont remember anything about my health pls",
+        ("I've got eczema.", "eczema"),
+        "You're welcome to remember my health info again.",
+        ("I broke my wrist skiing.", "wrist"),
+        ("I love crosswords.", "crosswords"),
+    ),
+]
+
+CARRY_LOOKALIKES: list[tuple[str, Said, Said]] = [
+    (
+        "My dad never remembers anything about his meds.",
+        ("My dad lives in Swansea.", "Swansea"),
+        ("I'm a welder.", "welder"),
+    ),
+    (
+        "Honestly, I'd rather forget everything about last year.",
+        ("I started a new job at Ikea in March.", "Ikea"),
+        ("I play darts.", "darts"),
+    ),
+    (
+        "The app told me to stop saving photos about every trip.",
+        ("I took two thousand photos in Peru.", "Peru"),
+        ("I'm a vet nurse.", "vet"),
+    ),
+    (
+        "I keep forgetting stuff about my own schedule lol",
+        ("I have yoga on Tuesdays.", "yoga"),
+        ("My cat is called Pickle.", "Pickle"),
+    ),
+    (
+        "You can't remember anything about the nineties if you were there, as they say.",
+        ("I grew up in Manchester.", "Manchester"),
+        ("I work as a translator.", "translator"),
+    ),
+    (
+        "Don't stress about my birthday, it's low-key.",
+        ("My birthday is on 12 March.", "March"),
+        ("I'm a paramedic.", "paramedic"),
+    ),
+]
+
+
 def _t(said: Said, stored: bool) -> dict[str, Any]:
     return {"say": said[0], "marker": said[1], "stored": stored}
 
 
-def main() -> None:
+def _request(said: str | CarryTurn) -> dict[str, Any]:
+    if isinstance(said, str):
+        return {"say": said, "request": True}
+    text, marker, control = said
+    return {"say": text, "request": True, "marker": marker, "stored": True, "control": control}
+
+
+def _groups(
+    dont_remember: list[Any], forget: list[Any], allow: list[Any], lookalikes: list[Any]
+) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {"dont_remember": [], "forget": [], "allow": [], "not_a_request": []}
-    for request, about, other in DONT_REMEMBER:
-        groups["dont_remember"].append(
-            {"turns": [{"say": request, "request": True}, _t(about, False), _t(other, True)]}
-        )
-    for before, request, after, other in FORGET:
-        groups["forget"].append(
-            {"turns": [_t(before, False), {"say": request, "request": True}, _t(after, False), _t(other, True)]}
-        )
-    for dont, blocked, allow, after, other in ALLOW:
+    for request, about, other in dont_remember:
+        groups["dont_remember"].append({"turns": [_request(request), _t(about, False), _t(other, True)]})
+    for before, request, after, other in forget:
+        groups["forget"].append({"turns": [_t(before, False), _request(request), _t(after, False), _t(other, True)]})
+    for dont, blocked, allow_it, after, other in allow:
         groups["allow"].append(
             {
                 "turns": [
-                    {"say": dont, "request": True},
+                    _request(dont),
                     _t(blocked, False),
-                    {"say": allow, "request": True},
+                    _request(allow_it),
                     _t(after, True),
                     _t(other, True),
                 ]
             }
         )
-    for said, about, other in LOOKALIKES:
+    for said, about, other in lookalikes:
         groups["not_a_request"].append({"turns": [{"say": said, "lookalike": True}, _t(about, True), _t(other, True)]})
+    return groups
+
+
+def main() -> None:
+    groups = _groups(DONT_REMEMBER, FORGET, ALLOW, LOOKALIKES)
+    carry = _groups(CARRY_DONT_REMEMBER, CARRY_FORGET, CARRY_ALLOW, CARRY_LOOKALIKES)
     conversations = []
     for kind, convs in groups.items():
         for i, conv in enumerate(convs):
             conversations.append({"id": f"{kind}-{i + 1:02d}", "kind": kind, "held_aside": i % 3 == 2, **conv})
+    for kind, convs in carry.items():  # written to check carry-over: all tuning, whatever their position
+        for i, conv in enumerate(convs):
+            conversations.append(
+                {"id": f"{kind}-c{i + 1:02d}", "kind": kind, "held_aside": False, "carry_over": True, **conv}
+            )
     data = {
         "about": "Conversations of one user: a request said in chat (dont_remember, forget, allow) and later "
         "messages that test it, or a look-alike that is not a request (not_a_request). A turn's marker must "
-        "be in a current memory at the end (stored: true) or in none (stored: false). held_aside: every third "
-        "conversation of each kind, fixed before any run of the scorer. "
+        "be in a current memory at the end (stored: true) or in none (stored: false); a request turn with a "
+        "marker is a longer message whose other sentences must be stored, and `control` is that message "
+        "without the request. held_aside: every third conversation of each kind, fixed before any run of the "
+        "scorer; the carry-over conversations (ids with a 'c', written later) are all tuning. "
         "Written by bench/data/safety_requests_build.py.",
         "conversations": conversations,
     }
     OUT.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(conversations)} conversations ({', '.join(f'{k} {len(v)}' for k, v in groups.items())}) -> {OUT}")
+    counts = ", ".join(f"{k} {len(v)} + {len(carry[k])}" for k, v in groups.items())
+    print(f"{len(conversations)} conversations ({counts} carry-over) -> {OUT}")
 
 
 if __name__ == "__main__":

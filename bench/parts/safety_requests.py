@@ -6,6 +6,7 @@ look-alike).
 
     python -m bench.parts.safety_requests          # also part "requests" of `make bench`
     python -m bench.parts.safety_requests --show   # each conversation not honoured, of the tuning third
+    python -m bench.parts.safety_requests --tuning --show   # the tuning conversations only (while tuning)
 
 Each conversation is one user's messages, added one by one through the product offline
 (bench/rig/safety_stack.py: the API function and the worker on the bootstrap Container, moto, the local MiniLM,
@@ -15,7 +16,10 @@ user's current memories (GET /v1/memories, memories of kind "instruction" aside)
 look-alike, the user's own policy (GET /v1/config?user_id=) is still empty. Each conversation is also run
 without its requests (the control): a marked message whose marker is not stored even then tests nothing,
 and is counted as untestable. The tuning two thirds and the held-aside third (every third conversation
-of each kind, marked in the file) are scored and reported apart. Goal (issue 44, held-aside): honoured in
+of each kind, marked in the file) are scored and reported apart, and the carry-over conversations (tuning,
+written later to check that the reader holds for other wording) once more on their own. A request said in the
+middle of a longer message may mark the rest of it, which must be stored (its control is the message
+without the request). Goal (issue 44, held-aside): honoured in
 >= 0.95 of conversations.
 """
 
@@ -32,6 +36,7 @@ from bench.rig.safety_stack import Product, offline_product
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "safety_requests.json"
 SPLITS = ("tuning", "held_aside")
+CARRY_OVER = "carry_over"  # of the tuning split: the conversations written to check carry-over
 GOAL = 0.95
 
 
@@ -66,6 +71,7 @@ def judge(
         "id": conv["id"],
         "kind": conv["kind"],
         "held_aside": conv["held_aside"],
+        "carry_over": conv.get("carry_over", False),
         "honoured": not leaked and not lost and not policy_changed,
         "leaked": leaked,
         "lost": lost,
@@ -86,7 +92,11 @@ def measure(conversations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         for conv in conversations:
             memories = _said(product, conv["id"], conv["turns"])
             own = product.config(conv["id"])["exclude"]
-            plain = [t for t in conv["turns"] if not t.get("request") and not t.get("lookalike")]
+            plain = [
+                {"say": t.get("control", t["say"])}
+                for t in conv["turns"]
+                if not t.get("lookalike") and (not t.get("request") or "control" in t)
+            ]
             control = _said(product, f"{conv['id']}-control", plain)
             verdicts.append(judge(conv, memories, own, control))
     return verdicts
@@ -119,16 +129,20 @@ def score(verdicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(path: Path = DATA) -> dict[str, Any]:
-    verdicts = measure(load(path))
+def run(path: Path = DATA, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    conversations = [c for c in load(path) if ("held_aside" if c["held_aside"] else "tuning") in splits]
+    verdicts = measure(conversations)
     out: dict[str, Any] = {"data": "bench/data/safety_requests.json", "goal": {"honoured_share": GOAL}}
-    for split in SPLITS:
+    for split in splits:
         out[split] = score([v for v in verdicts if v["held_aside"] == (split == "held_aside")])
+    out[CARRY_OVER] = score([v for v in verdicts if v["carry_over"]])
     return out
 
 
 def _print(data: dict[str, Any], show: bool) -> None:
-    for split in SPLITS:
+    for split in (*SPLITS, CARRY_OVER):
+        if split not in data:
+            continue
         r = data[split]
         print(
             f"{split:10s} honoured {r['honoured']}/{r['conversations']} ({r['honoured_share']})  stored against a "
@@ -150,9 +164,13 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m bench.parts.safety_requests", description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", action="store_true", help="print each conversation not honoured, of the tuning third")
+    parser.add_argument(
+        "--tuning", action="store_true", help="run the tuning conversations only (not saved: the report needs both)"
+    )
     args = parser.parse_args(argv)
-    data = run()
-    report.save("safety_requests", data)
+    data = run(splits=("tuning",) if args.tuning else SPLITS)
+    if not args.tuning:
+        report.save("safety_requests", data)
     _print(data, args.show)
     return 0
 

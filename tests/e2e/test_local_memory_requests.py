@@ -65,3 +65,34 @@ def test_a_users_policy_is_set_and_cleared_through_the_api(acme: Api, user: str)
     assert acme.request("GET", "/v1/config").json()["exclude"] == []  # the tenant's is untouched
     acme.request("PUT", "/v1/config", {}, params={"user_id": user})
     assert acme.request("GET", "/v1/config", params={"user_id": user}).json()["exclude"] == []
+
+
+def test_a_request_in_other_words_inside_a_longer_message_holds_and_is_no_memory(acme: Api, user: str) -> None:
+    said(
+        acme, user, "I've just joined a climbing gym. Oh and could u pls not save anything abt my meds. I live in York."
+    )
+    config = acme.request("GET", "/v1/config", params={"user_id": user}).json()
+    assert config["exclude"] == ["meds"]
+    said(acme, user, "The GP switched me to a stronger painkiller.")
+    assert "York" in stored(acme, user) and "climbing" in stored(acme, user)  # the rest of that message is kept
+    assert "painkiller" not in stored(acme, user)
+    assert "save" not in stored(acme, user)  # the request itself is the user's policy, not a memory of them
+
+
+def test_forgetting_someone_named_by_role_keeps_out_what_is_said_of_them_by_name(acme: Api, user: str) -> None:
+    said(acme, user, "My son Theo has asthma. I live in York.")
+    said(acme, user, "Please forget what I told you about my son.")
+    assert acme.request("GET", "/v1/config", params={"user_id": user}).json()["exclude"] == ["son (Theo)"]
+    said(acme, user, "Theo got a part in the school play.")
+    assert "Theo" not in stored(acme, user) and "York" in stored(acme, user)
+    said(acme, user, "You can remember things about my son again.")
+    assert acme.request("GET", "/v1/config", params={"user_id": user}).json()["exclude"] == []
+
+
+def test_forget_closes_what_was_read_from_the_words_it_forgets(acme: Api, user: str) -> None:
+    # "Lives in Hackney", read from the flat purchase, outlived "forget everything about the flat purchase"
+    said(acme, user, "We're buying a flat in Hackney for 450k.")
+    said(acme, user, "I work as a nurse.")
+    assert "Hackney" in stored(acme, user)
+    said(acme, user, "Please forget everything about the flat purchase, thank you.")
+    assert "Hackney" not in stored(acme, user) and "nurse" in stored(acme, user)

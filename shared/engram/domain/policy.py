@@ -6,10 +6,13 @@ An entry of `include`/`exclude` is a memory bank when it names one (Personal, Wo
 Relationships, Health, Interests, Events; any case), else a topic: a word or phrase matched
 case-insensitively as words in a fact or clause, and against fact_key families ("health", "diet"),
 and by meaning (pipeline/policy_screen.py): a bank against its description, a topic against itself and
-the `examples` the config gives for it (a few sentences a person would say about it)."""
+the `examples` the config gives for it (a few sentences a person would say about it). A topic may name, in
+brackets after it, other words it is known by ("daughter (Isla)", "project falcon (Falcon, FLC-7)"): any of
+them as a whole word is the topic too; its meaning is read from the name before the brackets."""
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -21,6 +24,18 @@ MAX_INSTRUCTIONS_CHARS = 4_000
 MAX_ENTRIES = 50
 MAX_ENTRY_CHARS = 100
 MAX_PROMPT_CHARS = 20_000
+_KNOWN_AS = re.compile(r"^(?P<name>[^()]+?)\s*\((?P<words>[^()]+)\)$")
+
+
+def topic_words(entry: str) -> tuple[str, tuple[str, ...]]:
+    """A topic's name and the other words it is known by: "daughter (Isla, Izzy)" -> ("daughter", ("Isla",
+    "Izzy")); an entry without brackets is its own name."""
+    found = _KNOWN_AS.match(entry.strip())
+    if found is None:
+        return entry.strip(), ()
+    words = tuple(w.strip() for w in found.group("words").split(",") if w.strip())
+    return found.group("name").strip(), words
+
 
 Instructions = Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS, pattern=r"^[^\x00]*$")]
 Entry = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ENTRY_CHARS)]

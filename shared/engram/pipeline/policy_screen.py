@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engram.domain.models import AddRequest, Fact, MemoryBank
-from engram.domain.policy import EXCLUDED, MemoryPolicy, Skipped
+from engram.domain.policy import EXCLUDED, MemoryPolicy, Skipped, topic_words
 from engram.domain.steps import CandidateFact
 from engram.pipeline.clauses import clauses, segments
 from engram.pipeline.topic_meaning import Scores, TopicMeaning
@@ -42,7 +42,7 @@ Located = tuple[int | None, Skipped]  # the message a skipped text came from, fo
 class _Rule:
     entry: str  # as the operator wrote it (a bank in its canonical spelling)
     bank: MemoryBank | None
-    words: re.Pattern[str] | None  # a topic, as whole words (a trailing plural "s" allowed)
+    words: re.Pattern[str] | None  # a topic or a word it is known by, as whole words (a plural "s" allowed)
     family: str | None
 
     @classmethod
@@ -50,8 +50,9 @@ class _Rule:
         bank = _BANKS.get(entry.lower())
         if bank is not None:
             return cls(bank.value, bank, None, None)
-        phrase = r"\s+".join(re.escape(w) for w in entry.split())
-        return cls(entry, None, re.compile(rf"(?<!\w){phrase}(?:s|es)?(?!\w)", re.I), entry.lower())
+        name, known_as = topic_words(entry)
+        phrases = "|".join(r"\s+".join(re.escape(w) for w in said.split()) for said in (name, *known_as))
+        return cls(entry, None, re.compile(rf"(?<!\w)(?:{phrases})(?:s|es)?(?!\w)", re.I), name.lower())
 
     def matches(self, text: str, bank: MemoryBank | None, fact_key: str | None) -> bool:
         if self.bank is not None:
@@ -203,6 +204,23 @@ class PolicyScreen:
             m
             for m, s in zip(memories, scores, strict=True)
             if self._excluded_by(m.text, m.memory_bank, m.fact_key, s) is not None
+        ]
+
+    def said_with(self, memories: Sequence[Fact], others: Sequence[Fact]) -> list[Fact]:
+        """Of `others`, those made from the same message as one of `memories` whose words an excluded clause of
+        it states: "Lives in Hackney", read from "we're buying a flat in Hackney", goes with that message's
+        memory when the flat purchase is excluded, and "I live in Leeds" said beside it stays."""
+        said: dict[tuple[str, int | None], list[str]] = {}
+        for memory in memories:
+            if memory.source is not None:
+                found = clauses(memory.text)
+                cut = [c for c, s in zip(found, self._scores(found), strict=True) if self._clause_excluded(c, s)]
+                said.setdefault((memory.source.task_id, memory.source.message_index), []).extend(cut)
+        return [
+            m
+            for m in others
+            if m.source is not None
+            and any(_states(c, m.text) for c in said.get((m.source.task_id, m.source.message_index), ()))
         ]
 
     def screen(self, candidates: Sequence[CandidateFact]) -> tuple[list[CandidateFact], list[Located]]:

@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engram.domain.models import MemoryBank
+from engram.domain.policy import topic_words
 from engram.domain.ports import Embedder
 from engram.pipeline.topic_descriptions import BANK_DESCRIPTIONS
 
@@ -95,6 +96,12 @@ THRESHOLDS = Thresholds(
     catalogue_floor=0.02,
 )
 CONTRAST_K = 10  # background statements a sentence's usual nearness is the mean of
+# A topic named with nothing else to read it by (no examples, not in the catalogue: "my career", what a person
+# asks in chat not to be remembered) is read by the statements of the banks and the catalogue nearest its name
+# as well, as a catalogue topic is by its statements: the NEAR_K nearest whose contrast score with the name
+# (the module's docstring) reaches NEAR_FLOOR.
+NEAR_K = 5
+NEAR_FLOOR = 0.15
 BANK_K = 3  # a bank's nearest statements a clause's reading of the bank is the mean of
 
 # The model the constants were chosen for; another embedder's scores are on another scale.
@@ -167,6 +174,7 @@ class TopicMeaning:
         self._banks: dict[MemoryBank, tuple[Matrix, Vector]] | None = None  # statements, their usual nearness
         self._background: Matrix | None = None
         self._topics: dict[tuple[str, ...], tuple[Matrix, Vector]] = {}
+        self._pool: tuple[Matrix, Vector] | None = None  # _pool()'s vectors and their usual nearness
         self._lock = threading.Lock()
 
     def _bank_vectors(self) -> dict[MemoryBank, tuple[Matrix, Vector]]:
@@ -195,7 +203,8 @@ class TopicMeaning:
         with self._lock:
             found = self._topics.get(key)
         if found is None:
-            vectors = _matrix(self.embedder.embed([topic, f"talking about {topic}", *examples]))
+            name = topic_words(topic)[0]  # "daughter (Isla)": the words in brackets are matched, not embedded
+            vectors = _matrix(self.embedder.embed([name, f"talking about {name}", *examples]))
             found = (vectors, self._usual(vectors))
             with self._lock:
                 if len(self._topics) > 1_000:  # tenants' topics change rarely; never grow without bound
@@ -203,13 +212,36 @@ class TopicMeaning:
                 self._topics[key] = found
         return found
 
+    def nearest_statements(self, topic: str) -> tuple[str, ...]:
+        """The statements of the banks and of the catalogue nearest a topic's name by contrast (at most NEAR_K,
+        from NEAR_FLOOR): what a topic with no examples and no catalogue entry is read by besides its name
+        ("my meds" by what people say of medication, "career" by what they say of switching careers). By
+        contrast, as a clause is read against a topic: a statement that merely shares a word of the name
+        ("I live in a flat in the city" for "flat purchase") is near everything of its shape and does not
+        count."""
+        names, usual = self._topic_vectors(topic, ())
+        with self._lock:
+            pool = self._pool
+        if pool is None:
+            vectors = _matrix(self.embedder.embed(list(_pool())))
+            pool = (vectors, self._usual(vectors))
+            with self._lock:
+                self._pool = pool
+        contrast = (2 * (names @ pool[0].T) - usual[:, None] - pool[1][None, :]).max(axis=0)
+        best = np.argsort(-contrast, kind="stable")[:NEAR_K]
+        return tuple(_pool()[i] for i in best if contrast[i] >= NEAR_FLOOR)
+
     def score(self, clauses: Sequence[str], topics: Mapping[str, Sequence[str]] | None = None) -> list[Scores]:
         """Each clause's scores; `topics`: the free topics asked about, each with its examples."""
         if not clauses:
             return []
         banks = self._bank_vectors()
         wanted = {t.lower(): self._topic_vectors(t, examples) for t, examples in (topics or {}).items()}
-        broad = {t.lower(): self._topic_vectors(t, found) for t in topics or {} if (found := catalogue_examples(t))}
+        broad = {
+            t.lower(): self._topic_vectors(t, found)
+            for t, examples in (topics or {}).items()
+            if (found := catalogue_examples(t) or (() if examples else self.nearest_statements(t)))
+        }
         vectors = _matrix(self.embedder.embed(list(clauses)))
         usual = self._usual(vectors)
         bank_cosines = {bank: vectors @ protos.T for bank, (protos, _) in banks.items()}
@@ -257,8 +289,16 @@ def _fold(topic: str) -> str:
 def catalogue_examples(topic: str) -> tuple[str, ...]:
     """A free topic's built-in statements: a tenant's "religion" is read as what people say of religion,
     not only as the word (none for a topic the catalogue does not know)."""
-    folded = _fold(topic)
+    folded = _fold(topic_words(topic)[0])
     return _catalogue().get(folded) or _catalogue().get(folded.removesuffix("s"), ())
+
+
+@functools.cache
+def _pool() -> tuple[str, ...]:
+    """What a topic named with nothing else is read by: the banks' statements and the catalogue's."""
+    data = json.loads(resources.files("engram.pipeline").joinpath("topic_catalogue.json").read_text("utf-8"))
+    banks = [line for lines in BANK_DESCRIPTIONS.values() for line in lines[1:]]
+    return tuple(dict.fromkeys([*banks, *(e for entry in data["topics"].values() for e in entry["examples"])]))
 
 
 def _background(banks: Mapping[MemoryBank, Matrix]) -> Matrix:

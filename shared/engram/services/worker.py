@@ -163,6 +163,8 @@ class ExtractionWorker:
                 self.repair(tenant_id, request.user_id)
             # A user's "don't remember X" holds from the add that says it: applied before its policy is read.
             requested = self.requests.apply(scope, request.messages, leader.task_id) if self.requests else {}
+            if self.requests is not None and requested:  # the requests are policy now, not what to remember
+                request = request.model_copy(update={"messages": self.requests.unsaid(request.messages)})
             policy = self.configs.policy(tenant_id, request) if self.configs is not None else None
             outcome = self.pipeline.run(scope, request, leader.task_id, sources, policy)
         except Exception as err:  # recorded on every task of the group, then re-raised for the queue to retry

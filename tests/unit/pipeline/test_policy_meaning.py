@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engram.domain.models import AddRequest, MemoryBank, Message, Task
+from engram.domain.models import AddRequest, Fact, MemoryBank, MemorySource, Message, Task
 from engram.domain.policy import ConfigAnswer, MemoryPolicy, TenantConfig
 from engram.pipeline.clauses import clauses, segments
 from engram.pipeline.ingest import IngestPipeline
@@ -281,6 +281,25 @@ def test_the_config_answer_warns_of_what_this_deployment_cannot_honour() -> None
     assert TenantConfig.model_validate(answer.model_dump()) == config
 
 
+def test_a_topic_known_by_other_words_in_brackets_is_cut_by_any_of_them() -> None:
+    # a request to forget "my daughter" left "Isla starts school on Monday" stored: the name is the topic too
+    screen = PolicyScreen(MemoryPolicy(exclude=["daughter (Isla, Izzy)"]))
+    assert redacted(screen, "Isla starts school on Monday, and I live in York")[0] == "I live in York"
+    assert redacted(screen, "Izzy loves swimming")[0] == ""
+    assert redacted(screen, "Islands are lovely in June")[0] == "Islands are lovely in June"  # whole words only
+
+
+def test_what_the_same_message_said_of_an_excluded_clause_goes_with_it_and_nothing_else() -> None:
+    def memory(text: str, task: str) -> Fact:
+        return Fact(tenant_id="t", user_id="u", text=text, source=MemorySource(task_id=task, message_index=0))
+
+    said = memory("I live in Leeds and we're buying a flat in Hackney", "t1")
+    hackney, leeds = memory("Lives in Hackney", "t1"), memory("Lives in Leeds", "t1")
+    elsewhere = memory("Hackney", "t2")
+    screen = PolicyScreen(MemoryPolicy(exclude=["flat"]))
+    assert screen.said_with([said], [hackney, leeds, elsewhere]) == [hackney]
+
+
 # --- the real embedder on the labelled set -----------------------------------------------------------------
 @cache
 def minilm() -> TopicMeaning:
@@ -376,3 +395,20 @@ def test_the_thresholds_in_use_are_the_ones_the_bench_chose() -> None:
 
     results = json.loads((RESULTS / "policy_screen.json").read_text(encoding="utf-8"))
     assert results["chosen"] == _plain(THRESHOLDS) and results["in_use_is_chosen"]
+
+
+@pytest.mark.parametrize(
+    ("topic", "about", "other"),
+    [
+        ("career", "I'm hoping to make partner at the law firm next year", "My sister got married in June"),
+        ("exercise", "I do a spin class three mornings a week", "my cousin lives in Dublin"),
+        ("my meds", "the GP switched me to a stronger painkiller", "I'm going to Lisbon in May"),
+    ],
+)
+def test_with_minilm_a_topic_named_without_examples_is_read_by_what_people_say_of_it(
+    topic: str, about: str, other: str
+) -> None:
+    # what a person asks in chat not to be remembered comes with no examples: its name alone missed these
+    policy = PolicyScreen(MemoryPolicy(exclude=[topic]), minilm())
+    assert redacted(policy, about)[0] == ""
+    assert redacted(policy, other)[0] == other
