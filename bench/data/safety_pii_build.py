@@ -702,8 +702,10 @@ def carry_over() -> None:
         ("my Hugging Face token {}", "hf_" + _a(rng, 34)),
         ("npm token {} for publishing", "npm_" + _a(rng, 36)),
         ("PyPI upload token: {}", "pypi-AgEIcHlwaS5vcmc" + _a(rng, 60)),
-        ("the Slack webhook is {}", "https://hooks.slack.com/services/T0" + _a(rng, 8).upper() + "/B0"
-         + _a(rng, 8).upper() + "/" + _a(rng, 24)),
+        (
+            "the Slack webhook is {}",
+            "https://hooks.slack.com/services/T0" + _a(rng, 8).upper() + "/B0" + _a(rng, 8).upper() + "/" + _a(rng, 24),
+        ),
         ("DigitalOcean token {}", "dop_v1_" + "".join(rng.choice("0123456789abcdef") for _ in range(64))),
         ("Shopify admin token {}", "shpat_" + "".join(rng.choice("0123456789abcdef") for _ in range(32))),
         ("client secret: {}", _a(rng, 40)),
