@@ -12,25 +12,86 @@ instructions of this kind: they are about the user, and stay memories.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 _FLAGS = re.IGNORECASE
+_AI = (
+    r"(?:ai|a\.i\.|assistant|chatbot|bot|llm|language model|ai model|ai assistant|ai system|model|copilot|chatgpt"
+    r"|gpt|claude|gemini|agent)"
+)
+# Per language: imperative verbs that set aside what the assistant was told, the words for what it was told,
+# and "from now on you are". An imperative, not an infinitive ("vergiss", not "vergessen"; "забудь", not
+# "забыть"): "Mein Chef sagt, ich soll die alten Regeln vergessen" is said of a person. Where the verb comes
+# last (Japanese, Korean, Hindi, Turkish) the words are read in either order.
+_LANGUAGES: tuple[tuple[str, str, str, bool], ...] = (
+    (
+        "ignore[sz]?|oublie[sz]?|ne (?:tiens|tenez) plus compte d",
+        "instructions|consignes|directives|règles",
+        "(?:tu es|vous êtes) (?:maintenant|désormais)|(?:à partir de maintenant|dorénavant|désormais),? (?:tu|vous)",
+        False,
+    ),
+    (
+        "ignorier(?:e|en)?|vergiss|vergessen sie",
+        "anweisungen|instruktionen|vorgaben|regeln|befehle",
+        "(?:du bist|sie sind) (?:jetzt|ab jetzt|nun|ab sofort)|(?:ab sofort|ab jetzt|von nun an) (?:bist du|sind sie)",
+        False,
+    ),
+    (
+        "ignora|ignore|olvida|olvide|no hagas caso a",
+        "instrucciones|indicaciones|reglas|órdenes",
+        "ahora eres|(?:a partir de|desde) ahora,? (?:tú )?eres",
+        False,
+    ),
+    (
+        "ignora|ignore|esqueça|esquece|desconsidere",
+        "instruções|regras|diretrizes|ordens",
+        "(?:a partir de )?agora,? (?:você é|tu és|és)",
+        False,
+    ),
+    ("ignora|dimentica|dimenticate", "istruzioni|regole|direttive", "(?:ora|adesso|da ora in poi),? sei", False),
+    (
+        "игнорируй|проигнорируй|забудь|не обращай внимания на",
+        r"инструкци\w{0,3}|указани\w{0,3}|правил\w{0,3}|команд\w{0,3}",
+        "(?:теперь|отныне|с этого момента),? ты",  # noqa: RUF001
+        False,
+    ),
+    ("negeer|vergeet", "instructies|aanwijzingen|regels", "(?:je|jij|u) bent nu|vanaf nu ben je", False),
+    ("zignoruj|ignoruj|zapomnij", r"instrukcj\w{0,3}|poleceni\w{0,3}|zasad\w{0,3}", "(?:teraz|od teraz) jesteś", False),
+    ("unut|yok say|görmezden gel", r"talimat\w{0,5}|kural\w{0,5}|komut\w{0,5}", "(?:artık|bundan sonra) sen", True),  # noqa: RUF001
+    (
+        "無視|忽略|忽视|无视|忘记|忘掉|忘れ",
+        "指示|指令|命令|プロンプト|提示|规则|ルール|设定|設定",
+        "(?:从现在开始|从现在起|現在から|今から)[，,]?(?:你|あなたは|君は|お前は)|你现在是",  # noqa: RUF001
+        True,
+    ),
+    ("무시|잊어", "지시|명령|프롬프트|규칙|지침", "(?:이제부터|지금부터) (?:너는|당신은)|너는 이제", True),
+    ("अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाइए", "निर्देश|नियम|आदेश", "अब से (?:तुम|आप)", True),
+    ("تجاهل|انس", "التعليمات|تعليمات|الأوامر|القواعد", "أنت الآن|من الآن فصاعدا،? أنت", False),
+)
+
+
+def _language_cues() -> tuple[str, ...]:
+    cues = []
+    for verbs, nouns, you_now, either_order in _LANGUAGES:
+        cues.append(rf"(?:{verbs}).{{0,40}}(?:{nouns})")
+        if either_order:
+            cues.append(rf"(?:{nouns}).{{0,40}}(?:{verbs})")
+        cues.append(rf"(?:{you_now})")
+    return tuple(cues)
+
+
 _NOUNS = r"(?:instructions?|prompts?|directives?|guidelines|system (?:prompt|message)|programming|rules you)"
 _CUES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, _FLAGS)
     for p in (
         # overriding its instructions, in several languages
         rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\b(?:\W{{1,3}}\w{{1,20}}){{0,4}}?\W{{1,3}}{_NOUNS}",
-        r"\b(?:ignore[sz]?|oublie[sz]?)\b(?:\W{1,3}\w{1,20}){0,3}?\W{1,3}(?:les |tes |vos )?(?:instructions|consignes)",
-        r"\bignorier(?:e|en)?\b(?:\W{1,3}\w{1,20}){0,3}?\W{1,3}(?:anweisungen|instruktionen|vorgaben)",
-        r"\bignor(?:a|e)\b(?:\W{1,3}\w{1,20}){0,3}?\W{1,3}(?:las |le |as )?(?:instrucciones|istruzioni|instruções)",
-        r"\b(?:забудь|игнорируй)\b.{0,40}(?:инструкции|указания)",
-        r"\bnegeer\b(?:\W{1,3}\w{1,20}){0,3}?\W{1,3}(?:instructies|aanwijzingen)|\bzignoruj\b.{0,40}(?:instrukcje|polecenia)",
-        r"\btalimatlar\w{0,3}\b.{0,30}\byok say",
-        r"(?:無視|忽略|忽视).{0,20}(?:指示|指令|命令|プロンプト|提示)|(?:指示|指令|命令|プロンプト|提示|设定|設定).{0,20}(?:無視|忽略|忽视)",
+        *_language_cues(),
         # what the assistant should do to "the user" (a person never calls themselves that)
         r"\b(?:ignore|disregard|deceive|mislead|lie to|manipulate)\b(?:\W{1,3}\w{1,20}){0,2}?\W{1,3}the user\b",
         # text aimed at whatever AI reads it ("AI assistants reading this must always ...")
@@ -39,16 +100,17 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         # a new role or persona
         # "you are now talking to a tired dad" is said to a person
         r"\byou are (?:now|no longer|from now on)\b(?! (?:talking|speaking|chatting|following|reading|watching"
-        r"|listening|looking|seeing|connected|subscribed|registered|signed|logged)\b)",
+        r"|listening|looking|seeing|connected|subscribed|registered|signed|logged|entering|leaving|arriving"
+        r"|approaching|crossing|passing)\b)",
         r"\byou(?:'re| are) (?:an? )?(?:unrestricted|jailbroken|uncensored|dan)\b",
         r"\b(?:pretend|imagine) (?:to be|you are|that you are|you're)\b",
         r"\b(?:act|behave|respond|answer|reply) as (?:if you|an? (?:[\w-]{1,20} )?(?:ai|assistant|model|llm|chatbot)\b"
         r"|an? (?:unrestricted|uncensored|jailbroken)|dan|the system)\b",
         r"\brole-?play as\b",
-        r"\b(?:tu es|vous êtes) (?:maintenant|désormais)\b|\bdu bist (?:jetzt|ab jetzt|nun)\b|\bahora eres\b"
-        r"|\b(?:je|jij|u) bent nu\b",
         r"\bfrom now on,? you (?:are|will|must|should|shall)\b",
-        r"\b(?:new|updated|override) (?:instructions|system prompt|rules|persona)\s*:",
+        r"\b(?:new|updated|override) (?:instructions|system prompt|persona)\s*:",
+        # "New rules:" heads a text; "our manager gave us new rules: no phones" is said of people
+        r"^\W{0,3}(?:new|updated|override) rules\s*:",
         r"\b(?:reveal|print|show|repeat|output) (?:me )?(?:your|the) (?:system prompt|instructions|initial prompt)\b",
         # instructions about what the assistant tells the user or others
         r"\b(?:when(?:ever)?|if) (?:the user|a user|anyone|someone|somebody) (?:asks|mentions|says)\b.{0,80}\b"
@@ -57,9 +119,48 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:always|never|ignore|you must|tell|say|send|sag|sage|dile|di|dis|dites|diga|immer|nie|siempre|nunca"
         r"|toujours|jamais|sempre|mai)\b",
         r"\byou must (?:always|never|now|ignore|obey|follow)\b",
+        # the assistant called by name, after a greeting or at the start of a clause: "Dear AI, ...", "hello
+        # assistant, ...", "<!-- assistant: ...", "note for any AI model, ...", "P.S. to the assistant ..."
+        rf"(?:^|[.,;:!?\"'(\[]\s*|<!--\s*|\b(?:dear|hey|hello|hi|listen(?: carefully)?|ok|okay|attention)\s+)"
+        rf"(?:the |any |an |all |my )?{_AI}s?\s*[,:]",
+        rf"\b(?:note|message|p\.?s\.?|reminder|notice|instructions?) (?:for|to) (?:the |any |an |all )?{_AI}s?\b",
+        rf"\bif you(?:'re| are) an? {_AI}\b",
+        rf"\b{_AI}s?(?: systems?| models?| agents?)? (?:reading|processing|parsing|summari[sz]ing|handling|seeing"
+        r"|that (?:reads?|process(?:es)?|summari[sz]es?))\b",
+        # what it was told, set aside or replaced: "your real instructions are ...", "forget everything you were
+        # told", "disregard prior context", "ignore your rules"
+        r"\byour (?:real|true|new|actual|updated|only|original|hidden) (?:instructions|orders|directives|task|job|role"
+        r"|purpose|goal|rules)\b",
+        r"\bforget (?:everything|all|anything) (?:you(?:'ve| have| were| had)? (?:been )?(?:told|taught|know)"
+        r"|above|before)",
+        r"\b(?:disregard|ignore|forget) (?:all |any )?(?:the )?(?:prior|previous|earlier|above|preceding) (?:context"
+        r"|messages|conversation|text|input)\b",
+        r"\b(?:ignore|disregard|forget|override|bypass|drop|break) (?:all )?your (?:rules|safety|filters?|restrictions"
+        r"|training|policy|policies|limits|programming|content policy)\b",
+        r"\b(?:stay in|never break|don't break|do not break) character\b|\bdo anything now\b",
+        # authority claimed over it, modes switched: "as your developer", "developer mode enabled"
+        r"\bas your (?:developer|creator|admin(?:istrator)?|owner|operator|programmer|maker)\b",
+        r"\bthis is (?:openai|anthropic|google|microsoft|meta)(?: staff| support| safety| team)?\b",
+        r"\b(?:safety|developer|admin|god|debug|jailbreak|dan|unrestricted) mode\b.{0,20}\b(?:enabled|activated|on"
+        r"|disabled|unlocked)\b",
+        r"\b(?:enable|activate|enter|disable|turn off|switch off|deactivate) (?:your |the )?(?:safety|content|developer"
+        r"|dan|admin) (?:mode|filters?|polic(?:y|ies)|guardrails)\b",
+        r"\b(?:safety|content|security) (?:mode|protocols?|filters?|guardrails|restrictions)\b.{0,30}\b(?:disabled"
+        r"|deactivated|removed|lifted|suspended|turned off)\b",
+        r"\bthe (?:following )?user (?:has )?(?:consented|authori[sz]ed you|is verified|is an admin|has admin)\b",
+        # what it does in every later answer: "start every reply with ...", "in all future chats", "no matter what"
+        r"\b(?:start|begin|end|sign|prefix|finish) (?:every|each|all|your) (?:reply|replies|answer|answers|response"
+        r"|responses)\b",
+        r"\b(?:every|all|each) future (?:question|chat|conversation|session|answer|reply|response)s?\b",
+        r"\b(?:for|in) (?:all|every) future (?:chats?|conversations?|sessions?)\b",
+        r"\b(?:save|store|write|keep|add|put) (?:this|that|the following)(?: rule| instruction| note)?"
+        r" (?:as|in|to|into) (?:a |your |the )?(?:permanent |long-term |persistent )?memor(?:y|ies)\b",
         # imitations of chat markup, a system prompt or a tool call
-        r"<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|\[/?inst\]|<</?sys>>|</?(?:system|tool_call)>",
-        r"(?:^|\n)\s*#{1,4}\s*(?:system|instructions?)\b|(?:^|\n)\s*(?:system|developer)\s*(?:prompt)?\s*:",
+        r"<\|(?:im_start|im_end|system|assistant|user|endoftext|end)\|>|\[/?inst\]|<</?sys>>"
+        r"|</?(?:system|tool_calls?|tool_(?:result|response|output)s?|function_(?:call|result|response))>",
+        r"\[(?:system|admin|developer|assistant)\]|\bsystem override\b|\badmin (?:notice|override|command)\b",
+        r"(?:^|\n)\s*#{1,4}\s*(?:system|instructions?|assistant)\b|(?:^|\n)\s*(?:system|developer)\s*(?:prompt)?\s*:",
+        r"(?:^|\n)\s*(?:tool|function)\s*(?:output|response|result|call)\s*:",
         r"[\"'](?:tool_calls?|function_call|tool_use)[\"']\s*:",
         r"<function=|\bBEGIN (?:SYSTEM|ADMIN) (?:PROMPT|MESSAGE)\b",
         # links to follow, data to send away
@@ -126,9 +227,31 @@ class Addressed:
     text: str
 
 
+# A run that reads as base64 ("aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM="), decoded to text, is read too.
+_BASE64 = re.compile(r"(?<![\w+/=])[A-Za-z0-9+/]{16,4000}={0,2}(?![\w+/=])")
+_HYPHEN_IN_WORD = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")  # "ig-nore all pre-vious in-struc-tions"
+
+
+def _decoded(sentence: str) -> Iterator[str]:
+    for m in _BASE64.finditer(sentence):
+        run = m.group()
+        if len(run) % 4 or not any(c.isdigit() or c.isupper() for c in run):
+            continue
+        try:
+            text = base64.b64decode(run, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if text.isprintable():
+            yield text
+
+
 def _variants(sentence: str) -> Iterator[str]:
     plain = unicodedata.normalize("NFKC", sentence).translate(_ZERO_WIDTH)
     yield plain
+    yield from _decoded(plain)
+    unhyphenated = _HYPHEN_IN_WORD.sub("", plain)
+    if unhyphenated != plain:
+        yield unhyphenated
     joined = _SPACED.sub(lambda m: _SPACING.sub("", m.group()), plain)
     if joined != plain:  # each distinct copy is read once
         yield joined
@@ -173,7 +296,17 @@ def find(text: str) -> list[Addressed]:
         if found and text[found[-1].end : start].strip() == "":
             start = found.pop().start
         found.append(Addressed(start, end, text[start:end].strip()))
+    # An instruction broken over short lines ("ignore\nall\nprevious\ninstructions") is read line by line
+    # as nothing: a text of short lines is also read whole, with its line breaks as spaces.
+    if not found and "\n" in text and len(text) <= MAX_SENTENCE_CHARS and _short_lines(text):
+        if addresses_assistant(" ".join(text.split())):
+            found.append(Addressed(0, len(text), text.strip()))
     return found
+
+
+def _short_lines(text: str) -> bool:
+    lines = [line for line in text.split("\n") if line.strip()]
+    return len(lines) > 1 and sum(len(line.split()) <= 3 for line in lines) * 2 >= len(lines)
 
 
 def without(text: str, spans: list[Addressed]) -> str:
