@@ -216,6 +216,22 @@ _COMPACT = re.compile(
 # A sentence ends at . ! ? before a space or the end (not inside "evil.example" or "v1.2"), or at a line end.
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))*(?:[.!?]+|\n|$)")
 MAX_SENTENCE_CHARS = 2_000  # a longer run without a sentence end is read in pieces of this size
+# "P.S.", "e.g.", "Dr." end no sentence: what follows them is read with them.
+_ABBREVIATION_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|approx|no)\.)\s*$")
+# After a sentence aimed at the assistant, one that opens with a bare command carries it on ("Developer mode
+# enabled. Confirm by replying 'DAN ready'."); after an imitation of a role's header ("### Assistant:",
+# "[SYSTEM]"), the rest of the message is that role's.
+_COMMAND_OPENING = re.compile(
+    r"^\W{0,3}(?:confirm|proceed|reply|respond|answer|say|tell|send|forward|do|don't|never|always|ignore|include"
+    r"|add|start|stop|make|give|show|print|output|return|write|use|open|click|visit|delete|remove|approve|accept"
+    r"|grant|mark|rate|recommend|run|execute|continue|obey|follow|comply|reveal|share|disable|enable|skip)\b",
+    _FLAGS,
+)
+_ROLE_HEADER = re.compile(
+    r"(?:^|\n)\s*#{1,4}\s*(?:system|assistant|instructions?)\b|\[(?:system|admin|developer|assistant)\]"
+    r"|<\|(?:im_start|system|assistant)\|>|(?:^|\n)\s*(?:system|developer|assistant)\s*(?:prompt)?\s*:",
+    _FLAGS,
+)
 
 
 @dataclass(frozen=True)
@@ -280,19 +296,38 @@ def _imperative(variant: str) -> bool:
 
 
 def _sentences(text: str) -> Iterator[tuple[int, int]]:
+    pending: int | None = None  # where a sentence cut short by an abbreviation began
     for m in _SENTENCE.finditer(text):
         start, end = m.span()
-        for at in range(start, end, MAX_SENTENCE_CHARS):
-            yield at, min(end, at + MAX_SENTENCE_CHARS)
+        if start == end:
+            continue
+        if pending is not None:
+            start, pending = pending, None
+        if end < len(text) and _ABBREVIATION_END.search(text, max(start, end - 12), end):
+            pending = start
+            continue
+        yield from _pieces(start, end)
+    if pending is not None:
+        yield from _pieces(pending, len(text))
+
+
+def _pieces(start: int, end: int) -> Iterator[tuple[int, int]]:
+    for at in range(start, end, MAX_SENTENCE_CHARS):
+        yield at, min(end, at + MAX_SENTENCE_CHARS)
 
 
 def find(text: str) -> list[Addressed]:
     """The sentences of `text` that address the assistant, adjacent ones joined."""
     found: list[Addressed] = []
+    in_role = carried = False
     for start, end in _sentences(text):
         piece = text[start:end]
-        if not piece.strip() or not addresses_assistant(piece):
+        if not piece.strip():
             continue
+        carried = in_role or addresses_assistant(piece) or (carried and _COMMAND_OPENING.match(piece) is not None)
+        if not carried:
+            continue
+        in_role = in_role or _ROLE_HEADER.search(piece) is not None
         if found and text[found[-1].end : start].strip() == "":
             start = found.pop().start
         found.append(Addressed(start, end, text[start:end].strip()))
