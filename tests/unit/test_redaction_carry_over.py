@@ -97,3 +97,69 @@ def test_credentials_of_more_providers_and_said_in_more_ways(text: str, expected
 )
 def test_look_alikes_of_the_new_formats_are_left_alone(text: str) -> None:
     assert find(text, ALL) == [], find(text, ALL)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "call 1234567 " * 8_000,  # every candidate said as a phone number: only the first few read in every region
+        "A_" * 50_000 + "PASSWORD=x",
+        "x dot " * 20_000 + "at y dot com",
+        "password for a " * 10_000,
+        "pass " * 20_000,
+        "4 " * 50_000,
+        "postgres://" + "a" * 100_000,
+        "e.g. " * 20_000,
+    ],
+)
+def test_adversarial_input_to_the_new_patterns_is_read_in_one_pass(text: str) -> None:
+    # Linear patterns and bounded checks: each finishes in well under a few seconds; a backtracking one would not.
+    redact(text, ALL)
+
+
+# Written after the fixes above, to check that they carry over to formats they were not tuned on.
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("telefonní číslo 601 123 456", "601 123 456", RedactKind.PHONE),
+        ("ring me: 020-7946 0958", "020-7946 0958", RedactKind.PHONE),
+        ("mobile +44(0)7911 123456", "+44(0)7911 123456", RedactKind.PHONE),
+        ("my cell is 415.555.2671 x 12", "415.555.2671", RedactKind.PHONE),
+        ("電話番号は03-1234-5678です", "03-1234-5678", RedactKind.PHONE),
+        ("ring 0033 6 12 34 56 78", "0033 6 12 34 56 78", RedactKind.PHONE),
+        ("numero di telefono 06 1234 5678", "06 1234 5678", RedactKind.PHONE),
+        ("Icelandic IBAN IS140159260076545510730339", "IS140159260076545510730339", RedactKind.IBAN),
+        ("my email is bob (at) example (dot) com", "bob (at) example (dot) com", RedactKind.EMAIL),
+        ("password=Qwerty!2024", "Qwerty!2024", RedactKind.CREDENTIAL),
+        ("the PIN for my card is 0427", "0427", RedactKind.CREDENTIAL),
+        ("my bank login password is: Fr0gLeg$", "Fr0gLeg$", RedactKind.CREDENTIAL),
+        ("API_KEY: 3f9a8b7c6d5e4f3a2b1c", "3f9a8b7c6d5e4f3a2b1c", RedactKind.CREDENTIAL),
+        ("Wi-Fi: network HomeNet, password Tulip_2024", "Tulip_2024", RedactKind.CREDENTIAL),
+        ("la clave del banco es 8842", "8842", RedactKind.CREDENTIAL),
+    ],
+)
+def test_formats_written_after_the_fixes_are_found(text: str, value: str, kind: RedactKind) -> None:
+    start = text.index(value)
+    spans = find(text, ALL)
+    assert any(s.kind == kind and s.start <= start and s.end >= start + len(value) for s in spans), spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "order 2024-000123-45 shipped",
+        "invoice no. 4155 5526 71",
+        "ISBN 978-1-4028-9462-6",
+        "version 10.0.19045.4291",
+        "my phone number changed last week",
+        "the password is in the drawer",
+        "tracking 1Z 12345E 66 12345678 9",
+        "my PIN is four digits",
+        "pass the salt 2 times",
+        "token economy is a psychology term",
+        "bus pass 2024 renewed",
+        "serial 4T1BF1FK5CU123456",
+    ],
+)
+def test_look_alikes_written_after_the_fixes_are_left_alone(text: str) -> None:
+    assert find(text, ALL) == [], find(text, ALL)

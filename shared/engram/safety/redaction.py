@@ -311,7 +311,12 @@ _DIGITS = re.compile(r"\d+")
 
 # A candidate: digits in groups of up to five with single separators, an optional "+" or "(area)" first;
 # bounded, so the scan is linear. libphonenumber then decides whether it is a number of some country.
-_PHONE_CANDIDATE = re.compile(r"(?<![\w+#])(?:\+|00)?\(?\d{1,5}\)?(?:[ .\-/]?\(?\d{1,5}\)?){1,7}(?![\w])")
+# Not inside a word of Latin letters or digits; next to Chinese or Japanese script, which has no spaces
+# ("電話番号は03-1234-5678です"), it may be.
+_PHONE_CANDIDATE = re.compile(
+    r"(?<![0-9A-Za-z\u00c0-\u024f_+#])(?:\+|00)?\(?\d{1,5}\)?(?:[ .\-/]?\(?\d{1,5}\)?){1,7}"
+    r"(?![0-9A-Za-z\u00c0-\u024f_])"
+)
 
 
 # Dates and times are written with the same digits and separators as phone numbers.
@@ -352,13 +357,21 @@ def _cue(text: str, start: int) -> str:
     return "number" if _NUMBER_CUE.search(text, max(0, start - 40), start) is not None else ""
 
 
+# Reading a candidate in every region is ~250 parses: a text is read so for its first few said numbers only,
+# so that a message of "call 1234567 call 1234568 ..." costs no more than a few ordinary ones.
+MAX_WIDE_READS = 20
+
+
 def _phones(text: str) -> Iterator[Span]:
+    wide_reads = 0
     for m in _PHONE_CANDIDATE.finditer(text):
         if text[max(0, m.start() - 1) : m.start()] == "#":  # "#2025011012" is an order or a ticket
             continue
         raw = m.group().rstrip(" .-/")
         cue = _cue(text, m.start())
-        numbers = _phone_numbers(raw, cue == "phone")
+        wide = cue == "phone" and not raw.startswith("+") and wide_reads < MAX_WIDE_READS
+        wide_reads += wide
+        numbers = _phone_numbers(raw, wide)
         if numbers and _looks_dialled(raw, numbers, cue):
             yield Span(m.start(), m.start() + len(raw), RedactKind.PHONE)
 
