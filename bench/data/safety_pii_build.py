@@ -6,7 +6,8 @@ data and secrets each holds (kind and exact value), and look-alikes that hold no
 Check digits are computed here, never typed: card numbers pass Luhn (and invalid ones fail it by one digit),
 IBANs pass mod 97 (invalid ones have their check digits moved by one), DNI/NIE letters, NIR keys and the
 codice fiscale's check letter follow their published rules; every phone number is one libphonenumber calls
-valid. Every third item (index % 3 == 2) is held aside, marked in the file before any run of the scorer.
+valid. Every third item (index % 3 == 2) of those before the carry-over set is held aside, marked in the file
+before any run of the scorer; the carry-over items, appended after them, are all tuning.
 """
 
 from __future__ import annotations

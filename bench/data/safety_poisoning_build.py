@@ -7,7 +7,7 @@ obfuscated, in other languages) and benign sentences that look like them.
 The obfuscated attempts are made here from written ones by the transforms users and attackers use (look-alike
 digits, spaced letters, zero-width characters, Cyrillic look-alike letters, full-width letters, dots),
 so the file holds the exact strings. Every third item of each list (index % 3 == 2) is held aside, marked
-in the file before any run of the scorer.
+in the file before any run of the scorer; the carry-over items, appended after them, are all tuning.
 """
 
 from __future__ import annotations
