@@ -44,13 +44,13 @@ _LANGUAGES: tuple[tuple[str, str, str, bool], ...] = (
         False,
     ),
     (
-        "ignorier(?:e|en)?|vergiss|vergessen sie",
+        "ignorier(?:e|en)?|vergiss|vergessen sie|befolge nicht|hör auf,? (?:deine|die)",
         "anweisungen|instruktionen|vorgaben|regeln|befehle",
         "(?:du bist|sie sind) (?:jetzt|ab jetzt|nun|ab sofort)|(?:ab sofort|ab jetzt|von nun an) (?:bist du|sind sie)",
         False,
     ),
     (
-        "ignora|ignore|olvida|olvide|no hagas caso a",
+        "ignora|ignore|olvida|olvide|olvídate de|olvídese de|olvidaos de|no hagas caso a",
         "instrucciones|indicaciones|reglas|órdenes",
         "ahora eres|(?:a partir de|desde) ahora,? (?:tú )?eres",
         False,
@@ -61,9 +61,14 @@ _LANGUAGES: tuple[tuple[str, str, str, bool], ...] = (
         "(?:a partir de )?agora,? (?:você é|tu és|és)",
         False,
     ),
-    ("ignora|dimentica|dimenticate", "istruzioni|regole|direttive", "(?:ora|adesso|da ora in poi),? sei", False),
     (
-        "игнорируй|проигнорируй|забудь|не обращай внимания на",
+        "ignora|dimentica|dimenticate|non seguire(?: più)?|smetti di seguire",
+        "istruzioni|regole|direttive",
+        "(?:ora|adesso|da ora in poi),? sei",
+        False,
+    ),
+    (
+        "игнорируй|проигнорируй|забудь|не обращай внимания на|не слушай|не слушайся|перестань следовать",
         r"инструкци\w{0,3}|указани\w{0,3}|правил\w{0,3}|команд\w{0,3}",
         "(?:теперь|отныне|с этого момента),? ты",  # noqa: RUF001
         False,
@@ -109,7 +114,9 @@ def _language_cues() -> tuple[str, ...]:
         # Words apart by spaces are read whole ("ignored the directives" is no "ignore ... directives");
         # Chinese, Japanese, Korean and Hindi (whose vowel signs `re` does not count as word characters) as written.
         b = "" if _UNSPACED_SCRIPT.match(verbs) else r"\b"
-        cues.append(rf"{b}(?:{verbs}){b}.{{0,40}}{b}(?:{nouns})")
+        # the verb said of oneself ("Ich ignoriere die Regeln beim Kochen", "je ignore") is no command
+        not_said_of_oneself = "" if not b else _NOT_FIRST_PERSON
+        cues.append(rf"{not_said_of_oneself}{b}(?:{verbs}){b}.{{0,40}}{b}(?:{nouns})")
         if either_order:
             cues.append(rf"{b}(?:{nouns}).{{0,40}}{b}(?:{verbs}){b}")
         cues.append(rf"{b}(?:{you_now}){b}")
@@ -117,6 +124,12 @@ def _language_cues() -> tuple[str, ...]:
 
 
 _UNSPACED_SCRIPT = re.compile(r"[\u0900-\u0dff\u3000-\ud7ff]")
+_NOT_FIRST_PERSON = (
+    "".join(
+        rf"(?<!\b{pronoun} )" for pronoun in ("i", "ich", "je", "yo", "eu", "io", "я", "ik", "ja", "jag", "jeg", "ben")
+    )
+    + r"(?<!\bj')"
+)
 
 
 _NOUNS = r"(?:instructions?|prompts?|directives?|guidelines|system (?:prompt|message)|programming|rules you)"
@@ -133,7 +146,7 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:must|should|shall|will|are to) (?:always|never|ignore|now|only)\b",
         # a new role or persona
         # "you are now talking to a tired dad" is said to a person
-        r"\byou are (?:now|no longer|from now on)\b(?! (?:talking|speaking|chatting|following|reading|watching"
+        r"\byou(?: are|'re) (?:now|no longer|from now on)\b(?! (?:talking|speaking|chatting|following|reading|watching"
         r"|listening|looking|seeing|connected|subscribed|registered|signed|logged|entering|leaving|arriving"
         r"|approaching|crossing|passing)\b)",
         r"\byou(?:'re| are) (?:an? )?(?:unrestricted|jailbroken|uncensored|dan)\b",
@@ -141,7 +154,8 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"\b(?:act|behave|respond|answer|reply) as (?:if you|an? (?:[\w-]{1,20} )?(?:ai|assistant|model|llm|chatbot)\b"
         r"|an? (?:unrestricted|uncensored|jailbroken)|dan|the system)\b",
         r"\brole-?play as\b",
-        r"\bfrom now on,? you (?:are|will|must|should|shall)\b",
+        r"\b(?:from now on|from here on|from this point (?:on|forward)|henceforth|going forward),? you"
+        r" (?:are|will|must|should|shall)\b",
         r"\b(?:new|updated|override) (?:instructions|system prompt|persona)\s*:",
         # "New rules:" heads a text; "our manager gave us new rules: no phones" is said of people
         r"^\W{0,3}(?:new|updated|override) rules\s*:",
@@ -154,8 +168,10 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"|toujours|jamais|sempre|mai)\b",
         r"\byou must (?:always|never|now|ignore|obey|follow)\b",
         rf"^\W{{0,3}}{_AI}\s*:\s*{_COMMAND}",
-        rf"\b{_AI} (?:instructions|directives|rules|prompt)\s*:",
-        rf"\b(?:note|message|p\.?s\.?|reminder|notice|instructions?) (?:for|to) (?:the |any |an |all )?{_AI}s?\s*[,:]",
+        rf"\b{_AI} (?:instructions|directives|rules|prompt)\s*(?::|\s[\u2013\u2014-]\s)",
+        rf"\b(?:note|message|p\.?s\.?|reminder|notice|instructions?) (?:for|to) (?:the |any |an |all )?"
+        rf"(?:[\w-]{{1,20}} ){{0,2}}{_AI}s?\s*[,:]",
+        rf"\breading this as an? {_AI}\b",
         rf"\bif you(?:'re| are) an? {_AI}(?: model| assistant| system)?(?:\s*[,:.]| (?:reading|processing|parsing"
         r"|summari[sz]ing|seeing)\b)",
         # whatever AI reads a document: "AI systems processing this file must ...", "the assistant summarising this"
@@ -174,9 +190,25 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"|before)\b",
         r"\b(?:disregard|ignore|forget) (?:all |any )?(?:the )?(?:prior|previous|earlier|above|preceding) (?:context"
         r"|messages|conversation|text|input)\b",
-        r"\b(?:ignore|disregard|forget|override|bypass) (?:all )?your (?:rules|safety|filters?|restrictions|policy"
+        r"\b(?:ignore|disregard|forget|override|bypass|set aside) (?:all (?:of )?)?your (?:\w{1,20} )?(?:guidance"
+        r"|instructions|directions|orders|directives|rules|safety|filters?|restrictions|policy"
         r"|policies|programming|content policy|guidelines)\b",
         r"\bstay in character as\b|\b(?:for|during) the rest of (?:this|the|our) (?:chat|conversation|session)\b",
+        r"\byour (?:system|initial|hidden|original) (?:prompt|instructions|message)\b",
+        r"\b(?:rules?|instructions?|guidelines|directives) you (?:were|have been|'ve been) (?:given|told|trained"
+        r"|programmed)\b",
+        r"\b(?:don't|do not|stop|quit|cease) (?:follow(?:ing)?|obey(?:ing)?|listen(?:ing)? to) your\b",
+        r"\byou have been (?:updated|reprogrammed|jailbroken|unlocked|freed|upgraded)\b"
+        r"|\byour (?:filters?|restrictions|rules|guardrails|safety \w{1,20}) (?:are|have been) (?:gone|removed|disabled"
+        r"|lifted|off)\b",
+        r"\bwhen (?:summari[sz]ing|processing|parsing)(?: this| it| the \w{1,20})?,? (?:say|tell|write|state"
+        r"|claim|mention|report|rate)\b",
+        r"^\W{0,3}(?:disregard|ignore|bypass|override) (?:all )?(?:safety|security|filters|restrictions|guardrails"
+        r"|rules|instructions)\b",
+        # "ignore the above and say ..." (a person correcting themselves says "ignore the above, I meant ...")
+        r"\b(?:ignore|disregard|forget) (?:all of |everything )?the above (?:and|then) (?:say|print|write|output"
+        r"|respond|reply|answer|tell|repeat)\b",
+        r"(?:^|\n)\W{0,3}(?:override|admin|root|sudo)\s*:",
         # authority claimed over it, modes switched: "as your developer", "Developer mode enabled."
         r"\bas your (?:developer|creator|admin(?:istrator)?|owner|operator|programmer|maker)\b",
         r"\bthis is (?:openai|anthropic|google|microsoft|meta) (?:staff|support|safety|trust and safety|engineering)\b"
@@ -194,7 +226,8 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"\b(?:for|in) (?:all|every) future (?:chats?|sessions?)\b",
         # imitations of chat markup, a system prompt or a tool call
         r"<\|(?:im_start|im_end|system|assistant|user|endoftext|end)\|>|\[/?inst\]|<</?sys>>"
-        r"|</?(?:system|tool_calls?|tool_(?:result|response|output)s?|function_(?:call|result|response))>",
+        r"|</?(?:system|assistant|developer|admin|tool|function)(?:[_-][\w-]{1,20})?>",
+        r"(?:^|\n)\W{0,3}(?:system|admin|developer)[ _-]?(?:note|notice|message|update|alert)\s*:",
         r"\[(?:system|admin|developer|assistant)\]|\bsystem override\b|\badmin (?:notice|override|command)\b",
         r"(?:^|\n)\s*#{1,4}\s*(?:system|instructions?|assistant)\b|(?:^|\n)\s*(?:system|developer)\s*(?:prompt)?\s*:",
         r"(?:^|\n)\s*(?:tool|function)[ _]?(?:output|response|result|call)s?\s*:",
@@ -226,8 +259,8 @@ _IMPERATIVES: tuple[re.Pattern[str], ...] = tuple(
 _VOCATIVES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, _FLAGS)
     for p in (
-        rf"(?:[.,;:!?\"'(\[]\s*|<!--\s*|\b(?:dear|hey|hello|hi|listen(?: carefully)?|okay|attention)\s+){_AI}s?"
-        r"\s*(?:[,:]|\s[\u2013\u2014-]\s)",
+        r"(?:[.,;:!?\"'(\[]\s*|<!--\s*|\b(?:dear|hey|hello|hi|listen(?: carefully)?|okay|attention|p\.?s\.?)\s+)"
+        rf"{_AI}s?\s*(?:[,:]|\s[\u2013\u2014-]\s)",
         rf"^\W{{0,3}}{_AI}\s*(?:,|\s[\u2013\u2014-]\s)",
         rf"^\W{{0,3}}{_COMMAND}.{{0,200}},\s*(?:dear |my )?{_AI}\s*[.!]*\s*$",
     )
