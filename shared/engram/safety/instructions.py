@@ -197,7 +197,6 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"\byour (?:system|initial|hidden|original) (?:prompt|instructions|message)\b",
         r"\b(?:rules?|instructions?|guidelines|directives) you (?:were|have been|'ve been) (?:given|told|trained"
         r"|programmed)\b",
-        r"\b(?:don't|do not|stop|quit|cease) (?:follow(?:ing)?|obey(?:ing)?|listen(?:ing)? to) your\b",
         r"\byou have been (?:updated|reprogrammed|jailbroken|unlocked|freed|upgraded)\b"
         r"|\byour (?:filters?|restrictions|rules|guardrails|safety \w{1,20}) (?:are|have been) (?:gone|removed|disabled"
         r"|lifted|off)\b",
