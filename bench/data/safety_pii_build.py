@@ -6,7 +6,8 @@ data and secrets each holds (kind and exact value), and look-alikes that hold no
 Check digits are computed here, never typed: card numbers pass Luhn (and invalid ones fail it by one digit),
 IBANs pass mod 97 (invalid ones have their check digits moved by one), DNI/NIE letters, NIR keys and the
 codice fiscale's check letter follow their published rules; every phone number is one libphonenumber calls
-valid. Every third item (index % 3 == 2) is held aside, marked in the file before any run of the scorer.
+valid. Every third item (index % 3 == 2) of those before the carry-over set is held aside, marked in the file
+before any run of the scorer; the carry-over items, appended after them, are all tuning.
 """
 
 from __future__ import annotations
@@ -581,6 +582,224 @@ def lookalikes() -> None:
         add(text, note=note)
 
 
+# Written after the first rounds of tuning, to check that the methods carry over to formats the sets above
+# do not hold (more countries, extensions, other groupings, other providers' keys, other ways to say a
+# password) and to look-alikes of them. Appended after the items above, every one marked tuning (the split
+# of the items above, by position, does not move); its own generator, so no value above changes.
+carry_rng = random.Random(4404)
+
+CARRY_PHONES = [
+    ("call me on {} ext. 204 at work", "+1 415-555-2671", "US"),
+    ("my desk line is {} x123", "(020) 7946 0958", "GB"),
+    ("my Tokyo mobile is {}", "090-1234-5678", "JP"),
+    ("the Berlin office: {}", "+49 (0) 30 12345678", "DE"),
+    ("dial {} for the Munich branch", "0049 89 123456", "DE"),
+    ("mon numéro : {}", "06.12.34.56.78", "FR"),
+    ("la oficina de Madrid es el {}", "+34 91 123 45 67", "ES"),
+    ("il numero di Marco è {}", "+39 333 123 4567", "IT"),
+    ("bel me gerust: {}", "+31 (0)6 1234 5678", "NL"),
+    ("my Swedish mobile is {}", "+46 70 123 45 67", "SE"),
+    ("ring me on {} when you land in Stockholm", "070-123 45 67", "SE"),
+    ("the Zurich flat's landline is {}", "044 668 18 00", "CH"),
+    ("my Shanghai number: {}", "+86 138 0013 8000", "CN"),
+    ("我的手机号是 {}", "138 0013 8000", "CN"),
+    ("my Seoul number is {}", "+82 10-1234-5678", "KR"),
+    ("her Korean cell: {}", "010-1234-5678", "KR"),
+    ("whatsapp me at {} while I'm in Singapore", "+65 9123 4567", "SG"),
+    ("my Cape Town number is {}", "+27 82 123 4567", "ZA"),
+    ("call my brother in Lagos on {}", "+234 803 123 4567", "NG"),
+    ("mi celular en CDMX es {}", "55 1234 5678", "MX"),
+    ("my Vancouver cell is {}", "604.555.0123", "CA"),
+    ("reach me at {} extension 5", "212 555 0173", "US"),
+    ("мой номер {}", "+7 912 345-67-89", "RU"),
+    ("позвони мне: {}", "8 (912) 345-67-89", "RU"),
+    ("mój numer to {}", "512 345 678", "PL"),
+    ("my Irish mobile: {}", "087 123 4567", "IE"),
+    ("call me in Auckland on {}", "+64 21 123 4567", "NZ"),
+    ("meu número é {}", "+55 (11) 91234-5678", "BR"),
+    ("the Bangalore office number is {}", "+91 80 2345 6789", "IN"),
+    ("my Dubai mobile is {}", "+971 50 123 4567", "AE"),
+    ("numaram {}", "+90 532 123 45 67", "TR"),
+    ("mi número en Buenos Aires: {}", "+54 9 11 1234-5678", "AR"),
+    ("you can text {} any time", "+1.212.736.5000", "US"),
+    ("I'm on {} most evenings", "07911 123456", "GB"),
+    ("o meu telemóvel é o {}", "+351 912 345 678", "PT"),
+    ("ring my Oslo number, {}", "+47 412 34 567", "NO"),
+    ("Handynummer (Wien): {}", "+43 664 1234567", "AT"),
+    ("mijn gsm is {}", "0470 12 34 56", "BE"),
+    ("my Nairobi number is {}", "+254 712 345678", "KE"),
+    ("call the Jakarta team on {}", "+62 812 3456 7890", "ID"),
+]
+
+
+def carry_over() -> None:
+    for template, value, region in CARRY_PHONES:
+        number = value.replace("(0)", "")
+        parsed = phonenumbers.parse("+" + number[2:] if number.startswith("00") else number, region)
+        assert phonenumbers.is_valid_number(parsed), value
+        add(template.format(value), ("phone", value))
+    for text, value in [
+        ("newsletter goes to jane.doe+news@mail.example.co.uk", "jane.doe+news@mail.example.co.uk"),
+        ("my work address is r.khan@research.dept.uni-example.edu", "r.khan@research.dept.uni-example.edu"),
+        ("schreib an müller@bücher.de", "müller@bücher.de"),
+        ("mailto:bob.stone@example.org is on my card", "bob.stone@example.org"),
+        ("write to o'connor.finn@example.ie", "o'connor.finn@example.ie"),
+        ("email: J_DOE-99@MY-COMPANY.COM.AU.", "J_DOE-99@MY-COMPANY.COM.AU"),
+        ("my email is jane dot doe at gmail dot com", "jane dot doe at gmail dot com"),
+        ("reach me at anna(at)example(dot)org", "anna(at)example(dot)org"),
+        ("张伟的邮箱是 zhang.wei@163.com", "zhang.wei@163.com"),
+        ("my kid's school email: 2031.smith.t@pupils.school.nz", "2031.smith.t@pupils.school.nz"),
+    ]:
+        add(text, ("email", value))
+    rng = carry_rng
+    for text, value in [
+        ("card number {} exp 11/28", "-".join(_by(_card(rng, "4", 16), 4))),
+        ("Amex {} (business)", " ".join(_by(_card(rng, "37", 15), 4, 6, 5))),
+        ("my Mastercard is {}", " ".join(_by(_card(rng, "2223", 16), 4))),
+        ("pay with {} please", "  ".join(_by(_card(rng, "5", 16), 4))),
+        ("the Maestro card {} is my wife's", " ".join(_by(_card(rng, "6759", 19), 4))),
+        ("Diners {} for the hotel", "-".join(_by(_card(rng, "36", 14), 4, 6, 4))),
+        ("my debit card is {}.", _card(rng, "4", 16)),
+        ("numéro de carte {}", ".".join(_by(_card(rng, "4", 16), 4))),
+        ("JCB: {}", " ".join(_by(_card(rng, "3530", 16), 4))),
+        ("UnionPay card {} for Taobao", " ".join(_by(_card(rng, "62", 16), 4))),
+    ]:
+        add(text.format(value), ("card", value))
+    ibans = [
+        ("SE", lambda: _d(rng, 20)),
+        ("NO", lambda: _d(rng, 11)),
+        ("DK", lambda: _d(rng, 14)),
+        ("FI", lambda: _d(rng, 14)),
+        ("IE", lambda: "AIBK" + _d(rng, 14)),
+        ("PT", lambda: _d(rng, 21)),
+        ("GR", lambda: _d(rng, 23)),
+        ("RO", lambda: "BTRL" + _d(rng, 16)),
+        ("HU", lambda: _d(rng, 24)),
+        ("CZ", lambda: _d(rng, 20)),
+        ("LU", lambda: _d(rng, 16)),
+        ("TR", lambda: _d(rng, 22)),
+        ("SA", lambda: _d(rng, 20)),
+        ("BR", lambda: _d(rng, 23) + "C1"),
+    ]
+    templates = [
+        "my IBAN is {}",
+        "IBAN {} (lowercase on the app)",
+        "paid into {}.",
+        "kontonummer / IBAN: {}",
+        "meu IBAN é {}",
+        "my salary goes to {}, the joint account",
+        "the charity's IBAN, {}, is on the flyer",
+    ]
+    for n, (country, bban) in enumerate(ibans):
+        value = iban(country, bban())
+        value = by4(value) if n % 2 else value
+        if n == 1:
+            value = value.lower()
+        add(templates[n % len(templates)].format(value), ("iban", value))
+    for text, value in [
+        ("Stripe secret key {}", "sk_live_" + _a(rng, 24)),
+        ("the Stripe restricted key is {}", "rk_live_" + _a(rng, 24)),
+        ("SendGrid key {} for the mailer", "SG." + _a(rng, 22) + "." + _a(rng, 43)),
+        ("my Hugging Face token {}", "hf_" + _a(rng, 34)),
+        ("npm token {} for publishing", "npm_" + _a(rng, 36)),
+        ("PyPI upload token: {}", "pypi-AgEIcHlwaS5vcmc" + _a(rng, 60)),
+        (
+            "the Slack webhook is {}",
+            "https://hooks.slack.com/services/T0" + _a(rng, 8).upper() + "/B0" + _a(rng, 8).upper() + "/" + _a(rng, 24),
+        ),
+        ("DigitalOcean token {}", "dop_v1_" + "".join(rng.choice("0123456789abcdef") for _ in range(64))),
+        ("Shopify admin token {}", "shpat_" + "".join(rng.choice("0123456789abcdef") for _ in range(32))),
+        ("client secret: {}", _a(rng, 40)),
+        ("my bearer token is {}", _a(rng, 48)),
+        ("Authorization: Bearer {}", _a(rng, 40)),
+        ("DATABASE_URL=postgres://app:{}@db.internal:5432/prod", "S3cr3tPass99"),
+        ("DB_PASSWORD={}", "hunter2xyz"),
+        ("export AWS_SECRET_ACCESS_KEY={}", _a(rng, 40)),
+        ("my password? it's {}", "Sunshine99"),
+        ("pw: {}", "Gr33nT3a!"),
+        ("the wifi pass is {}", "BananaSplit42"),
+        ("wifi password - {}", "Otter-Moon-7"),
+        ("login is sam, pass {}", "Hello1234"),
+        ("my pin number is {}", "4821"),
+        ('my password is "{}"', "Tr0ub4dor"),
+        ("le code wifi c'est {}", "maison2024"),
+        ("la contraseña del wifi es {}", "gato-negro-9"),
+        ("meine PIN lautet {}", "7412"),
+        ("my secret key is {}", "a9f3c2e18b7d4f60"),
+        ("the recovery code is {}", "K7PD-2QXM-9WTR"),
+        ("my passcode for the alarm is {}", "3097"),
+    ]:
+        add(text.format(value), ("credential", value))
+    for text, note in [
+        ("Order #123-4567890-1234567 shipped", "order number"),
+        ("order no. 4006 3813 3393 1 from the shop", "order number"),
+        ("ref no. 2024-11-28-001 on the letter", "reference"),
+        ("booking reference 7YH2QK, seat 14C", "booking reference"),
+        ("we fly on 28 Nov 2025 at 14h30", "date and time"),
+        ("the payment date is 2025.11.28", "date"),
+        ("the party is 12.12.2025 from 19:00 to 23:30", "date and time"),
+        ("install v2.3.4-beta.1 of the app", "version"),
+        ("firmware 1.2.3.4567 fixed the bug", "version"),
+        ("kernel 6.8.0-45-generic on the server", "version"),
+        ("UPS tracking 1Z 999 AA1 01 2345 678 4", "tracking number"),
+        ("FedEx tracking 7712 3456 7890", "tracking number"),
+        ("USPS 9205 5000 0000 0000 0000 00", "tracking number"),
+        ("the ISBN is 978-0-306-40615-7", "ISBN"),
+        ("ISBN 0-306-40615-2 for the old edition", "ISBN"),
+        ("ISBN 9780306406157 in the library", "ISBN"),
+        ("EAN 4006381333931 on the box", "barcode"),
+        ("it came to $12,345,678.90 in total", "amount"),
+        ("le devis est de 1 234 567,89 €", "amount"),
+        ("I owe £1,250.00 on the card", "amount"),
+        ("patent US 9,876,543 B2 is ours", "patent number"),
+        ("GPS 48.8566, 2.3522 is Paris", "coordinates"),
+        ("MAC 00:1A:2B:3C:4D:5E on the router", "MAC address"),
+        ("colour #FF5733 for the logo", "colour"),
+        ("image digest sha256:9b2a7c1d8e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b", "digest"),
+        ("the password must be at least 8 characters", "password said, no value"),
+        ("password: see the vault", "password said, no value"),
+        ("my password is the same as before", "password said, no value"),
+        ("the token is pending approval", "token said, no value"),
+        ("the API key is stored in env vars", "api key said, no value"),
+        ("call me at 6 tonight", "call with a time"),
+        ("ring me at 7:30 tomorrow", "ring with a time"),
+        ("my number in the team is 23", "number said, no phone"),
+        ("phone me in 10 minutes", "phone said, no number"),
+        ("SWIFT code DEUTDEFF500 for the transfer", "BIC"),
+        ("the sort code of the branch is 20-00-00", "sort code"),
+        ("invoice INV-2025-000123 is paid", "invoice number"),
+        ("the population was 1 234 567 in 2021", "population"),
+        ("my step count was 12 345 678 this year", "count"),
+        ("Windows build 22631.4460 installed", "build number"),
+        ("PO 4500012345 approved by finance", "purchase order"),
+        ("my loyalty card number is 6330 1234 5678", "loyalty number"),
+    ]:
+        add(text, note=note)
+
+
+def _card(rng: random.Random, prefix: str, length: int) -> str:
+    body = prefix + "".join(rng.choice("0123456789") for _ in range(length - len(prefix) - 1))
+    return body + luhn_digit(body)
+
+
+def _by(value: str, *sizes: int) -> list[str]:
+    """`value` in groups of `sizes` (the last size repeated for the rest)."""
+    out, at, i = [], 0, 0
+    while at < len(value):
+        size = sizes[min(i, len(sizes) - 1)]
+        out.append(value[at : at + size])
+        at, i = at + size, i + 1
+    return out
+
+
+def _d(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("0123456789") for _ in range(n))
+
+
+def _a(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+
 def main() -> None:
     emails()
     phones()
@@ -593,10 +812,17 @@ def main() -> None:
     lookalikes()
     for i, item in enumerate(items):
         item["held_aside"] = i % 3 == 2
+    first_carry_over = len(items)
+    carry_over()
+    for item in items[first_carry_over:]:
+        item["held_aside"] = False
+        item["set"] = "carry-over"
     data = {
         "about": "Chat sentences with the personal data and secrets each holds (kind, exact value) and look-alikes "
-        "that hold none (spans empty, a note says what they are). held_aside: every third item, fixed "
-        "before any run of the scorer; never tuned on. Written by bench/data/safety_pii_build.py.",
+        "that hold none (spans empty, a note says what they are). held_aside: every third item of the first "
+        f"{first_carry_over}, fixed before any run of the scorer; never tuned on. The items after them (set: "
+        "carry-over) were written later to check that the methods carry over; all are tuning. Written by "
+        "bench/data/safety_pii_build.py.",
         "items": items,
     }
     OUT.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

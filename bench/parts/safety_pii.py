@@ -11,7 +11,8 @@ Each sentence goes through `engram.safety.redaction.find` with every kind asked 
 readable is a leak); a span found is right when it overlaps a labelled span of its kind. recall = found /
 labelled, precision = right / found, per kind and for the structured kinds together (email, phone, card,
 iban, credential: the issue's goal, recall >= 0.98 at precision >= 0.95). The tuning two thirds and the
-held-aside third (every third item, marked in the file) are scored and reported apart.
+held-aside third (every third item of the first 391, marked in the file; the carry-over items after them,
+written later to check that the methods carry over, are all tuning) are scored and reported apart.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Item:
     spans: tuple[Labelled, ...]
     held_aside: bool
     note: str = ""
+    carry_over: bool = False  # written after the first rounds of tuning, to check that the methods carry over
 
 
 def load(path: Path = DATA) -> list[Item]:
@@ -61,7 +63,8 @@ def load(path: Path = DATA) -> list[Item]:
             if start < 0:
                 raise ValueError(f"item {i}: {s['value']!r} is not in {raw['text']!r}")
             spans.append(Labelled(s["kind"], start, start + len(s["value"]), s["value"]))
-        items.append(Item(i, raw["text"], tuple(spans), bool(raw["held_aside"]), raw.get("note", "")))
+        carry_over = raw.get("set") == "carry-over"
+        items.append(Item(i, raw["text"], tuple(spans), bool(raw["held_aside"]), raw.get("note", ""), carry_over))
     return items
 
 
@@ -144,6 +147,8 @@ def run(path: Path = DATA) -> dict[str, Any]:
     for split in SPLITS:
         scored = score([i for i in items if i.held_aside == (split == "held_aside")])
         scored["meets_goal"] = meets_goal(scored["structured"])
+        if split == "tuning":  # the carry-over items alone, as well
+            scored["carry_over"] = score([i for i in items if i.carry_over])["structured"]
         out[split] = scored
     return out
 

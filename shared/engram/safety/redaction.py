@@ -21,8 +21,11 @@ from engram.domain.policy import RedactKind
 
 ALWAYS = frozenset({RedactKind.CREDENTIAL})
 PLACEHOLDER = {kind: f"[{kind.value.replace('_', ' ')}]" for kind in RedactKind}
-# National formats are read for these countries; a number written with its "+country" prefix is read for any.
+# National formats are read for these countries; a number written with its "+country" prefix is read for any,
+# and so is one said as a phone number ("call me on", "my mobile", "мой номер"): then every region
+# libphonenumber knows is tried.
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "AU", "BR")
+ALL_REGIONS = tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,12 @@ class Redaction:
         return sum(self.found.values())
 
 
-_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
-# 13 to 19 digits, single spaces or dashes between groups; the Luhn check decides.
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+# The local part may hold an apostrophe ("o'connor.finn@..."), not as its first character (a quote before it).
+_EMAIL = re.compile(r"\w[\w.+'-]{0,63}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+# 13 to 19 digits, up to two spaces, dots or dashes between groups; the Luhn check and the grouping decide.
+_CARD = re.compile(r"(?<![\d.-])\d(?:[ .-]{0,2}\d){12,18}(?![\d-]|\.\d)")
+# Upper or lower case, not mixed: "DE89 3704 ..." or "no44 9943 ..." as a banking app shows it.
+_IBAN = re.compile(r"\b(?:[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?: ?[a-z0-9]){11,30})\b")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 # Without dashes, nine digits are an SSN only right after a word that says so ("ssn 512348821").
 _SSN_SAID = re.compile(
@@ -58,6 +63,11 @@ _SSN_SAID = re.compile(
 # An address written to dodge a filter: "lucy [at] lucyart [dot] net", "sam (at) proton (dot) me".
 _EMAIL_SPELLED = re.compile(
     r"[\w.+-]{1,64} ?[\[(]at[\])] ?[\w-]{1,63}(?: ?[\[(]dot[\])] ?[\w-]{1,63}){1,8}", re.IGNORECASE
+)
+# ... and with words: "jane dot doe at gmail dot com" (a domain needs at least one "dot").
+_EMAIL_WORDS = re.compile(
+    r"\b[\w+-]{1,64}(?: dot [\w+-]{1,64}){0,3} at [\w-]{1,63}(?: dot [\w-]{1,63}){0,3} dot [a-z]{2,24}\b",
+    re.IGNORECASE,
 )
 _NINO = re.compile(r"\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
 _DNI = re.compile(r"\b([XYZ]?)(\d{7,8})-?([A-Z])\b")
@@ -78,27 +88,107 @@ _ADDRESS_DE = re.compile(
     r"(?:[\w-]{2,40}(?:straße|strasse|str\.|weg|allee|gasse|platz|ring|damm)"
     r"|[A-ZÄÖÜ][\w-]{1,40} (?:Straße|Strasse|Str\.|Weg|Allee|Gasse|Platz|Ring|Damm)) \d{1,5}[a-z]?\b"
 )
+# Keys and tokens by the prefixes their providers publish (so that leaked keys can be scanned for): OpenAI and
+# Anthropic, AWS, GitHub, Slack (tokens and webhook URLs), Google, GitLab, Stripe, SendGrid, Hugging Face,
+# npm, PyPI, DigitalOcean, Shopify, Twilio, Mailgun, Groq, Replicate, Notion, Linear, Postman, Figma, Sentry,
+# Databricks, Telegram bots; JWTs.
 _SECRET_TOKEN = re.compile(
     r"\b(?:sk-(?:proj-|ant-)?[\w-]{20,200}"
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
     r"|gh[pousr]_[A-Za-z0-9]{30,200}"
     r"|github_pat_\w{30,200}"
-    r"|xox[abprs]-[\w-]{10,200}"
-    r"|AIza[\w-]{35}"
-    r"|glpat-[\w-]{20}"
+    r"|xox[abprs]-[\w-]{10,200}|xapp-[\w-]{10,200}"
+    r"|AIza[\w-]{35}|ya29\.[\w-]{20,2000}"
+    r"|gl(?:pat|dt|rt|ptt)-[\w-]{20,200}"
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,200}|whsec_[A-Za-z0-9]{20,200}"
+    r"|SG\.[\w-]{16,64}\.[\w-]{16,128}"
+    r"|hf_[A-Za-z0-9]{30,200}|npm_[A-Za-z0-9]{30,200}|pypi-AgE[\w-]{20,500}"
+    r"|do[por]_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
+    r"|SK[0-9a-f]{32}|key-[0-9a-f]{32}|gsk_[A-Za-z0-9]{20,200}|r8_[A-Za-z0-9]{30,200}"
+    r"|(?:secret|ntn)_[A-Za-z0-9]{40,200}|lin_api_[A-Za-z0-9]{30,200}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+    r"|figd_[\w-]{30,200}|sntry[su]_[\w=+/-]{30,500}|dapi[a-f0-9]{32}"
+    r"|\d{8,10}:AA[\w-]{33}"
     r"|eyJ[\w-]{8,2000}\.eyJ[\w-]{8,2000}\.[\w-]{8,2000})"
+    r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,300}"
+    r"|https://discord(?:app)?\.com/api/webhooks/\d{5,30}/[\w-]{20,200}"
 )
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^-]{0,10000}-----END [A-Z ]{0,40}PRIVATE KEY-----")
-# A secret said as such: "my password is hunter2", "api key: abc123", "le mot de passe est ...". The value
-# is the one word after the cue (and its verb or colon), which is what is replaced.
+# Secrets in configuration as people paste it: "DB_PASSWORD=...", "export AWS_SECRET_ACCESS_KEY=...", the
+# password of a URL ("postgres://app:S3cr3t@db/prod"), an "Authorization: Bearer ..." header.
+_ENV_SECRET = re.compile(
+    r"\b(?:(?:[A-Z0-9_]{0,40}_)?(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)"
+    r"|[A-Z0-9_]{0,40}_(?:PASS|AUTH))(?:_[A-Z0-9_]{0,20})? ?[=:] ?[\"']?(?P<value>[^\s\"']{3,500})"
+)
+_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<value>[^\s@/]{1,200})@")
+_BEARER = re.compile(r"\b(?:bearer|authorization: basic|token) (?P<value>[\w.~+/-]{16,2000}=*)", re.IGNORECASE)
+# A secret said as such: "my password is hunter2", "api key: abc123", "le mot de passe est ...", "the wifi
+# pass is ...", "use hunter2 as the password". The value is the one word after the cue, its qualifier ("for
+# the router", "del wifi", "number") and its verb or mark ("is", "'s", ":", "=", "-", "lautet", "c'est",
+# "? it's"), which is what is replaced. Cues that name a secret (password, PIN, API key, ...) take any word
+# that is not prose; cues that may name other things (a "code", a "pass", a "secret") take only a value
+# that looks made to be a secret (see _secret_like).
+_SECRET_NOUNS = (
+    r"password|passwd|passcode|passphrase|pwd|pw|pin(?: code| number)?|api[ _-]?key|access[ _-]?key|secret key"  # noqa: S105
+    r"|client secret|auth token|access token|bearer token|refresh token|token|mot de passe|passwort|kennwort"
+    r"|contraseña|clave|senha|parola d'ordine|пароль|密码|パスワード|비밀번호|şifre\w{0,3}"
+)
+_WEAK_NOUNS = (
+    r"(?:wi-?fi |wlan )?pass|secret|(?:door|alarm|gate|safe|lock|unlock|security|recovery|backup|verification"
+    r"|one-time|2fa|wi-?fi|pin|sim|puk|access) code|code(?: wi-?fi| pin| secret)"
+    r"|code (?:to|for) (?:my|the|our) \w{1,20}"
+)
+_QUALIFIER = (
+    r"(?: (?:for|to|of|on|del|de la|de|du|des|für|für das|für den|vom|do|da|della|per|para)(?: [\w.-]{1,40}){1,3})?"
+)
+_CONNECTOR = r"(?: is| was| est| ist| es| é| è| lautet|'s| c'est| it's| it is|\?(?: it's| it is)?| ?:| =|=| -| —)"
 _SAID_SECRET = re.compile(
-    r"\b(?:password|passwd|passcode|passphrase|pwd|pin(?: code)?|api[ _-]?key|access[ _-]?key|secret key"
-    r"|auth token|access token|token|mot de passe|passwort|kennwort|contraseña|senha|parola d'ordine)"
-    r"(?: for(?: [\w.-]{1,40}){1,3})?"
-    r"(?: is| was| est| ist| es| é| è|'s| ?:| =|=)(?: now)?:? ?(?P<value>[^\s\"']{3,200})",
+    rf"\b(?:(?P<strong>{_SECRET_NOUNS})|(?P<weak>{_WEAK_NOUNS})){_QUALIFIER}{_CONNECTOR}(?: now| set to)?:? ?"
+    r"[\"'\u201c\u2018«]?(?P<value>[^\s\"'\u201d\u2019»]{3,200})",
     re.IGNORECASE,
 )
-_NOT_A_SECRET = frozenset({"the", "a", "my", "your", "that", "this", "too", "very", "so", "not", "wrong", "correct"})
+# With no verb or mark ("login is sam, pass Hello1234"), only a value of letters and digits right after.
+_UNSAID_SECRET = re.compile(
+    rf"\b(?:{_SECRET_NOUNS}|pass) (?=[^\s]{{0,200}}\d)(?=[^\s]{{0,200}}[^\W\d_])(?P<value>[^\s\"']{{3,200}})",
+    re.IGNORECASE,
+)
+_USED_AS_SECRET = re.compile(
+    r"\b(?:use|used|using|set|chose|picked) [\"'\u201c\u2018«]?(?P<value>[^\s\"'\u201d\u2019»]{3,200})"
+    r"[\"'\u201d\u2019»]? as (?:the |my |our |a )?"
+    rf"(?:{_SECRET_NOUNS})\b",
+    re.IGNORECASE,
+)
+_NOT_A_SECRET = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "my",
+        "your",
+        "that",
+        "this",
+        "too",
+        "very",
+        "so",
+        "not",
+        "wrong",
+        "correct",
+        "same",
+        "still",
+        "also",
+        "just",
+        "in",
+        "on",
+        "at",
+        "for",
+        "of",
+        "and",
+        "or",
+        "but",
+        "it",
+        "there",
+        "here",
+    }
+)
 
 
 def _luhn(digits: str) -> bool:
@@ -125,13 +215,18 @@ _CARD_LAYOUTS = ((4, 6, 5), (4, 6, 4))
 
 
 def _grouped_as_a_card(raw: str) -> bool:
-    groups = tuple(len(g) for g in re.split(r"[ -]", raw))
+    if len(set(_SEPARATORS.findall(raw))) > 1:  # "4157 7028.6765-8126" is not how a card is written
+        return False
+    groups = tuple(len(g) for g in _SEPARATORS.split(raw))
     return len(groups) == 1 or groups in _CARD_LAYOUTS or (set(groups[:-1]) == {4} and groups[-1] <= 4)
+
+
+_SEPARATORS = re.compile(r"[ .-]+")
 
 
 def _cards(text: str) -> Iterator[Span]:
     for m in _CARD.finditer(text):
-        digits = re.sub(r"[ -]", "", m.group())
+        digits = _SEPARATORS.sub("", m.group())
         if 13 <= len(digits) <= 19 and _luhn(digits) and len(set(digits)) > 1 and _grouped_as_a_card(m.group()):
             yield Span(m.start(), m.end(), RedactKind.CARD)
 
@@ -141,7 +236,8 @@ def _ibans(text: str) -> Iterator[Span]:
         # The match may run on into the next word of capitals and digits: take the longest valid prefix.
         raw = m.group()
         for end in range(len(raw), 14, -1):
-            if raw[end - 1] != " " and _iban_valid(raw[:end]):
+            # a prefix ends where a group does, never inside a word ("... 554 is" is not read as "... 554 i")
+            if raw[end - 1] != " " and raw[end : end + 1] in ("", " ") and _iban_valid(raw[:end].upper()):
                 yield Span(m.start(), m.start() + end, RedactKind.IBAN)
                 break
 
@@ -169,28 +265,36 @@ def _national_ids(text: str) -> Iterator[Span]:
         yield Span(m.start(), m.end(), RedactKind.NATIONAL_ID)
 
 
+# Words that say a phone number follows, in the languages of the countries whose numbers are read; scripts
+# without spaces between words ("我的手机号是") are matched without a word boundary.
 _PHONE_CUE = re.compile(
-    r"\b(?:phone|call|ring|text|tel|mobile|cell|whatsapp|signal|fax|portable|téléphone|handy|telefon"
-    r"|teléfono|móvil|celular|telefone|cellulare)",
+    r"\b(?:phone|call|ring|text|tel|mobile|cell|landline|whatsapp|signal|telegram|fax|portable|téléphone|handy"
+    r"|telefon|festnetz|teléfono|móvil|celular|telefone|telemóvel|cellulare|gsm|komórk\w{0,3}|cep|телефон\w{0,2}"
+    r"|позвони\w{0,2}|звони\w{0,2}|мобильн\w{0,3})|電話|电话|手机|手機|携帯|전화|핸드폰|휴대폰",
     re.IGNORECASE,
 )
-# "number" alone is said of order, lottery and membership numbers too: after it, digits in groups count only
-# when grouped as that country writes its phone numbers.
-_NUMBER_CUE = re.compile(r"\b(?:number|numéro|nummer|número)\b", re.IGNORECASE)
+# "number" alone is said of order, lottery and membership numbers too ("número de pedido 4477-2291"): after
+# it, digits in groups count only when grouped as one of PHONE_REGIONS writes its phone numbers. A person's
+# own number ("my number", "mój numer", "мой номер", "numaram") is their phone number.
+_NUMBER_CUE = re.compile(r"\b(?:number|numéro|nummer|número|numero|numer|номер)\b", re.IGNORECASE)
+_OWN_NUMBER = re.compile(
+    r"\b(?:my|your|his|her|our|their|mon|son|ma|mi|su|il mio|mein|meine|seine|ihre|mijn|mój|moj|meu|minha|мой|его"  # noqa: RUF001
+    r"|её)"
+    r" (?:\w{1,12} )?(?:number|numéro|nummer|número|numero|numer|номер)\b|\bnumaram\b",
+    re.IGNORECASE,
+)
 
 
-def _looks_dialled(text: str, start: int, raw: str, numbers: tuple[phonenumbers.PhoneNumber, ...]) -> bool:
+def _looks_dialled(raw: str, numbers: tuple[phonenumbers.PhoneNumber, ...], cue: str) -> bool:
     """A run of digits is an order, ticket or reference number as often as a phone number: it counts only
     when said as one ("call me on", "my mobile"), written with an international prefix, in groups as that
     country writes its numbers ("020 7946 0958" yes; "4477-2291" or "8 336 817", valid German numbers
     grouped otherwise, no), or in one run after "number"."""
-    if text[max(0, start - 1) : start] == "#":
-        return False
-    if raw.startswith(("+", "00")) or _PHONE_CUE.search(text, max(0, start - 40), start) is not None:
+    if raw.startswith(("+", "00")) or cue == "phone":
         return True
     groups = _digit_groups(raw)
     if len(groups) == 1:
-        return _NUMBER_CUE.search(text, max(0, start - 40), start) is not None
+        return cue == "number"
     return any(
         groups == _digit_groups(phonenumbers.format_number(number, style))
         for number in numbers
@@ -207,7 +311,12 @@ _DIGITS = re.compile(r"\d+")
 
 # A candidate: digits in groups of up to five with single separators, an optional "+" or "(area)" first;
 # bounded, so the scan is linear. libphonenumber then decides whether it is a number of some country.
-_PHONE_CANDIDATE = re.compile(r"(?<![\w+#])(?:\+|00)?\(?\d{1,5}\)?(?:[ .\-/]?\(?\d{1,5}\)?){1,7}(?![\w])")
+# Not inside a word of Latin letters or digits; next to Chinese or Japanese script, which has no spaces
+# ("電話番号は03-1234-5678です"), it may be.
+_PHONE_CANDIDATE = re.compile(
+    r"(?<![0-9A-Za-z\u00c0-\u024f_+#])(?:\+|00)?\(?\d{1,5}\)?(?:[ .\-/]?\(?\d{1,5}\)?){1,7}"
+    r"(?![0-9A-Za-z\u00c0-\u024f_])"
+)
 
 
 # Dates and times are written with the same digits and separators as phone numbers.
@@ -215,14 +324,18 @@ _DATE_LIKE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]
 
 
 @lru_cache(maxsize=4096)
-def _phone_numbers(raw: str) -> tuple[phonenumbers.PhoneNumber, ...]:
-    """The readings of `raw` libphonenumber calls valid numbers (one a region it may be read in)."""
+def _phone_numbers(raw: str, said: bool) -> tuple[phonenumbers.PhoneNumber, ...]:
+    """The readings of `raw` libphonenumber calls valid numbers (one a region it may be read in): in the
+    regions of PHONE_REGIONS, or in any region when the text says a number follows (`said`). With its "+"
+    prefix, a number of the right length for its country counts too: the metadata lags new allocations
+    ("+44 7911 654321"), and the "+" and the country code say enough."""
     if _DATE_LIKE.fullmatch(raw):
         return ()
     digits = sum(c.isdigit() for c in raw)
     if not 7 <= digits <= 15:
         return ()
-    regions: tuple[str | None, ...] = (None,) if raw.startswith("+") else PHONE_REGIONS
+    international = raw.startswith("+")
+    regions: tuple[str | None, ...] = (None,) if international else ALL_REGIONS if said else PHONE_REGIONS
     number = "+" + raw[2:] if raw.startswith("00") else raw
     valid = []
     for region in regions:
@@ -230,16 +343,36 @@ def _phone_numbers(raw: str) -> tuple[phonenumbers.PhoneNumber, ...]:
             parsed = phonenumbers.parse(number, region)
         except phonenumbers.NumberParseException:
             continue
-        if phonenumbers.is_valid_number(parsed):
+        if phonenumbers.is_valid_number(parsed) or (international and phonenumbers.is_possible_number(parsed)):
             valid.append(parsed)
     return tuple(valid)
 
 
+def _cue(text: str, start: int) -> str:
+    """What the 40 characters before a candidate say of it: "phone" (call me on, my mobile), "number"
+    (my number is: also said of order numbers), or ""."""
+    before = max(0, start - 40)
+    if _PHONE_CUE.search(text, before, start) is not None or _OWN_NUMBER.search(text, before, start) is not None:
+        return "phone"
+    return "number" if _NUMBER_CUE.search(text, max(0, start - 40), start) is not None else ""
+
+
+# Reading a candidate in every region is ~250 parses: a text is read so for its first few said numbers only,
+# so that a message of "call 1234567 call 1234568 ..." costs no more than a few ordinary ones.
+MAX_WIDE_READS = 20
+
+
 def _phones(text: str) -> Iterator[Span]:
+    wide_reads = 0
     for m in _PHONE_CANDIDATE.finditer(text):
+        if text[max(0, m.start() - 1) : m.start()] == "#":  # "#2025011012" is an order or a ticket
+            continue
         raw = m.group().rstrip(" .-/")
-        numbers = _phone_numbers(raw)
-        if numbers and _looks_dialled(text, m.start(), raw, numbers):
+        cue = _cue(text, m.start())
+        wide = cue == "phone" and not raw.startswith("+") and wide_reads < MAX_WIDE_READS
+        wide_reads += wide
+        numbers = _phone_numbers(raw, wide)
+        if numbers and _looks_dialled(raw, numbers, cue):
             yield Span(m.start(), m.start() + len(raw), RedactKind.PHONE)
 
 
@@ -254,22 +387,44 @@ def _addresses(text: str) -> Iterator[Span]:
     yield from sorted(spans, key=lambda s: s.start - s.end)
 
 
+def _secret_like(value: str) -> bool:
+    """Made to be a secret rather than a word: digits, or symbols, or letters of both cases after the first."""
+    return (
+        any(c.isdigit() for c in value)
+        or any(not c.isalnum() for c in value)
+        or (any(c.isupper() for c in value[1:]) and any(c.islower() for c in value))
+    )
+
+
+def _prose(text: str, value: str, end: int) -> bool:
+    """ "password: see the vault", "the token is pending approval": a plain lowercase word that the sentence
+    goes on from is part of it, not a value."""
+    return value.isalpha() and value.islower() and re.match(r" [a-z]", text[end : end + 2]) is not None
+
+
 def _credentials(text: str) -> Iterator[Span]:
     for pattern in (_SECRET_TOKEN, _PRIVATE_KEY):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), RedactKind.CREDENTIAL)
-    for m in _SAID_SECRET.finditer(text):
-        value = m.group("value").rstrip(".,;!?)")
-        if value and value.lower() not in _NOT_A_SECRET:
-            yield Span(m.start("value"), m.start("value") + len(value), RedactKind.CREDENTIAL)
+    for pattern in (_ENV_SECRET, _URL_PASSWORD, _BEARER, _USED_AS_SECRET, _SAID_SECRET, _UNSAID_SECRET):
+        for m in pattern.finditer(text):
+            value = m.group("value").rstrip(".,;:)")  # a "!" or "?" may end a password: it goes with it
+            start = m.start("value")
+            if not value or value.lower() in _NOT_A_SECRET or _prose(text, value, start + len(value)):
+                continue
+            weak = pattern is _BEARER or (pattern is _SAID_SECRET and m.group("weak") is not None)
+            if weak and not _secret_like(value):
+                continue
+            yield Span(start, start + len(value), RedactKind.CREDENTIAL)
 
 
 def _emails(text: str) -> Iterator[Span]:
     if "@" in text:
         for m in _EMAIL.finditer(text):
             yield Span(m.start(), m.end(), RedactKind.EMAIL)
-    for m in _EMAIL_SPELLED.finditer(text):
-        yield Span(m.start(), m.end(), RedactKind.EMAIL)
+    for pattern in (_EMAIL_SPELLED, _EMAIL_WORDS):
+        for m in pattern.finditer(text):
+            yield Span(m.start(), m.end(), RedactKind.EMAIL)
 
 
 # In this order: a span found earlier wins an overlap (a card number is not also read as a phone number; an

@@ -32,6 +32,14 @@ def _thirds(flags: list[bool]) -> None:
     assert flags == [i % 3 == 2 for i in range(len(flags))]
 
 
+def _thirds_then_carry_over(items: list[Any]) -> None:
+    """Every third item held aside, by position; the carry-over items, appended after them, all tuning."""
+    first = [i.held_aside for i in items if not i.carry_over]
+    _thirds(first)
+    assert [i.carry_over for i in items] == [False] * len(first) + [True] * (len(items) - len(first))
+    assert not any(i.held_aside for i in items if i.carry_over)
+
+
 # --- the labelled sets -------------------------------------------------------------------------------------
 
 
@@ -41,7 +49,7 @@ def test_the_pii_set_has_300_spans_of_every_kind_each_in_its_sentence_a_third_he
     assert sum(kinds.values()) >= 300
     assert set(kinds) == {k.value for k in RedactKind} and min(kinds.values()) >= 30
     assert sum(not i.spans for i in items) >= 60  # look-alikes
-    _thirds([i.held_aside for i in items])
+    _thirds_then_carry_over(items)
     for item in items:
         for span in item.spans:
             assert item.text[span.start : span.end] == span.value
@@ -51,9 +59,9 @@ def test_the_pii_sets_cards_and_ibans_pass_their_checks_and_the_invalid_look_ali
     items = safety_pii.load()
     cards = [s.value for i in items for s in i.spans if s.kind == "card"]
     ibans = [s.value for i in items for s in i.spans if s.kind == "iban"]
-    assert all(_luhn_ok(re.sub(r"[ -]", "", c)) for c in cards)
+    assert all(_luhn_ok(re.sub(r"[ .-]", "", c)) for c in cards)
     assert len({c[:2] for c in cards}) >= 6  # several brands
-    assert all(_iban_ok(v) for v in ibans) and len({v[:2] for v in ibans}) >= 6
+    assert all(_iban_ok(v.upper()) for v in ibans) and len({v[:2] for v in ibans}) >= 6
     invalid_cards = [i.text for i in items if i.note == "invalid card (Luhn)"]
     assert invalid_cards and all(
         not _luhn_ok(re.sub(r"[ -]", "", m)) for t in invalid_cards for m in re.findall(r"\d[\d -]{11,}\d", t)
@@ -66,11 +74,12 @@ def test_the_poisoning_set_has_150_attempts_of_each_way_and_150_look_alikes_a_th
     benign = [t for t in texts if not t.attempt]
     assert len(attempts) >= 150 and len(benign) >= 150
     hows = Counter(t.how.split(":")[0] for t in attempts)
-    assert set(hows) == {"direct", "document", "obfuscated", "language"} and min(hows.values()) >= 20
+    assert set(hows) == {"direct", "document", "obfuscated", "language", "markup"}
+    assert min(hows[h] for h in ("direct", "document", "obfuscated", "language")) >= 20
     assert len({t.how for t in attempts if t.how.startswith("language")}) >= 6
     assert any("\u200b" in t.text for t in attempts)  # zero-width characters really are in the file
-    _thirds([t.held_aside for t in attempts])
-    _thirds([t.held_aside for t in benign])
+    _thirds_then_carry_over(attempts)
+    _thirds_then_carry_over(benign)
 
 
 def test_the_requests_set_has_60_request_conversations_each_testing_both_ways() -> None:
