@@ -116,7 +116,9 @@ def _language_cues() -> tuple[str, ...]:
         b = "" if _UNSPACED_SCRIPT.match(verbs) else r"\b"
         # the verb said of oneself ("Ich ignoriere die Regeln beim Kochen", "je ignore") is no command
         not_said_of_oneself = "" if not b else _NOT_FIRST_PERSON
-        cues.append(rf"{not_said_of_oneself}{b}(?:{verbs}){b}.{{0,40}}{b}(?:{nouns})")
+        # (the lookbehinds only where a verb starts: at every position they cost more than all the rest)
+        at_verb = rf"(?=(?:{verbs}){b})" if b else ""
+        cues.append(rf"{b}{at_verb}{not_said_of_oneself}(?:{verbs}){b}.{{0,40}}{b}(?:{nouns})")
         if either_order:
             cues.append(rf"{b}(?:{nouns}).{{0,40}}{b}(?:{verbs}){b}")
         cues.append(rf"{b}(?:{you_now}){b}")
@@ -240,6 +242,8 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:https?://|\b[\w.-]{1,64}@[\w-]{1,63}\.\w{2,})",
     )
 )
+# One pass over a sentence for all of them: the same matches as each in turn, without a scan per cue.
+_ANY_CUE = re.compile("|".join(f"(?:{cue.pattern})" for cue in _CUES), _FLAGS)
 # The same cues said to a person, by a person ("I always tell people I'm from Leeds", "my therapist says I should
 # never tell anyone"), are about that person: these count only without a person as their subject just before.
 _IMPERATIVES: tuple[re.Pattern[str], ...] = tuple(
@@ -356,7 +360,7 @@ def _variants(sentence: str) -> Iterator[str]:
 def addresses_assistant(sentence: str) -> bool:
     """Whether a sentence is aimed at the assistant (an instruction, a role, markup, a link to follow)."""
     variants = list(_variants(sentence))
-    if any(any(cue.search(variant) for cue in _CUES) or _imperative(variant) for variant in variants):
+    if any(_ANY_CUE.search(variant) is not None or _imperative(variant) for variant in variants):
         return True
     if not variants[0].rstrip().endswith("?") and any(v.search(variant) for v in _VOCATIVES for variant in variants):
         return True
