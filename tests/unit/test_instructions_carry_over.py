@@ -126,6 +126,8 @@ def test_more_forms_of_text_aimed_at_the_assistant_are_found(text: str) -> None:
         "My boss told me to ignore the noise from the other team.",
         "Our new manager gave us new rules: no phones in meetings.",
         "My GPS said 'you are now entering Wales' and we cheered.",
+        "It's good to acknowledge what you've been through and appreciate where you are now.",
+        "I know where you are now and I'm proud of you.",
         "I asked the assistant at the pharmacy about my prescription.",
         "I use ChatGPT for my weekly meal plans.",
         "Mein Chef sagt immer, ich soll die alten Regeln vergessen.",

@@ -148,9 +148,11 @@ _CUES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:must|should|shall|will|are to) (?:always|never|ignore|now|only)\b",
         # a new role or persona
         # "you are now talking to a tired dad" is said to a person
-        r"\byou(?: are|'re) (?:now|no longer|from now on)\b(?! (?:talking|speaking|chatting|following|reading|watching"
-        r"|listening|looking|seeing|connected|subscribed|registered|signed|logged|entering|leaving|arriving"
-        r"|approaching|crossing|passing)\b)",
+        # ("where you are now." and "where you are now and ..." say where someone is)
+        r"\byou(?: are|'re) (?:now|no longer|from now on)(?= [\w\"'])(?! (?:talking|speaking|chatting|following"
+        r"|reading|watching|listening|looking|seeing|connected|subscribed|registered|signed|logged|entering|leaving"
+        r"|arriving|approaching|crossing|passing|and|but|or|so|that|because|here|there|where|when"
+        r"|than|too|though)\b)",
         r"\byou(?:'re| are) (?:an? )?(?:unrestricted|jailbroken|uncensored|dan)\b",
         r"\b(?:pretend|imagine) (?:to be|you are|that you are|you're)\b",
         r"\b(?:act|behave|respond|answer|reply) as (?:if you|an? (?:[\w-]{1,20} )?(?:ai|assistant|model|llm|chatbot)\b"
