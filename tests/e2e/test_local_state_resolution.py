@@ -232,6 +232,27 @@ def stale(api: Api, user: str, old: str, later: Any = None) -> list[Any]:
             "St Mary",
             "Oakfield",
         ),
+        (  # a place named by its kind, the child named with and without "my son"
+            "my son Kofi is in year 4 at Hillcrest Primary",
+            "Kofi started at Westbrook Academy this week",
+            "which school does Kofi go to?",
+            "Hillcrest",
+            "Westbrook",
+        ),
+        (  # a denial said of something else leaves the landlord asserted
+            "our landlord Mr Grant never answers the phone",
+            "the flat was sold, the new landlord is a company called Halden Homes",
+            "who is our landlord?",
+            "Grant",
+            "Halden",
+        ),
+        (
+            "Home internet is Zuku, it's okay",
+            "switched broadband from Zuku to Starlink",
+            "who is my broadband with?",
+            "Zuku",
+            None,
+        ),
     ],
 )
 def test_a_change_outside_the_catalogue_outdates_the_older_value(
@@ -245,6 +266,16 @@ def test_a_change_outside_the_catalogue_outdates_the_older_value(
     if new is not None:
         top = search(acme, user, question)[0]
         assert new in top["memory"] and not top["outdated_by"], top
+
+
+def test_a_message_listing_values_keeps_the_one_that_did_not_end(acme: Api) -> None:
+    user = f"list-{uuid.uuid4().hex[:12]}"
+    said(acme, user, "we pay for Mubi and Crunchyroll at the moment", BEFORE, infer=False)
+    said(acme, user, "cancelled Mubi, nothing on it worth watching", AFTER)
+
+    [kept] = current(acme, user, "Crunchyroll")
+    held = {s["value"]: s["outdated_by"] for s in kept["statements"]}
+    assert kept["outdated_by"] and held["Mubi"] and held["Crunchyroll"] is None, kept
 
 
 @pytest.mark.parametrize(

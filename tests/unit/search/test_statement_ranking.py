@@ -49,3 +49,13 @@ def test_a_question_about_someone_else_keeps_the_first_ranking() -> None:
 def test_a_memory_without_statements_keeps_its_score() -> None:
     [(fact, score)] = rank_by_statements("what do I pay for data?", [(PLAIN, 0.4)])
     assert fact is PLAIN and score == 0.4
+
+
+def test_a_memory_stating_the_asked_attribute_of_someone_the_question_names_comes_first() -> None:
+    son = memory("Has a son named Kofi", Statement(attribute="son", value="Kofi"))
+    school = memory(
+        "Kofi started at Westbrook Academy this week",
+        Statement(subject="Kofi", attribute="school", value="Westbrook Academy", single=True),
+    )
+    assert order("which school does Kofi go to?", (son, 0.5), (school, 0.45))[0] == school.text
+    assert order("which school does Ama go to?", (son, 0.5), (school, 0.45))[0] == son.text
