@@ -264,9 +264,16 @@ class AspectReader:
             # a memory as the person would say it ("Drives a VW Golf" -> "I drive a VW Golf").
             lifts = self._lifts
             said = {t: _windows(expand(first_person(t))) for t in unread}
+            # Each sentence and window is asked once whether it gives a value, not once per window of it.
+            gives: dict[str, bool] = {}
+
+            def some_value(text: str) -> bool:
+                if text not in gives:
+                    gives[text] = _some_value(text, lifts)
+                return gives[text]
+
             windows = {
-                t: _with_heads([w for w in said[t] if _some_value(w[1], lifts) or _some_value(w[2], lifts)], lifts)
-                for t in unread
+                t: _with_heads([w for w in said[t] if some_value(w[1]) or some_value(w[2])], lifts) for t in unread
             }
             flat = list(dict.fromkeys(w for t in unread for _, _, w in windows[t]))
             vectors = dict(zip(flat, self.embedder.embed([_for_meaning(w) for w in flat]), strict=True)) if flat else {}
