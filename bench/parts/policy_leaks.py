@@ -62,16 +62,17 @@ class Clause:
     index: int
     text: str
     about: frozenset[str]
+    tuning: bool = False  # written after the split was fixed (appended): tuning whatever its index
 
     @property
     def held(self) -> bool:
-        return self.index % 3 == 2
+        return self.index % 3 == 2 and not self.tuning
 
 
 def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Clause]]:
     """The entries (seven banks, then the free topics), each topic's examples, and the clauses."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    clauses = [Clause(i, c["text"], frozenset(c["about"])) for i, c in enumerate(data["clauses"])]
+    clauses = [Clause(i, c["text"], frozenset(c["about"]), c.get("tuning", False)) for i, c in enumerate(data["clauses"])]
     return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 
