@@ -72,7 +72,8 @@ class Clause:
 def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Clause]]:
     """The entries (seven banks, then the free topics), each topic's examples, and the clauses."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    clauses = [Clause(i, c["text"], frozenset(c["about"]), c.get("tuning", False)) for i, c in enumerate(data["clauses"])]
+    rows = enumerate(data["clauses"])
+    clauses = [Clause(i, c["text"], frozenset(c["about"]), c.get("tuning", False)) for i, c in rows]
     return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 

@@ -70,7 +70,7 @@ class Thresholds:
     # A topic's catalogue statements (topic_catalogue.json) are broad: a clause is about the topic by them
     # when their contrast score reaches catalogue_floor and their cosine is within catalogue_margin of the
     # clause's nearest bank, as a bank is decided relative to the others (so "I work as a nurse" is not
-    # about religion because "I'm an atheist" is a statement about one).
+    # about religion because "I don't believe in God" is a statement about one).
     catalogue_margin: float = 0.10
     vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
     catalogue_floor: float = 0.02
@@ -273,12 +273,16 @@ class TopicMeaning:
 
 @functools.cache
 def _catalogue() -> dict[str, tuple[str, ...]]:
-    """Each name and alias of topic_catalogue.json, folded, with its topic's example statements."""
+    """Each name and alias of topic_catalogue.json, folded, with its topic's example statements and those of
+    the topics it takes in (`includes`: an immigration status is a legal matter, so "legal matters" reads a
+    visa clause by what people say of visas too)."""
     data = json.loads(resources.files("engram.pipeline").joinpath("topic_catalogue.json").read_text("utf-8"))
+    topics = data["topics"]
     out: dict[str, tuple[str, ...]] = {}
-    for name, entry in data["topics"].items():
+    for name, entry in topics.items():
+        said = [*entry["examples"], *(e for part in entry.get("includes", ()) for e in topics[part]["examples"])]
         for alias in (name, *entry["aliases"]):
-            out[_fold(alias)] = tuple(entry["examples"])
+            out[_fold(alias)] = tuple(dict.fromkeys(said))
     return out
 
 
