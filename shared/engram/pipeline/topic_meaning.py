@@ -82,18 +82,18 @@ class Thresholds:
 # thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(
     banks={
-        MemoryBank.PERSONAL: BankRule(floor=-0.04, margin=0.05, sure=0.05),
-        MemoryBank.WORK: BankRule(floor=-0.3, margin=0.02, sure=0.0),
-        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.06, margin=0.16, sure=-0.05),
-        MemoryBank.HEALTH: BankRule(floor=-0.06, margin=0.13, sure=0.0),
-        MemoryBank.INTERESTS: BankRule(floor=-0.06, margin=0.02, sure=0.05),
-        MemoryBank.EVENTS: BankRule(floor=-0.08, margin=0.12, sure=-0.05),
-        MemoryBank.GENERAL: BankRule(floor=-0.04, margin=0.08, sure=0.0),
+        MemoryBank.PERSONAL: BankRule(floor=-0.05, margin=0.06, sure=0.05),
+        MemoryBank.WORK: BankRule(floor=-0.31, margin=0.03, sure=0.0),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.07, margin=0.17, sure=-0.05),
+        MemoryBank.HEALTH: BankRule(floor=-0.07, margin=0.14, sure=0.0),
+        MemoryBank.INTERESTS: BankRule(floor=-0.07, margin=0.03, sure=0.05),
+        MemoryBank.EVENTS: BankRule(floor=-0.09, margin=0.13, sure=-0.05),
+        MemoryBank.GENERAL: BankRule(floor=-0.05, margin=0.09, sure=0.0),
     },
-    topic_floor=0.1,
+    topic_floor=0.09,
     vague=0.4,
-    catalogue_margin=0.1,
-    catalogue_floor=0.02,
+    catalogue_margin=0.11,
+    catalogue_floor=0.01,
 )
 CONTRAST_K = 10  # background statements a sentence's usual nearness is the mean of
 # A topic named with nothing else to read it by (no examples, not in the catalogue: "my career", what a person
