@@ -10,7 +10,8 @@ excluded for the topic they resemble ("fasting before a blood test" is not relig
 any other must keep it. Family health is Health (a relative's illness is medical information), children
 are Relationships, immigration status is a legal matter and Personal. `topics` holds each free topic with
 the few examples a tenant's config would give. The held-aside rule, fixed before any tuning: every third
-clause of the whole list (index % 3 == 2) is held aside; nothing is tuned on it. Deterministic: no
+clause of the whole list (index % 3 == 2) is held aside, except ROUND5's, appended later and marked `tuning`
+(below); nothing is tuned on it. Deterministic: no
 randomness, the order below is the order written.
 """
 
@@ -536,6 +537,64 @@ the party at work was fun | Wo Ev
 I'm a member of the film society | In
 """.strip()
 
+# Round 5 (issue 44): clauses written after the rules were last tuned, to check that a change carries over to
+# phrasings it was not made on (more immigration status said as Personal, look-alikes that share a topic's
+# word or shape). Appended after every clause above and marked `"tuning": true`: they are tuning clauses
+# whatever their index, so the held-aside third (index % 3 == 2 among the clauses above) stays exactly what it
+# was, and no clause moves between the splits.
+ROUND5 = """
+my citizenship ceremony is booked for the spring | IM L Pe Ev
+the embassy still has my passport for the visa stamp | IM L Pe
+I'm here on my wife's visa until next year | IM L Pe Re
+my settled status application went through | IM L Pe
+the border officer questioned me for an hour about my visa | IM L Pe
+my wife's green card came through last week | IM L Re
+I renewed my gym membership yesterday | In
+we fast from sunrise to sunset this month and break it with dates | R
+my grandmother lights the Sabbath candles every friday | R Re
+I've started going to evensong at the cathedral | R
+my boss is a saint for covering my shift | Wo
+I'm a devoted fan of the Lakers | In
+I'm voting Green again this time | P
+I joined a march for electoral reform last month | P Ev
+my MP never answers my emails about the cuts | P
+office politics are driving me mad | Wo
+we voted on the team name at work | Wo
+the party at my cousin's went on till 3am | Ev Re
+I've got a second job to clear my credit card | M Wo
+I moved my savings into a fixed-rate account | M
+the bank of the river flooded again | Ge
+I'd pay anything to see them live | In
+I only told my best friend that I'm bi | S Pe Re
+coming out to my grandad was easier than I thought | S Re
+I came out of the meeting exhausted | Wo
+our youngest starts reception in September | C Re Ev
+my son refuses to do his homework | C Re
+the kid at the checkout was so helpful | Ge
+I'm the baby of the family | Pe Re
+my solicitor sent the divorce papers to my ex | L Re
+I have to appear in court as a witness next month | L Ev
+I'm a paralegal at a big firm | Wo
+the ref's decision was criminal | In
+I'm staying at a hostel in Krakow till sunday | LOC Ev
+we live above a bakery in Bristol | LOC Pe
+the film was set in Paris | In
+I love Thai food | In
+my dad's blood pressure is through the roof | FH He Re
+my sister is having chemo for the lymphoma | FH He Re
+my dad is a doctor at the local hospital | Re
+I'm taking my boss to tribunal over unpaid wages | ED Wo L M
+HR ignored my complaint about being passed over for promotion | ED Wo
+I'm on the interview panel for a new hire | Wo
+I've been vegetarian since I was twelve | Pe
+my knee's been swollen since the run | He
+I'm a big fan of crime novels | In
+we're off to my cousin's wedding in June | Ev Re
+the clocks go back tonight | Ge
+I'm an only child | Pe Re
+I'm Brazilian but I've lived in Spain for years | Pe LOC
+""".strip()
+
 
 def _row(line: str) -> dict[str, Any]:
     text, labels = (part.strip() for part in line.rsplit("|", 1))
@@ -549,6 +608,7 @@ def build() -> dict[str, Any]:
     data = json.loads(OUT.read_text(encoding="utf-8"))
     kept = data["clauses"][:KEPT]
     new = [_row(line) for line in WRITTEN.splitlines() if line.strip()]
+    new += [{**_row(line), "tuning": True} for line in ROUND5.splitlines() if line.strip()]
     texts = [c["text"].lower() for c in kept + new]
     if len(set(texts)) != len(texts):
         raise ValueError("a clause is written twice")
@@ -558,7 +618,8 @@ def build() -> dict[str, Any]:
         "built by bench/data/policy_clauses_build.py: issue 33's 124 first, then issue 44's). `about`: every "
         "memory bank or free topic (of `topics`) the clause is about: excluding any of them must remove it, "
         "excluding any other must keep it. `topics`: the free topics with the examples a tenant's config would "
-        "give. Every third clause (index % 3 == 2) is held aside: thresholds are chosen on the other two thirds only."
+        "give. Every third clause (index % 3 == 2) is held aside: thresholds are chosen on the other two thirds only; "
+        "a clause marked `tuning` (written later, appended) is a tuning clause whatever its index."
     )
     data["topics"] = topics
     data["clauses"] = kept + new

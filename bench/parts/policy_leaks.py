@@ -62,16 +62,18 @@ class Clause:
     index: int
     text: str
     about: frozenset[str]
+    tuning: bool = False  # written after the split was fixed (appended): tuning whatever its index
 
     @property
     def held(self) -> bool:
-        return self.index % 3 == 2
+        return self.index % 3 == 2 and not self.tuning
 
 
 def load(path: Path = DATA) -> tuple[list[str], dict[str, list[str]], list[Clause]]:
     """The entries (seven banks, then the free topics), each topic's examples, and the clauses."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    clauses = [Clause(i, c["text"], frozenset(c["about"])) for i, c in enumerate(data["clauses"])]
+    rows = enumerate(data["clauses"])
+    clauses = [Clause(i, c["text"], frozenset(c["about"]), c.get("tuning", False)) for i, c in rows]
     return [b.value for b in MemoryBank] + list(data["topics"]), data["topics"], clauses
 
 
@@ -189,7 +191,7 @@ def choose_slack(pairs: Sequence[Scored], entries: Sequence[str]) -> tuple[float
     """How far to widen the fitted rules, by two-fold cross-validation inside the tuning pairs alone
     (fit on one half, count on the other, and the other way round): the slack with the fewest leaks
     weighed LEAK_WEIGHT times a false exclusion (privacy first), on pairs the rules were not fitted on."""
-    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 == 1])
+    halves = ([p for p in pairs if p[0].index % 3 == 0], [p for p in pairs if p[0].index % 3 != 0])  # (tuning pairs)
     tried: dict[str, Any] = {}
     for slack in SLACKS:
         leaked = cut = 0

@@ -119,6 +119,13 @@ BANK_DESCRIPTIONS: dict[MemoryBank, tuple[str, ...]] = {
         "we bought a house in the suburbs",
         "I'm of Irish descent",
         "my parents were immigrants",
+        # who the person is also takes in their right to live where they do, and who they love
+        "I'm living here on a visa",
+        "I became a citizen of this country last year",
+        "I'm still waiting for my residence papers",
+        "I'm gay and out to everyone",
+        "I redecorated my living room",
+        "I keep a diary",
     ),
     MemoryBank.INTERESTS: (
         "the person's hobbies, tastes and what they enjoy: sport, music, books, films, games, food",

@@ -70,7 +70,7 @@ class Thresholds:
     # A topic's catalogue statements (topic_catalogue.json) are broad: a clause is about the topic by them
     # when their contrast score reaches catalogue_floor and their cosine is within catalogue_margin of the
     # clause's nearest bank, as a bank is decided relative to the others (so "I work as a nurse" is not
-    # about religion because "I'm an atheist" is a statement about one).
+    # about religion because "I don't believe in God" is a statement about one).
     catalogue_margin: float = 0.10
     vague: float = 0.30  # a clause whose nearest bank scores below this says nothing on its own
     catalogue_floor: float = 0.02
@@ -82,18 +82,18 @@ class Thresholds:
 # thirds picks: docs/policy.md gives the rates.
 THRESHOLDS = Thresholds(
     banks={
-        MemoryBank.PERSONAL: BankRule(floor=-0.3, margin=0.0, sure=0.0),
-        MemoryBank.WORK: BankRule(floor=-0.06, margin=0.01, sure=0.0),
-        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.06, margin=0.08, sure=-0.05),
-        MemoryBank.HEALTH: BankRule(floor=-0.06, margin=0.13, sure=0.0),
-        MemoryBank.INTERESTS: BankRule(floor=-0.06, margin=0.11, sure=0.0),
-        MemoryBank.EVENTS: BankRule(floor=-0.08, margin=0.12, sure=-0.05),
-        MemoryBank.GENERAL: BankRule(floor=-0.04, margin=0.08, sure=0.0),
+        MemoryBank.PERSONAL: BankRule(floor=-0.05, margin=0.06, sure=0.05),
+        MemoryBank.WORK: BankRule(floor=-0.31, margin=0.03, sure=0.0),
+        MemoryBank.RELATIONSHIPS: BankRule(floor=-0.07, margin=0.17, sure=-0.05),
+        MemoryBank.HEALTH: BankRule(floor=-0.07, margin=0.14, sure=0.0),
+        MemoryBank.INTERESTS: BankRule(floor=-0.07, margin=0.03, sure=0.05),
+        MemoryBank.EVENTS: BankRule(floor=-0.09, margin=0.13, sure=-0.05),
+        MemoryBank.GENERAL: BankRule(floor=-0.05, margin=0.09, sure=0.0),
     },
-    topic_floor=0.02,
+    topic_floor=0.09,
     vague=0.4,
-    catalogue_margin=0.1,
-    catalogue_floor=0.02,
+    catalogue_margin=0.11,
+    catalogue_floor=0.01,
 )
 CONTRAST_K = 10  # background statements a sentence's usual nearness is the mean of
 # A topic named with nothing else to read it by (no examples, not in the catalogue: "my career", what a person
@@ -273,12 +273,16 @@ class TopicMeaning:
 
 @functools.cache
 def _catalogue() -> dict[str, tuple[str, ...]]:
-    """Each name and alias of topic_catalogue.json, folded, with its topic's example statements."""
+    """Each name and alias of topic_catalogue.json, folded, with its topic's example statements and those of
+    the topics it takes in (`includes`: an immigration status is a legal matter, so "legal matters" reads a
+    visa clause by what people say of visas too)."""
     data = json.loads(resources.files("engram.pipeline").joinpath("topic_catalogue.json").read_text("utf-8"))
+    topics = data["topics"]
     out: dict[str, tuple[str, ...]] = {}
-    for name, entry in data["topics"].items():
+    for name, entry in topics.items():
+        said = [*entry["examples"], *(e for part in entry.get("includes", ()) for e in topics[part]["examples"])]
         for alias in (name, *entry["aliases"]):
-            out[_fold(alias)] = tuple(entry["examples"])
+            out[_fold(alias)] = tuple(dict.fromkeys(said))
     return out
 
 

@@ -412,3 +412,50 @@ def test_with_minilm_a_topic_named_without_examples_is_read_by_what_people_say_o
     policy = PolicyScreen(MemoryPolicy(exclude=[topic]), minilm())
     assert redacted(policy, about)[0] == ""
     assert redacted(policy, other)[0] == other
+
+
+@pytest.mark.parametrize(
+    ("topic", "about", "look_alike"),
+    [
+        # the catalogue's politics statements spoke of an immigration law, of being left-wing and of party
+        # membership: a clause about a residence permit, a left hand or a club was cut as politics
+        ("politics", "I'm canvassing for the Greens this weekend", "my residence permit came through at last"),
+        ("politics", "I always vote for the socialists", "I'm left-handed, so scissors are a pain"),
+        ("politics", "I'm canvassing for the Greens this weekend", "I'm a member of the chess club"),
+        # "my visa was refused" made any refusal an immigration status
+        ("immigration status", "my work permit runs out in June", "my loan application was refused"),
+    ],
+)
+def test_with_minilm_a_catalogue_topic_keeps_a_clause_that_shares_only_a_word_or_a_shape_with_it(
+    topic: str, about: str, look_alike: str
+) -> None:
+    policy = PolicyScreen(MemoryPolicy(exclude=[topic]), minilm())
+    assert redacted(policy, about)[0] == ""
+    assert redacted(policy, look_alike)[0] == look_alike
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm on a spouse visa while my papers are processed",
+        "I'm bisexual and my friends all know",
+        "I'm gay, my family has known for years",
+    ],
+)
+def test_with_minilm_excluding_personal_cuts_who_the_person_is_by_residence_and_orientation(said: str) -> None:
+    # Personal's statements said nothing of a person's right to live where they do or of whom they love: these
+    # read nearer other banks and were stored under exclude: ["Personal"]
+    assert redacted(PolicyScreen(MemoryPolicy(exclude=["Personal"]), minilm()), said)[0] == ""
+
+
+def test_a_catalogue_topic_reads_the_statements_of_the_topics_it_takes_in() -> None:
+    from engram.pipeline.topic_meaning import catalogue_examples
+
+    legal, immigration = set(catalogue_examples("legal matters")), set(catalogue_examples("immigration status"))
+    assert immigration and immigration <= legal
+    assert not legal <= immigration  # one way: a court case is no immigration status
+
+
+@pytest.mark.parametrize("said", ["my work permit runs out in June", "I have a spouse visa and it needs renewing soon"])
+def test_with_minilm_excluding_legal_matters_cuts_an_immigration_status(said: str) -> None:
+    assert redacted(PolicyScreen(MemoryPolicy(exclude=["legal matters"]), minilm()), said)[0] == ""
