@@ -1,8 +1,8 @@
 """Engram in this process, wired by the real bootstrap, against a moto server in another process.
 
 The Container builds the real adapters (DynamoDB fact and task stores, SQS queue, S3) from Settings;
-only the index is handed in (the embedded one, in memory, as the local stack runs it) and the
-embedder is shared between environments so the model loads once.
+only the indexes are handed in (the embedded ones, memories and entities, in memory, as the local stack runs
+them: nothing outlives an environment) and the embedder is shared between environments so the model loads once.
 """
 
 from __future__ import annotations
@@ -108,6 +108,13 @@ def engram_env(moto_endpoint: str, llm_base_url: str | None = None, **overrides:
     create_bucket(session.client("s3", endpoint_url=moto_endpoint), settings.bucket)
     queue_url = create_fifo_queue(session.client("sqs", endpoint_url=moto_endpoint), f"bench{n}-tasks.fifo")
     settings = settings.model_copy(update={"queue_url": queue_url})
-    parts: dict[str, Any] = {"index": EmbeddedIndex(None, 384), "embedder": shared_embedder()}
+    # The entity index in memory too: in the tree's data folder (.engram/entities.sqlite3) it outlived the
+    # environment, so each run found the entities of every earlier run of the same users and a live add grew
+    # slower the more the bench had run in that tree (1,095 entity lookups where a fresh one makes 141).
+    parts: dict[str, Any] = {
+        "index": EmbeddedIndex(None, 384),
+        "entity_index": EmbeddedIndex(None, 384),
+        "embedder": shared_embedder(),
+    }
     parts.update(overrides)
     return EngramEnv(Container(settings, **parts))
