@@ -7,22 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from engram.adapters.onnx.embedder import OnnxEmbedder
 from engram.domain.statements import same_subject
-from engram.state.aspects import AspectReader
 from engram.state.attributes import ANY
 from engram.state.open_reading import names_in
 from engram.state.reading import StatementReading
+from tests.unit.state.test_open_statement_reading import reading, said
 
-
-@pytest.fixture(scope="module")
-def reading() -> StatementReading:
-    return StatementReading(AspectReader(OnnxEmbedder()))
-
-
-def said(reading: StatementReading, text: str) -> set[tuple[str, str, str, str, bool]]:
-    [statements] = reading.statements([text])
-    return {(s.subject, s.attribute, s.value, s.polarity, s.single) for s in statements}
+__all__ = ["reading"]  # the module's fixture: one reader, one model load
 
 
 @pytest.mark.parametrize(
