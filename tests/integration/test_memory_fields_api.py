@@ -77,7 +77,7 @@ def test_a_memory_says_who_said_it_through_dynamodb(call: Any, stack: Stack) -> 
     results = call("GET", f"/v1/tasks/{accepted['task_id']}")[1]["results"]
     sources = {r["memory"]: call("GET", f"/v1/memories/{r['id']}")[1]["source"] for r in results}
     assert {m: (s["role"], s["name"], s["message_index"]) for m, s in sources.items()} == {
-        "My gate code is 4711": ("user", "alice", 0),
+        "My gate code is [credential]": ("user", "alice", 0),  # a secret said as such is never stored
         "Noted, I will remember it.": ("assistant", None, 1),
         "gate=4711": ("tool", "vault", 2),
         "Thanks!": ("user", None, 3),
