@@ -80,18 +80,25 @@ class StatementReading:
     def _open(self, texts: Sequence[str]) -> dict[str, list[Statement]]:
         """The open statements of each text: the forms' and the endings', with one embedder call for the
         clauses that give a form or may tell an ending."""
-        read = {t: _forms(clauses(expand(first_person(t)))) for t in texts}
-        heads = (head(p) for t in texts for c, _, found in read[t] for p in _unread_parts(c, found))
+        # Each clause with its forms and the parts of it that give none, read once.
+        read = {
+            t: [
+                (c, leads, found, _unread_parts(c, found))
+                for c, leads, found in _forms(clauses(expand(first_person(t))))
+            ]
+            for t in texts
+        }
+        heads = (head(p) for t in texts for _, _, _, parts in read[t] for p in parts)
         asked = list(dict.fromkeys(h for h in heads if short(h) and self.polarity.may_end(h)))
         senses = dict(zip(asked, self._senses(asked), strict=True))
         out: dict[str, list[Statement]] = {}
         for text in texts:
             statements: list[Statement] = []
             lead = ""
-            for clause, leads, found in read[text]:
+            for clause, leads, found, parts in read[text]:
                 lead = clause if leads else lead
                 statements += [self._asserted(said) for said in found]
-                for n, part in enumerate(_unread_parts(clause, found)):
+                for n, part in enumerate(parts):
                     sense = senses.get(head(part))
                     if sense is not None:
                         statements += self._ending(head(part), lead if n or not leads else "", sense)
