@@ -4,7 +4,7 @@ weighing more than a false exclusion."""
 
 from __future__ import annotations
 
-from bench.parts.policy_leaks import LEAK_WEIGHT, Clause, choose, choose_slack, decides, widened
+from bench.parts.policy_leaks import LEAK_WEIGHT, Clause, choose, choose_slack, decides, model_sample, widened
 from engram.domain.models import MemoryBank
 from engram.pipeline.topic_meaning import THRESHOLDS, Scores
 
@@ -64,3 +64,15 @@ def test_the_slack_is_the_one_with_fewest_leaks_on_the_half_not_fitted_weighed_a
         best["leaked"] * LEAK_WEIGHT + best["falsely_cut"] <= t["leaked"] * LEAK_WEIGHT + t["falsely_cut"]
         for t in tried.values()
     )
+
+
+def test_the_model_sample_tries_every_entry_with_its_first_clauses_each_once() -> None:
+    clauses = [
+        Clause(0, "I pray every morning", frozenset({"religion"})),
+        Clause(1, "my salary went up", frozenset({"finances"})),
+        Clause(2, "we tithe a tenth of our pay", frozenset({"religion", "finances"})),
+        Clause(3, "I fast for Ramadan", frozenset({"religion"})),
+        Clause(4, "the mortgage is paid off", frozenset({"finances"})),
+    ]
+    sample = model_sample(clauses, ["religion", "finances", "politics"], per_entry=2)
+    assert [c.index for c in sample] == [0, 1, 2]
