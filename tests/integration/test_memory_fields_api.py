@@ -79,7 +79,7 @@ def test_a_memory_says_who_said_it_through_dynamodb(call: Any, stack: Stack) -> 
     assert {m: (s["role"], s["name"], s["message_index"]) for m, s in sources.items()} == {
         "My gate code is [credential]": ("user", "alice", 0),  # a secret said as such is never stored
         "Noted, I will remember it.": ("assistant", None, 1),
-        "gate=4711": ("tool", "vault", 2),
+        "gate=[credential]": ("tool", "vault", 2),  # and wherever the request repeats it
         "Thanks!": ("user", None, 3),
     }
     listed = call("GET", "/v1/memories", query={"user_id": "alice"})[1]["results"]

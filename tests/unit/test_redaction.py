@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engram.domain.policy import RedactKind, TenantConfig
-from engram.safety.redaction import find, redact
+from engram.safety.redaction import find, redact, redact_together
 
 ALL = list(RedactKind)
 
@@ -165,3 +165,25 @@ def test_an_address_or_number_written_to_dodge_a_filter_is_still_found(text: str
 
 def test_nine_digits_without_a_word_saying_ssn_are_not_one() -> None:
     assert find("order 512348821 shipped", ALL) == []
+
+
+def test_a_secret_said_once_is_redacted_wherever_the_request_repeats_it() -> None:
+    said = ["My gate code is 4711", "Noted.", "gate=4711", "the 47110 bus and 4711 again", "Thanks!"]
+    assert [r.text for r in redact_together(said)] == [
+        "My gate code is [credential]",
+        "Noted.",
+        "gate=[credential]",
+        "the 47110 bus and [credential] again",  # whole words only
+        "Thanks!",
+    ]
+
+
+def test_a_password_said_twice_in_one_message_is_redacted_both_times() -> None:
+    (result,) = redact_together(["my password is Tr0ub4dor, yes Tr0ub4dor"])
+    assert result.text == "my password is [credential], yes [credential]"
+    assert result.count == 2
+
+
+def test_a_short_secret_is_not_hunted_through_the_other_messages() -> None:
+    said = ["my PIN is 907", "flight 907 was late"]
+    assert [r.text for r in redact_together(said)] == ["my PIN is [credential]", "flight 907 was late"]

@@ -8,18 +8,17 @@ from collections.abc import Iterable
 from engram.domain.imports import ImportedEntity, ImportRequest
 from engram.domain.models import Message
 from engram.domain.policy import RedactKind
-from engram.safety.redaction import redact
+from engram.safety.redaction import redact, redact_together
 
 REDACTED = "redacted"  # the task's count of spans replaced by a placeholder
 
 
 def redact_messages(messages: list[Message], kinds: Iterable[RedactKind]) -> tuple[list[Message], Counter[RedactKind]]:
-    """Each message's content with the spans of `kinds` (credentials always) replaced; what was found."""
-    wanted = frozenset(kinds)
+    """Each message's content with the spans of `kinds` (credentials always) replaced, a secret found in one
+    message wherever it appears again in the request (a tool echoing a code the user said); what was found."""
     found: Counter[RedactKind] = Counter()
     out = []
-    for message in messages:
-        result = redact(message.content, wanted)
+    for message, result in zip(messages, redact_together([m.content for m in messages], kinds), strict=True):
         found += result.found
         out.append(message if not result.found else message.model_copy(update={"content": result.text}))
     return out, found

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -455,7 +455,43 @@ def find(text: str, kinds: Iterable[RedactKind] = ()) -> list[Span]:
 
 def redact(text: str, kinds: Iterable[RedactKind] = ()) -> Redaction:
     """`text` with each span of `kinds` (credentials always) replaced by its placeholder."""
-    spans = find(text, kinds)
+    return _replaced(text, find(text, kinds))
+
+
+# A secret repeated is replaced only when it is at least this long: shorter values ("no", "42") are words.
+_MIN_REPEATED_SECRET = 4
+
+
+def redact_together(texts: Sequence[str], kinds: Iterable[RedactKind] = ()) -> list[Redaction]:
+    """Each of `texts` (one request's messages) redacted as `redact` does; a credential found in any of them is
+    also replaced wherever its value appears again as a whole word in any of them: a code the user says as
+    such ("my gate code is 4711") and a tool echoes ("gate=4711") is one secret, and so is a password said
+    twice. One pass over each text for the values, which are literals."""
+    found = [find(text, kinds) for text in texts]
+    secrets = {
+        text[span.start : span.end]
+        for text, spans in zip(texts, found, strict=True)
+        for span in spans
+        if span.kind is RedactKind.CREDENTIAL and span.end - span.start >= _MIN_REPEATED_SECRET
+    }
+    if not secrets:
+        return [_replaced(text, spans) for text, spans in zip(texts, found, strict=True)]
+    again = re.compile(
+        r"(?<!\w)(?:" + "|".join(re.escape(v) for v in sorted(secrets, key=len, reverse=True)) + r")(?!\w)"
+    )
+    out = []
+    for text, spans in zip(texts, found, strict=True):
+        repeated = [
+            Span(m.start(), m.end(), RedactKind.CREDENTIAL)
+            for m in again.finditer(text)
+            if not any(m.start() < t.end and t.start < m.end() for t in spans)
+        ]
+        out.append(_replaced(text, sorted([*spans, *repeated], key=lambda s: s.start)))
+    return out
+
+
+def _replaced(text: str, spans: Sequence[Span]) -> Redaction:
+    """`text` with each of `spans` (in order, not overlapping) replaced by its kind's placeholder."""
     if not spans:
         return Redaction(text)
     parts: list[str] = []
