@@ -119,6 +119,16 @@ def cue(clause: str, asserting: bool = True) -> Polarity | None:
     return None
 
 
+def ends_in_words(clause: str) -> bool:
+    """Whether the clause's own words say something ended: "no longer", "no more", "any more"."""
+    return _ENDED.search(clause) is not None
+
+
+def ends_in_words_lowered(clause: str) -> str:
+    """The clause with its words of ending in lower case, so that none is taken for a name ("No more ...")."""
+    return _ENDED.sub(lambda m: m.group(0).lower(), clause)
+
+
 def said_of(clause: str, value: str | None) -> Polarity | None:
     """The polarity a clause's words give a value it names: its cues up to the value, and an ending after it
     ("I'm not with Vodafone any more"). What follows the value is most often said of it, not of holding it:

@@ -33,7 +33,7 @@ from engram.state.open_reading import (
     names_in,
     short,
 )
-from engram.state.polarity import PolarityReader, Sense, cue, said_of
+from engram.state.polarity import PolarityReader, Sense, cue, ends_in_words, ends_in_words_lowered, said_of
 from engram.text.match import values_match
 
 CACHE = 4096  # texts read (the same memories are read at add and again as neighbours)
@@ -102,6 +102,7 @@ class StatementReading:
                     sense = senses.get(head(part))
                     if sense is not None:
                         statements += self._ending(head(part), lead if n or not leads else "", sense)
+                    statements += _said_ended(head(part), not n and leads)
             out[text] = statements
         return out
 
@@ -183,6 +184,27 @@ class StatementReading:
         if value and subject == USER and (named_subject(clause) or ("", ""))[0] == value:
             return [ended, ended.model_copy(update={"attribute": ANY, "single": True})]
         return [ended]
+
+
+def _said_ended(clause: str, leads: bool) -> list[Statement]:
+    """An ending the words say of a value they name ("no more Gary the landlord", "Kiri doesn't coach us any
+    more"), whatever the clause means as a whole: its polarity is the language's, not its closest example's
+    (a name blurs the meaning of a short clause). Of whatever attribute holds that value: it is named."""
+    if not ends_in_words(clause) or cue(clause, asserting=False) != "ended":
+        return []
+    clause = ends_in_words_lowered(clause)  # "No more wahala": its "No" opens no name
+    value = names_in(clause)
+    if value is not None and value.split()[0].lower() in _POSSESSIVE:  # "My sister Ana no longer ...": not read
+        return []
+    if value is not None and clause.startswith(value) and (then := names_in(clause, skip=[value])) is not None:
+        return [Statement(subject=value, attribute=ANY, value=then, polarity="ended", single=True)]  # Maria's Leeds
+    subject = ending_subject(clause, value, leads) if value else None
+    if value is None or subject is None:
+        return []
+    return [Statement(subject=subject, attribute=ANY, value=value, polarity="ended", single=True)]
+
+
+_POSSESSIVE = frozenset("my our his her their the".split())
 
 
 def _forms(said: Sequence[tuple[str, bool]]) -> list[tuple[str, bool, list[Said]]]:

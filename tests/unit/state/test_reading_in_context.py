@@ -133,3 +133,33 @@ def test_the_nearest_subject_says_whose_a_form_is(reading: StatementReading) -> 
     assert ("my brother", "phone", "Pixel 9", "asserted", True) in said(
         reading, "my brother just got a new phone: Pixel 9"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "value"),
+    [
+        ("no more Gary the landlord!! we got the keys to our own place", "user", "Gary"),
+        ("we don't have Netflix any more", "user", "Netflix"),
+        ("Maria doesn't live in Leeds any more", "Maria", "Leeds"),
+        ("he doesn't work at Shell any more", "he", "Shell"),
+    ],
+)
+def test_an_ending_the_words_say_of_a_named_value_ends_it(
+    reading: StatementReading, text: str, subject: str, value: str
+) -> None:
+    statements = said(reading, text)
+    assert (subject, ANY, value, "ended") in [(s, a, v, p) for s, a, v, p, _ in statements], statements
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No more wahala with transfers",  # its "No" is no name
+        "My sister Ana no longer works at Google",  # whose ending, and of what, is not read so: nothing
+        "no more than two coffees a day with Maria",
+        "I might not see Dr Patel any more",
+    ],
+)
+def test_words_of_ending_without_a_value_they_end_end_nothing(reading: StatementReading, text: str) -> None:
+    statements = said(reading, text)
+    assert not [s for s in statements if s[2] != ANY and s[3] == "ended" and s[1] == ANY], statements
