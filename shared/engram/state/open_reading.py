@@ -180,9 +180,22 @@ def clauses(text: str) -> list[tuple[str, bool]]:
     for sentence in split_sentences(text):
         if is_question(sentence):
             continue
-        parts = [strip_lead(c)[:MAX_CLAUSE] for c in split_clauses(sentence)]
-        out += [(c, i == 0) for i, c in enumerate(p for p in parts if p)]
+        parts = [p for p in (strip_lead(c)[:MAX_CLAUSE] for c in split_clauses(sentence)) if p]
+        if len(parts) > 1 and _ONLY_A_NAME.fullmatch(parts[0]) and _FIRST.match(parts[1]):
+            parts[:2] = [f"{parts[0]} and {parts[1]}"]  # "Maya and I split up": done with Maya, its value
+        out += [(c, i == 0) for i, c in enumerate(parts)]
     return out
+
+
+_ONLY_A_NAME = re.compile(rf"{CAPITAL}[\w'\u2019-]*(?:\s{CAPITAL}[\w'\u2019-]*){{0,2}}")
+_WITH_ME = re.compile(rf"(?P<name>{_ONLY_A_NAME.pattern})\s+and\s+(?:I|we)\b")
+
+
+def done_with(clause: str) -> tuple[int, str | None]:
+    """Where "<name> and I" (or "and we") that opens a clause ends, and the name; else (0, None): what follows
+    is done with them ("Maya and I split up")."""
+    found = _WITH_ME.match(clause)
+    return (found.end(), found["name"]) if found else (0, None)
 
 
 def _value(raw: str | None) -> str | None:

@@ -25,6 +25,7 @@ from engram.state.open_reading import (
     Said,
     changed_kind,
     clauses,
+    done_with,
     ending_subject,
     forms,
     head,
@@ -163,7 +164,7 @@ class StatementReading:
             return []
         if cue(clause, asserting=False) not in (None, "ended"):
             return []
-        value = names_in(clause)
+        value = done_with(clause)[1] or names_in(clause)  # "Maya and I split up": Maya
         subject = ending_subject(clause, value, not lead)
         if subject is None and lead and ending_subject(clause, None, False) is None:
             subject = ending_subject(lead, None, True)
@@ -193,6 +194,9 @@ def _said_ended(clause: str, leads: bool) -> list[Statement]:
     if not ends_in_words(clause) or cue(clause, asserting=False) != "ended":
         return []
     clause = ends_in_words_lowered(clause)  # "No more wahala": its "No" opens no name
+    _, with_whom = done_with(clause)
+    if with_whom is not None:  # "Sam and I are not together any more": the person's, Sam its value
+        return [Statement(subject=USER, attribute=ANY, value=with_whom, polarity="ended", single=True)]
     value = names_in(clause)
     if value is not None and value.split()[0].lower() in _POSSESSIVE:  # "My sister Ana no longer ...": not read
         return []
@@ -221,7 +225,9 @@ def _forms(said: Sequence[tuple[str, bool]]) -> list[tuple[str, bool, list[Said]
 def _unread_parts(clause: str, found: Sequence[Said]) -> list[str]:
     """The comma-separated parts of a clause that give no form, each asked whether it tells an ending: "left
     the Harriers, joined Portobello Running Club" tells one in its first part, which its whole meaning blurs."""
-    parts = [p.strip() for p in _PARTS.split(clause)]
+    opening, _ = done_with(clause)  # "Maya and I split up": one part, whose value Maya leads
+    parts = [p.strip() for p in _PARTS.split(clause[opening:])]
+    parts[0] = f"{clause[:opening]}{parts[0]}" if opening else parts[0]
     if not found:
         return [p for p in parts if p] if len(parts) > 1 else [clause]
     return [p for p in parts if p and not forms(p)]

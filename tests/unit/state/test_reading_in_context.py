@@ -163,3 +163,22 @@ def test_an_ending_the_words_say_of_a_named_value_ends_it(
 def test_words_of_ending_without_a_value_they_end_end_nothing(reading: StatementReading, text: str) -> None:
     statements = said(reading, text)
     assert not [s for s in statements if s[2] != ANY and s[3] == "ended" and s[1] == ANY], statements
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Maya and I split up in june. I'm seeing someone new, his name is Daniel", "Maya"),
+        ("Chloé and I broke up. it's fine", "Chloé"),
+        ("Sam and I are not together any more", "Sam"),
+    ],
+)
+def test_an_ending_done_with_someone_named_first_ends_them(reading: StatementReading, text: str, value: str) -> None:
+    statements = said(reading, text)
+    ended = [(s, v) for s, _, v, p, _ in statements if p == "ended"]
+    assert ended == [("user", value)], statements
+
+
+def test_something_done_with_someone_named_first_ends_nothing(reading: StatementReading) -> None:
+    statements = said(reading, "Tom and I went to Leeds for the weekend")
+    assert not [s for s in statements if s[3] == "ended"], statements
