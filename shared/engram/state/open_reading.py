@@ -446,6 +446,8 @@ def names_in(clause: str, skip: Sequence[str] = ()) -> str | None:
     """The first whole name in a clause (not its first word, unless it is the value: "Miso died")."""
     for found in re.finditer(VALUE, clause):
         value = _value(found.group(0))
+        if value and "I" in value.split():  # "Abeg I don close ...": what leads "I" is no value
+            continue
         if value and found.start() == 0:
             value = _unopened(value)
         if value and value not in skip and value.lower() not in ("i", "i'm", "i've", "we"):

@@ -60,7 +60,13 @@ def test_an_ending_in_a_later_part_is_whoever_leads_the_sentence(reading: Statem
 
 
 @pytest.mark.parametrize(
-    ("text", "value"), [("Finally got rid of Telekom", "Telekom"), ("Sold the Golf", "Golf"), ("Miso died", "Miso")]
+    ("text", "value"),
+    [
+        ("Finally got rid of Telekom", "Telekom"),
+        ("Sold the Golf", "Golf"),
+        ("Miso died", "Miso"),
+        ("Abeg I don close that GTBank account", "GTBank"),  # what leads "I" is no value
+    ],
 )
 def test_the_word_that_opens_a_sentence_is_no_name_unless_it_is_the_value(text: str, value: str) -> None:
     assert names_in(text) == value
