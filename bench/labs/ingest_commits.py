@@ -8,8 +8,8 @@ commit, commits alternating, a fresh moto and a fresh entity index for each repl
 Why a lab of its own: CPU per add on this machine moves by a third from one hour to the next, so a figure
 from another day's run cannot be set beside today's. Each commit is unpacked with `git archive` into a
 temporary folder (no worktree is left behind) and its own replay runs from there, with this tree's Python,
-stub LLM and LoCoMo data. A commit's replay is whatever that commit's ingest part ran (`bench/ingest_child.py`
-before the bench's rooms, `bench/parts/ingest_speed_child.py` since), so each is measured as its own bench did.
+stub LLM and LoCoMo data. A commit's replay is whatever that commit's ingest part ran (module `bench.ingest_child`
+before the bench's rooms, `bench.parts.ingest_speed_child` since), so each is measured as its own bench did.
 
 Measure on a quiet machine (nothing else on the cores); the rows are printed as they come.
 """
