@@ -192,11 +192,15 @@ _FIRST_PERSON = re.compile(r"^(?:i|i'm|im|i've|we|we're|we've)\b", re.I)
 _LOOK = 200  # how far past a conjunction or comma the clause splitter reads
 
 
+# A comma between clauses or list items, not one inside a number ("30,000", "1,250,000").
+_COMMA = re.compile(r"\s*,(?!(?<=\d,)\d)\s*")
+
+
 def split_clauses(sentence: str) -> list[str]:
     """Clauses of one sentence: "Hi, I'm Alice and I love pizza" -> ["Hi", "I'm Alice", "I love pizza"]."""
     body = sentence.strip().rstrip(".!?;: ")
     parts: list[list[str]] = []  # each clause as its comma-separated segments, joined once at the end
-    for raw in re.split(r"\s*,\s*", body):
+    for raw in _COMMA.split(body):
         segment = raw.strip()
         if not segment:
             continue
