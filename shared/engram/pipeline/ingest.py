@@ -46,6 +46,7 @@ from engram.domain.ports import (
     VectorIndex,
 )
 from engram.domain.relation_changes import TaskRelations
+from engram.domain.statements import USER
 from engram.domain.steps import CandidateFact, Decision
 from engram.pipeline import instruction_screen
 from engram.pipeline.apply import Applier, said_at
@@ -66,6 +67,7 @@ from engram.reconcile.llm import cover_missing, lost_details
 from engram.reconcile.prompts import using_policy
 from engram.state.aspects import AspectReader, key_aspect
 from engram.state.supersede import LATE, Supersession
+from engram.text.match import values_match
 from engram.text.transcript import choose_prompt, parse_messages
 from engram.writes.unit_of_work import Lifecycle
 
@@ -274,7 +276,7 @@ class IngestPipeline:
             usage.add(used)
             if self.read_wider and self.aspects is not None and prompt is ExtractionPrompt.USER:
                 said_by_user = [(i, m.content) for i, m in enumerate(request.messages) if m.role == "user"]
-                candidates += self.aspects.candidates(said_by_user, candidates)
+                candidates += self._stated(said_by_user, self.aspects.candidates(said_by_user, candidates))
             if self.keep_episodes:
                 said = {_plain(c.text) for c in candidates}  # a fact that is the message itself needs no episode
                 kept = episodes(request.messages, prompt, self.extractor, self.keep_assistant_turns)
@@ -396,6 +398,27 @@ class IngestPipeline:
             (by[stored[c.message_index]], aspect, c.fact_value or "")
             for c, aspect in negated
             if stored.get(c.message_index) in by
+        ]
+
+    def _stated(self, messages: Sequence[tuple[int, str]], read: list[CandidateFact]) -> list[CandidateFact]:
+        """The catalogue's facts whose value the message states as the person's, as the statement reader reads it:
+        a value its words give another attribute ("my salary account is with HDFC Bank": no employer) or end
+        ("switched from BT to Sky": BT is not held) is not written as the aspect's fact. The same reading the
+        resolver makes of the message (cached), so the facts and the state agree."""
+        if self._supersession is None or not read:
+            return read
+        texts = dict(messages)
+        said = dict(zip(texts, self._supersession.statements_of(list(texts.values())), strict=True))
+        return [
+            c
+            for c in read
+            if any(
+                s.subject == USER
+                and s.polarity == "asserted"
+                and s.attribute == key_aspect(c.fact_key)
+                and values_match(s.value, c.fact_value or "")
+                for s in said.get(c.message_index if c.message_index is not None else -1, ())
+            )
         ]
 
     def _cut_short(

@@ -128,6 +128,10 @@ class Supersession:
             out.append(statements)
         return out
 
+    def statements_of(self, texts: Sequence[str]) -> list[tuple[Statement, ...]]:
+        """What each text states, as this resolver reads it (cached)."""
+        return self._reading.statements(texts)
+
     def _read(self, texts: Sequence[str]) -> list[tuple[Reading, ...]]:
         """Memories read in the first person: a fact is written "Lives in Leeds and works as a nurse",
         the aspects are described as people say them ("I live in ...")."""

@@ -222,3 +222,15 @@ def test_a_later_session_outdates_an_earlier_one(reader: AspectReader) -> None:
     world.scope = Scope(tenant_id="t", user_id="u", run_id="s2")
     world.say("I moved to York", "2025-06-02")
     assert world.live("York") and not world.live("Leeds")
+
+
+def test_a_value_the_words_give_another_attribute_is_no_fact_of_the_aspect(reader: AspectReader) -> None:
+    world = World(reader)
+    world.say("My salary account is with GTBank, their app is fine", "2025-01-08")
+    assert not [f for f in world.current() if f.fact_key and key_aspect(f.fact_key) == "employer"], [
+        f.text for f in world.current()
+    ]
+    world.say("been at Siemens for about three years now, mostly firmware stuff", "2025-02-01")
+    assert [f.text for f in world.current() if f.fact_key and key_aspect(f.fact_key) == "employer"] == [
+        "Works at Siemens"
+    ]
