@@ -448,7 +448,7 @@ def find(text: str, kinds: Iterable[RedactKind] = ()) -> list[Span]:
         if kind not in wanted:
             continue
         for span in finder(text):
-            if not any(span.start < t.end and t.start < span.end for t in taken):
+            if not _overlaps(span, taken):
                 taken.append(span)
     return sorted(taken, key=lambda s: s.start)
 
@@ -481,13 +481,14 @@ def redact_together(texts: Sequence[str], kinds: Iterable[RedactKind] = ()) -> l
     )
     out = []
     for text, spans in zip(texts, found, strict=True):
-        repeated = [
-            Span(m.start(), m.end(), RedactKind.CREDENTIAL)
-            for m in again.finditer(text)
-            if not any(m.start() < t.end and t.start < m.end() for t in spans)
-        ]
+        repeated = [Span(m.start(), m.end(), RedactKind.CREDENTIAL) for m in again.finditer(text)]
+        repeated = [span for span in repeated if not _overlaps(span, spans)]
         out.append(_replaced(text, sorted([*spans, *repeated], key=lambda s: s.start)))
     return out
+
+
+def _overlaps(span: Span, taken: Sequence[Span]) -> bool:
+    return any(span.start < t.end and t.start < span.end for t in taken)
 
 
 def _replaced(text: str, spans: Sequence[Span]) -> Redaction:

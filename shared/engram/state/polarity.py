@@ -119,13 +119,8 @@ def cue(clause: str, asserting: bool = True) -> Polarity | None:
     return None
 
 
-def ends_in_words(clause: str) -> bool:
-    """Whether the clause's own words say something ended: "no longer", "no more", "any more"."""
-    return _ENDED.search(clause) is not None
-
-
-def ends_in_words_lowered(clause: str) -> str:
-    """The clause with its words of ending in lower case, so that none is taken for a name ("No more ...")."""
+def lowered_ending_cues(clause: str) -> str:
+    """The clause with its cues of an ending ("no more", "no longer") in lower case: none is taken for a name."""
     return _ENDED.sub(lambda m: m.group(0).lower(), clause)
 
 

@@ -34,7 +34,7 @@ from engram.state.open_reading import (
     names_in,
     short,
 )
-from engram.state.polarity import PolarityReader, Sense, cue, ends_in_words, ends_in_words_lowered, said_of
+from engram.state.polarity import PolarityReader, Sense, cue, lowered_ending_cues, said_of
 from engram.text.match import values_match
 
 CACHE = 4096  # texts read (the same memories are read at add and again as neighbours)
@@ -191,9 +191,9 @@ def _said_ended(clause: str, leads: bool) -> list[Statement]:
     """An ending the words say of a value they name ("no more Gary the landlord", "Kiri doesn't coach us any
     more"), whatever the clause means as a whole: its polarity is the language's, not its closest example's
     (a name blurs the meaning of a short clause). Of whatever attribute holds that value: it is named."""
-    if not ends_in_words(clause) or cue(clause, asserting=False) != "ended":
+    if cue(clause, asserting=False) != "ended":  # "no longer", "no more", "any more", and no hedge or past
         return []
-    clause = ends_in_words_lowered(clause)  # "No more wahala": its "No" opens no name
+    clause = lowered_ending_cues(clause)  # "No more wahala": its "No" opens no name
     _, with_whom = done_with(clause)
     if with_whom is not None:  # "Sam and I are not together any more": the person's, Sam its value
         return [Statement(subject=USER, attribute=ANY, value=with_whom, polarity="ended", single=True)]
