@@ -3,6 +3,7 @@
     python -m bench.run_all                      # everything (tens of minutes on 2 cores)
     python -m bench.run_all --quick              # 2 conversations, smaller collections (minutes)
     python -m bench.run_all --parts recall,cold  # some parts: recall, cold, policy, qa, pii, ...
+    python -m bench.run_all --resume             # a stopped run, same commit and mode: the parts it has not saved
 
 The parts that need a real model (qa, reconcile, state's and conflicts' "model" modes) use
 the one ENGRAM_QA_MODEL / ENGRAM_QA_BASE_URL name (bench/rig/bench_model.py) and are skipped without it.
@@ -18,34 +19,33 @@ import os
 import platform
 import sys
 import tempfile
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PARTS = (
-    "recall",
-    "latency",
-    "ingest",
-    "mem0",
-    "cold",
-    "infer",
-    "facts",
-    "extract",
-    "policy",
-    "state",
-    "conflicts",
-    "bulk",
-    "longmemeval",
-    "updates",
-    "reconcile",
-    "qa",
-    "sessions",
-    "cost",
-    "pii",
-    "poisoning",
-    "requests",
-)
+# Each part (`--parts`) and the result file it saves in bench/results/.
+PARTS = {
+    "recall": "locomo_recall",
+    "latency": "search_latency",
+    "ingest": "ingest",
+    "mem0": "mem0_compare",
+    "cold": "cold_start",
+    "infer": "locomo_infer",
+    "facts": "fact_ranking",
+    "extract": "extraction_quality",
+    "policy": "policy_screen",
+    "state": "memory_state",
+    "conflicts": "conflicts",
+    "bulk": "bulk",
+    "longmemeval": "longmemeval",
+    "updates": "knowledge_update",
+    "reconcile": "reconcile_checks",
+    "qa": "qa",
+    "sessions": "session_recall",
+    "cost": "cost",
+    "pii": "safety_pii",
+    "poisoning": "safety_poisoning",
+    "requests": "safety_requests",
+}
 
 
 # The stated samples of the answer-accuracy part: a 1.5B answerer and judge on 2 cores take ~35 s a
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run_all")
     parser.add_argument("--quick", action="store_true", help="2 conversations, 1k/10k memories, fewer runs")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--resume", action="store_true", help="continue the stopped run in bench/results/run.json")
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = set(parts) - set(PARTS)
@@ -79,34 +80,30 @@ def main(argv: list[str] | None = None) -> int:
     from bench.data.locomo_data import load
     from bench.parts import cold_start, ingest_speed, locomo_recall, mem0_compare, search_latency
     from bench.report import report
+    from bench.report.report import RESULTS
     from bench.rig.bench_model import NO_MODEL, BenchModel
     from bench.rig.engram_env import VectorCache
     from bench.rig.procs import ROOT, ModelServer, MotoProcess, git_commit
+    from bench.rig.run_record import ResumeRefused, RunRecord
 
-    began = time.perf_counter()
-    run: dict[str, Any] = {
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": _machine(),
+    model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/rig/bench_model.py), if any
+    same = {
         "commit": git_commit(ROOT),
         "mode": "quick" if args.quick else "full",
-        "parts": parts,
-        "durations_s": {},
+        "model": model.describe() if model is not None else None,
     }
+    try:
+        record = RunRecord.begin(RESULTS, same=same, machine=_machine(), parts=parts, resume=args.resume)
+    except ResumeRefused as err:
+        parser.error(str(err))
+    run = record.data
+    parts = [p for p in parts if not record.done(PARTS[p])]  # a resumed run's saved parts are kept
     convs = load()
     if args.quick:
         convs = convs[:2]
     cache = VectorCache()
-    model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/rig/bench_model.py), if any
-    if model is not None:
-        run["model"] = model.describe()
 
-    def timed(name: str, fn: Any) -> Any:
-        print(f"[{name}]", flush=True)
-        start = time.perf_counter()
-        data = fn()
-        run["durations_s"][name] = round(time.perf_counter() - start, 1)
-        report.save(name, data)
-        return data
+    timed = record.timed
 
     with MotoProcess() as moto, ModelServer() as llm:
         if "recall" in parts:
@@ -258,12 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         from bench.parts import cost
 
         timed("cost", cost.run)
-    run["wall_s"] = round(time.perf_counter() - began, 1)
-    report.save("run", run)
+    record.finish()
     pngs = report.charts()
     text = report.summary(pngs=pngs)
     print(text)
-    if not args.quick and set(parts) == set(PARTS):
+    if not args.quick and set(run["parts"]) == set(PARTS):
         report.update_readme(text)  # only a full run of every part stands as the latest results
     return 0
 

@@ -52,11 +52,7 @@ def summary(folder: Path = RESULTS, pngs: list[str] | None = None) -> str:
     lines = ["# Engram benchmark results", ""]
     run = results.get("run", {})
     if run:
-        lines += [
-            f"Run {run.get('started', '?')} on {run.get('machine', '?')}, commit {run.get('commit', '?')}, "
-            f"mode {run.get('mode', '?')}, {run.get('wall_s', '?')} s in all.",
-            "",
-        ]
+        lines += [run_line(run), ""]
     lines += ["## Targets", "", "| target | result | met |", "|---|---|---|"]
     for name, check in [*TARGETS, *GOALS]:
         value, met = check(results)
@@ -70,6 +66,18 @@ def summary(folder: Path = RESULTS, pngs: list[str] | None = None) -> str:
     text = "\n".join(lines)
     (folder / "summary.md").write_text(text)
     return text
+
+
+def run_line(run: dict[str, Any]) -> str:
+    """When, where and what a run ran: its sittings too, when it was resumed (bench/rig/run_record.py)."""
+    sittings = run.get("sittings", [])
+    resumed = ""
+    if len(sittings) > 1:
+        resumed = f" in {len(sittings)} sittings (`--resume`; started {', '.join(s['started'] for s in sittings)})"
+    return (
+        f"Run {run.get('started', '?')} on {run.get('machine', '?')}, commit {run.get('commit', '?')}, "
+        f"mode {run.get('mode', '?')}, {run.get('wall_s', '?')} s in all{resumed}."
+    )
 
 
 def update_readme(text: str, readme: Path = README, folder: Path = RESULTS) -> None:
