@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,6 +15,7 @@ from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
+from engram.state.open_reading import whose_value
 from engram.text.transcript import parse_messages, said_last
 
 MAX_SUBJECT = 120  # characters: as long as an attribute may be (domain/statements.py)
@@ -78,14 +78,30 @@ def model_statements(raw: Any) -> list[Statement]:
     return found
 
 
-def stamped(facts: list[CandidateFact], said: datetime | None) -> list[CandidateFact]:
-    """The facts with their statements' event time: when the conversation said them (its last message's
-    time, as the applier dates the fact, pipeline/apply.said_at); unknown stays unknown (newer than any)."""
-    if said is None:
-        return facts
+def stamped(facts: list[CandidateFact], messages: Sequence[Message]) -> list[CandidateFact]:
+    """The facts with their statements as the conversation said them. Dated when it said them (its last
+    message's time, as the applier dates the fact, pipeline/apply.said_at; unknown stays unknown, newer than
+    any). And owned as its words say: a statement a model gave the person whose value the person said only
+    of someone else ("my brother just became a pilot with Ryanair") is that someone's, since other people's
+    attributes outdate nothing of the person's (state/open_reading.whose_value reads the words before it)."""
+    said = said_last(messages)
+    theirs = [m.content for m in messages if m.role == "user"]
     for fact in facts:
-        fact.statements = [s if s.event_time else s.model_copy(update={"event_time": said}) for s in fact.statements]
+        fact.statements = [_owned(s, theirs) for s in fact.statements]
+        if said is not None:
+            fact.statements = [
+                s if s.event_time else s.model_copy(update={"event_time": said}) for s in fact.statements
+            ]
     return facts
+
+
+def _owned(statement: Statement, texts: Sequence[str]) -> Statement:
+    if statement.subject != USER:
+        return statement
+    owners = [o for o in (whose_value(t, statement.value) for t in texts) if o is not None]
+    if not owners or USER in owners:
+        return statement
+    return statement.model_copy(update={"subject": owners[0]})
 
 
 class LLMFactExtractor:
@@ -114,6 +130,6 @@ class LLMFactExtractor:
                 "facts",
                 interpret_facts,
             )
-            facts += stamped(found, said_last(window))
+            facts += stamped(found, window)
             usage.add(used)
         return facts, usage

@@ -152,5 +152,5 @@ class OneCall:
             self.attempts,
         )
         answer.usage = usage
-        answer.facts = stamped(answer.facts, said_last(messages))
+        answer.facts = stamped(answer.facts, messages)
         return answer

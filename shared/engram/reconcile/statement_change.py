@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from engram.domain.statements import USER, Statement
 from engram.text.match import values_match
 
-_SELF = frozenset({USER, "i", "me", "myself", "the user"})
+_SELF = frozenset({USER, "i", "me", "myself", "the user", "we", "us"})
 # Whether two attributes as named are one: by meaning where the caller has it (state/attributes.py, wired by the
 # bootstrap: "mobile" and "phone" are one), else by their words.
 SameAttribute = Callable[[str, str], bool]
@@ -48,6 +48,19 @@ def change(
             return _dated(statement, tuple(other), old, old_at)
         if statement.polarity in ("hedged", "past") and one_at_a_time:
             return Change((), by=statement)  # "might move to York", "lived in Hull as a kid": the home stays
+    return _theirs(new, old, one)
+
+
+def _theirs(new: Sequence[Statement], old: Sequence[Statement], one: SameAttribute) -> Change | None:
+    """A fact that states only someone else's value of an attribute the memory states of the person ("my
+    brother just became a pilot" beside "I'm a pharmacist"): other people's attributes outdate nothing, so
+    the memory stays, whatever the model chose."""
+    if not new or any(of_the_person(s.subject) for s in new):
+        return None
+    mine = [s for s in old if of_the_person(s.subject) and s.outdated_by is None and s.polarity == "asserted"]
+    for statement in new:
+        if any(one(_plain(s.attribute), _plain(statement.attribute)) for s in mine):
+            return Change((), by=statement)
     return None
 
 
@@ -65,6 +78,11 @@ def _same(a: Statement, b: Statement, one: SameAttribute) -> bool:
 
 def _same_words(a: str, b: str) -> bool:
     return a == b
+
+
+def of_the_person(subject: str) -> bool:
+    """Whether a statement's subject is the person ("user", "I", "we"), not someone else."""
+    return _subject(subject) == USER
 
 
 def _subject(subject: str) -> str:

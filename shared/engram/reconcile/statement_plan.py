@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from engram.domain.models import Event, Fact
 from engram.domain.steps import CandidateFact, Decision
-from engram.reconcile.statement_change import Change, SameAttribute, change
+from engram.reconcile.statement_change import Change, SameAttribute, change, of_the_person
 from engram.reconcile.supersede_check import joined, pieces
 
 NOTE = "plan check: statements"
@@ -119,7 +119,10 @@ def _outdate(memory: Fact, resolved: Change, fact: CandidateFact) -> Decision:
     when its other clauses can be told apart, kept when its text does not name the old value."""
     by = resolved.by
     if by is None or not resolved.outdated:  # a hedge or the past: nothing changes
-        what = f"{by.polarity} {by.attribute} {by.value}" if by is not None else "no change"
+        what = "no change"
+        if by is not None:  # a hedge, the past, or someone else's value ("my brother's job pilot")
+            whose = "" if of_the_person(by.subject) else f"{by.subject}'s "
+            what = f"{by.polarity} {whose}{by.attribute} {by.value}"
         return Decision(event=Event.NONE, text="", memory_id=memory.id, note=f'{NOTE}: "{fact.text}" is {what}: kept')
     stale = [s.value for s in resolved.outdated]
     parts = pieces(memory.text)

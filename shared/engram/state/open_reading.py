@@ -230,6 +230,30 @@ def _whose(lead: str) -> str:
     return name.group(0) if name and name.group(0) != "I" and not _opens(name.group(0)) else USER
 
 
+def whose_value(text: str, value: str) -> str | None:
+    """Whose the text says a value is, by the words before it in the clause that names it: the person's (USER) or
+    someone else's as said ("my brother just became a pilot with Ryanair": "my brother"); a later clause with no
+    subject of its own is its sentence's ("my sister quit and joined Deloitte"). The person's where any clause
+    naming it is; None where no clause names it (a value a model put in its own words)."""
+    wanted = " ".join(value.split()).casefold()
+    if not wanted:
+        return None
+    owners: list[str] = []
+    lead = ""
+    for clause, leads in clauses(text):
+        lead = clause if leads else lead
+        at = clause.casefold().find(wanted)
+        if at < 0:
+            continue
+        owner = _whose(clause[:at])
+        if owner == USER and not leads and _SUBJECTLESS.match(clause) and not _FIRST.match(clause):
+            owner = _whose(lead)
+        owners.append(owner)
+    if not owners:
+        return None
+    return USER if USER in owners else owners[0]
+
+
 def _opens(word: str) -> bool:
     """A word that opens a sentence with no subject of its own ("Working with ...", "Finally ..."): no name."""
     lead = word.lower()

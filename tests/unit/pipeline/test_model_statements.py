@@ -147,3 +147,39 @@ def test_a_move_told_in_two_adds_is_resolved_from_the_models_statements() -> Non
     (leeds,) = [f for f in store.current.values() if f.text == "Lives in Leeds"]
     assert leeds.valid_to == datetime(2026, 6, 5, tzinfo=UTC)  # outdated when the move was said, kept as history
     assert [(s.attribute, s.value) for s in leeds.statements] == [("home", "Leeds")]
+
+
+def test_someone_elses_change_the_model_gives_the_person_outdates_nothing_of_theirs() -> None:
+    """'my brother just became a pilot' read by a model as the person's job (the 1.5B's misses in the memory-state
+    bench's model mode): the words give the value to the brother, and other people's attributes outdate nothing,
+    whatever the model's plan chose."""
+    job = {**HOME, "attribute": "job", "value": "pharmacist"}
+    llm = ScriptedLLM(
+        one_call_answer("Works as a pharmacist", job, [{"id": "0", "text": "Works as a pharmacist", "event": "ADD"}]),
+        one_call_answer(
+            "Works as a pilot with Ryanair",
+            {**job, "value": "pilot"},
+            [{"id": "0", "text": "Works as a pilot with Ryanair", "event": "UPDATE"}],
+        ),
+    )
+    store = MemoryFactStore()
+    checks = PlanChecks(HashEmbedder())
+    pipeline = IngestPipeline(
+        store,
+        MemoryIndex(),
+        HashEmbedder(),
+        LLMFactExtractor(llm),
+        LLMReconciler(llm, checks),
+        one_call=OneCall(llm, checks=checks),
+    )
+    for i, said in enumerate(("I'm a pharmacist at Boots.", "my brother just became a pilot with Ryanair, so jealous")):
+        message = Message(role="user", content=said, created_at=datetime(2026, 1 + 5 * i, 5, tzinfo=UTC))
+        pipeline.run(SCOPE, AddRequest(messages=[message], user_id="alice"), f"t{i}")
+    current = {f.text: f for f in store.list_current("acme", "alice").items}
+    assert set(current) == {"Works as a pharmacist", "Works as a pilot with Ryanair"}
+    assert [(s.subject, s.value) for s in current["Works as a pilot with Ryanair"].statements] == [
+        ("my brother", "pilot")
+    ]
+    assert [(s.subject, s.value, s.outdated_by) for s in current["Works as a pharmacist"].statements] == [
+        ("user", "pharmacist", None)
+    ]

@@ -58,7 +58,11 @@ def test_hedges_the_past_and_other_subjects_change_nothing() -> None:
     for polarity in ("hedged", "past"):
         kept = change([said("home", "York", polarity)], old, MAY)
         assert kept is not None and not kept.outdated and not kept.older
-    assert change([said("home", "York", subject="my sister Ines")], old, MAY) is None
+    # someone else's value of the person's attribute keeps the person's, settled here, not left to the model's plan
+    theirs = change([said("home", "York", subject="my sister Ines")], old, MAY)
+    assert theirs is not None and not theirs.outdated and not theirs.older
+    assert change([said("home", "York", subject="we")], old, MAY) is not None  # "we" moved: the person too
+    assert change([said("job", "pilot", subject="my brother")], old, MAY) is None  # another attribute: no bearing
 
 
 def test_many_valued_attributes_accumulate_and_the_same_value_is_no_change() -> None:
@@ -178,3 +182,17 @@ def test_an_attribute_named_in_other_words_is_the_same_attribute_by_meaning() ->
     # another attribute stays apart, and a catalogue aspect is never another
     assert change([said("laptop", "MacBook Air", event_time=JUNE)], old, MAY, meaning.one) is None
     assert change([said("employer", "Acme", event_time=JUNE)], [said("home", "Leeds")], MAY, meaning.one) is None
+
+
+def test_someone_elses_new_job_does_not_replace_the_persons() -> None:
+    plan = [Decision(event=Event.UPDATE, memory_id="m0", text="Works as a pilot", fact_index=0)]
+    out = checks(
+        plan,
+        [fact("Works as a pilot with Ryanair", said("job", "pilot", subject="my brother"))],
+        [memory("Works as a pharmacist", said("job", "pharmacist"))],
+    )
+    assert [(d.event, d.memory_id, d.text) for d in out] == [
+        (Event.NONE, "m0", ""),
+        (Event.ADD, None, "Works as a pilot with Ryanair"),
+    ]
+    assert out[0].note is not None and "my brother's job pilot" in out[0].note

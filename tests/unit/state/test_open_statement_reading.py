@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from engram.adapters.onnx.embedder import OnnxEmbedder
+from engram.domain.statements import USER
 from engram.state.aspects import AspectReader
 from engram.state.attributes import ANY
+from engram.state.open_reading import whose_value
 from engram.state.reading import StatementReading
 
 
@@ -214,3 +216,17 @@ def test_a_named_subject_in_the_third_person_is_theirs(
 @pytest.mark.parametrize("text", ["Finally moved to Leeds", "Tom might move to Lyon", "Today I moved to Leeds"])
 def test_a_sentence_opening_word_hedge_or_the_user_is_no_named_subject(reading: StatementReading, text: str) -> None:
     assert not any(s[0] not in ("user",) for s in said(reading, text))
+
+
+def test_whose_a_value_is_by_the_words_before_it() -> None:
+    """What a model gives the person is checked against whose the words make it (pipeline/llm_extractor.stamped)."""
+    assert whose_value("my brother just became a pilot with Ryanair, so jealous", "pilot") == "my brother"
+    assert whose_value("My brother-in-law has taken a new Mahindra Thar, very fancy", "Mahindra Thar") != USER
+    assert whose_value("Kofi has also started karate, he loves it", "karate") == "Kofi"
+    assert whose_value("my sister quit and joined Deloitte", "Deloitte") == "my sister"
+    assert whose_value("I'm a pharmacist at Boots", "Boots") == USER
+    assert whose_value("my daughter and I moved to Leeds", "Leeds") == USER
+    assert whose_value("Tom and I broke up", "Tom") == USER
+    # the person's wherever any clause naming it is; nothing known where the words do not name it
+    assert whose_value("my brother drives a Golf. I drive a Golf too", "Golf") == USER
+    assert whose_value("I moved to York", "the city of York") is None
