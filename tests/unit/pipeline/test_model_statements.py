@@ -103,6 +103,19 @@ def one_call_answer(text: str, statement: dict[str, Any], memory: list[dict[str,
     return json.dumps({"facts": [fact_item(text, statement)], "memory": [{"old_memory": None, **m} for m in memory]})
 
 
+def one_call_pipeline(llm: ScriptedLLM, store: MemoryFactStore) -> IngestPipeline:
+    """The ingest pipeline with the one call and its plan checks, as the LLM path wires it."""
+    checks = PlanChecks(HashEmbedder())
+    return IngestPipeline(
+        store,
+        MemoryIndex(),
+        HashEmbedder(),
+        LLMFactExtractor(llm),
+        LLMReconciler(llm, checks),
+        one_call=OneCall(llm, checks=checks),
+    )
+
+
 def test_a_move_told_in_two_adds_is_resolved_from_the_models_statements() -> None:
     llm = ScriptedLLM(
         one_call_answer(
@@ -119,15 +132,7 @@ def test_a_move_told_in_two_adds_is_resolved_from_the_models_statements() -> Non
         ),
     )
     store = MemoryFactStore()
-    checks = PlanChecks(HashEmbedder())
-    pipeline = IngestPipeline(
-        store,
-        MemoryIndex(),
-        HashEmbedder(),
-        LLMFactExtractor(llm),
-        LLMReconciler(llm, checks),
-        one_call=OneCall(llm, checks=checks),
-    )
+    pipeline = one_call_pipeline(llm, store)
     for i, (said, when) in enumerate(
         (
             ("I live in Leeds.", datetime(2026, 1, 5, tzinfo=UTC)),
@@ -163,15 +168,7 @@ def test_someone_elses_change_the_model_gives_the_person_outdates_nothing_of_the
         ),
     )
     store = MemoryFactStore()
-    checks = PlanChecks(HashEmbedder())
-    pipeline = IngestPipeline(
-        store,
-        MemoryIndex(),
-        HashEmbedder(),
-        LLMFactExtractor(llm),
-        LLMReconciler(llm, checks),
-        one_call=OneCall(llm, checks=checks),
-    )
+    pipeline = one_call_pipeline(llm, store)
     for i, said in enumerate(("I'm a pharmacist at Boots.", "my brother just became a pilot with Ryanair, so jealous")):
         message = Message(role="user", content=said, created_at=datetime(2026, 1 + 5 * i, 5, tzinfo=UTC))
         pipeline.run(SCOPE, AddRequest(messages=[message], user_id="alice"), f"t{i}")
