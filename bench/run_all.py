@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     from bench.parts import cold_start, ingest_speed, locomo_recall, mem0_compare, search_latency
     from bench.report import report
     from bench.report.report import RESULTS
+    from bench.report.run_record import ResumeRefused, RunRecord
     from bench.rig.bench_model import NO_MODEL, BenchModel
     from bench.rig.engram_env import VectorCache
     from bench.rig.procs import ROOT, ModelServer, MotoProcess, git_commit
-    from bench.rig.run_record import ResumeRefused, RunRecord
 
     model = BenchModel.from_env()  # the real model of qa, reconcile and state (bench/rig/bench_model.py), if any
     same = {

@@ -69,7 +69,7 @@ def summary(folder: Path = RESULTS, pngs: list[str] | None = None) -> str:
 
 
 def run_line(run: dict[str, Any]) -> str:
-    """When, where and what a run ran: its sittings too, when it was resumed (bench/rig/run_record.py)."""
+    """When, where and what a run ran: its sittings too, when it was resumed (bench/report/run_record.py)."""
     sittings = run.get("sittings", [])
     resumed = ""
     if len(sittings) > 1:

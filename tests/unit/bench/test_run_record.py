@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench.report import report
-from bench.rig.run_record import ResumeRefused, RunRecord
+from bench.report.run_record import ResumeRefused, RunRecord
 
 SAME: dict[str, Any] = {"commit": "abc1234", "mode": "full", "model": {"model": "qwen", "base_url": "http://m"}}
 
