@@ -72,10 +72,10 @@ class RunRecord:
 
     def finish(self) -> None:
         """Mark the run whole: its wall time is the sum of its sittings'."""
-        self._save()
-        self.data["wall_s"] = round(sum(s["wall_s"] for s in self.data["sittings"]), 1)
-        report.save("run", self.data, self._folder)
+        self._save(whole=True)
 
-    def _save(self) -> None:
+    def _save(self, whole: bool = False) -> None:
         self._sitting["wall_s"] = round(time.perf_counter() - self._began, 1)
+        if whole:
+            self.data["wall_s"] = round(sum(s["wall_s"] for s in self.data["sittings"]), 1)
         report.save("run", self.data, self._folder)

@@ -37,6 +37,16 @@ class Statement(Model):
         return self.polarity in ("asserted", "ended", "denied")
 
 
+# How a person, or a model speaking for them, names the person as a subject.
+_THE_PERSON = frozenset({USER, "i", "me", "myself", "the user", "we", "us"})
+
+
+def of_the_person(subject: str) -> bool:
+    """Whether a statement's subject is the person ("user", "I", "we", or none given), not someone else."""
+    plain = " ".join(subject.casefold().replace("_", " ").split())
+    return not plain or plain in _THE_PERSON
+
+
 def same_subject(a: str, b: str) -> bool:
     """Whether two subjects are one: by the name in each where both have one ("my daughter Isla", "Isla" and
     "Isla's" are one; "my sister Ana" and "my sister Eva" two), else by their words ("my sister", "he")."""

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from engram.domain.models import ExtractionPrompt, MemoryBank, Message, Scope, Usage
 from engram.domain.ports import LLM
-from engram.domain.statements import USER, Statement
+from engram.domain.statements import USER, Statement, of_the_person
 from engram.domain.steps import CandidateFact
 from engram.pipeline.windows import DEFAULT_WINDOW_CHARS, windows
 from engram.reconcile.llm import bounded_importance
@@ -96,7 +96,7 @@ def stamped(facts: list[CandidateFact], messages: Sequence[Message]) -> list[Can
 
 
 def _owned(statement: Statement, texts: Sequence[str]) -> Statement:
-    if statement.subject != USER:
+    if not of_the_person(statement.subject):  # the model gave it to someone else already
         return statement
     owners = [o for o in (whose_value(t, statement.value) for t in texts) if o is not None]
     if not owners or USER in owners:

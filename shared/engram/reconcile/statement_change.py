@@ -12,10 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from engram.domain.statements import USER, Statement
+from engram.domain.statements import USER, Statement, of_the_person
 from engram.text.match import values_match
 
-_SELF = frozenset({USER, "i", "me", "myself", "the user", "we", "us"})
 # Whether two attributes as named are one: by meaning where the caller has it (state/attributes.py, wired by the
 # bootstrap: "mobile" and "phone" are one), else by their words.
 SameAttribute = Callable[[str, str], bool]
@@ -80,14 +79,8 @@ def _same_words(a: str, b: str) -> bool:
     return a == b
 
 
-def of_the_person(subject: str) -> bool:
-    """Whether a statement's subject is the person ("user", "I", "we"), not someone else."""
-    return _subject(subject) == USER
-
-
 def _subject(subject: str) -> str:
-    plain = _plain(subject)
-    return USER if not plain or plain in _SELF else plain
+    return USER if of_the_person(subject) else _plain(subject)
 
 
 def _plain(text: str) -> str:

@@ -15,8 +15,9 @@ import re
 from collections.abc import Sequence
 
 from engram.domain.models import Event, Fact
+from engram.domain.statements import of_the_person
 from engram.domain.steps import CandidateFact, Decision
-from engram.reconcile.statement_change import Change, SameAttribute, change, of_the_person
+from engram.reconcile.statement_change import Change, SameAttribute, change
 from engram.reconcile.supersede_check import joined, pieces
 
 NOTE = "plan check: statements"

@@ -11,7 +11,7 @@ from typing import Any
 from engram.domain.models import AddRequest, Event, ExtractionPrompt, Message, Scope
 from engram.domain.statements import Statement
 from engram.pipeline.ingest import IngestPipeline
-from engram.pipeline.llm_extractor import LLMFactExtractor, interpret_facts
+from engram.pipeline.llm_extractor import LLMFactExtractor, interpret_facts, stamped
 from engram.pipeline.one_call import OneCall, schema, system_prompt
 from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm import LLMReconciler
@@ -180,3 +180,16 @@ def test_someone_elses_change_the_model_gives_the_person_outdates_nothing_of_the
     assert [(s.subject, s.value, s.outdated_by) for s in current["Works as a pharmacist"].statements] == [
         ("user", "pharmacist", None)
     ]
+
+
+def test_the_words_own_a_statement_the_model_gave_the_person_however_it_names_them() -> None:
+    said = [Message(role="user", content="my brother just became a pilot with Ryanair, so jealous")]
+    for subject in ("user", "I", "me", ""):
+        (fact,) = interpret_facts(
+            {"facts": [fact_item("Works as a pilot", {**HOME, "subject": subject, "value": "pilot"})]}
+        )
+        (owned,) = stamped([fact], said)
+        assert [s.subject for s in owned.statements] == ["my brother"], subject
+    (mine,) = interpret_facts({"facts": [fact_item("Moved to York", {**HOME, "subject": "I"})]})
+    (kept,) = stamped([mine], [Message(role="user", content="I moved to York")])
+    assert [s.subject for s in kept.statements] == ["I"]  # the person's own words: left as the model gave it
