@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -166,12 +166,12 @@ class MemoryFactStore:
     def history(self, tenant_id: str, memory_id: str) -> list[HistoryEvent]:
         return [e for e in self.events if e.tenant_id == tenant_id and e.memory_id == memory_id]
 
-    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
-        for memory_id in memory_ids:
+    def touch(self, tenant_id: str, uses: Mapping[str, int], when: datetime) -> None:
+        for memory_id, count in uses.items():
             fact = self.current.get((tenant_id, memory_id))
             if fact is not None:
                 fact.last_accessed_at = when
-                fact.access_count += 1
+                fact.access_count += count
 
     def history_page(self, tenant_id: str, memory_id: str, limit: int, cursor: str | None = None) -> HistoryPage:
         events = self.history(tenant_id, memory_id)

@@ -214,7 +214,10 @@ class Settings(BaseModel):
         description="Seconds around a strong hit within which a memory counts as recorded next to it.",
     )
     touch_interval_s: float = Field(
-        default=30.0, gt=0.0, description="How often search hits are written as uses (`access_count`)."
+        default=30.0,
+        gt=0.0,
+        description="How often search hits are written as uses (`access_count`: one a search that found the "
+        "memory); while searches keep coming the writes wait for a pause, up to one more interval.",
     )
     usage_flush_s: float = Field(default=5.0, gt=0.0, description="How often a container writes its search counts.")
     counter_shards: int = Field(

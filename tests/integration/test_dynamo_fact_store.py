@@ -217,7 +217,7 @@ def test_another_tenant_cannot_reach_a_memory(db: Any, store: DynamoFactStore) -
     assert store.get_many("globex", [f.id]) == []
     assert store.list_current("globex", "u1").items == []
     assert store.history("globex", f.id) == []
-    store.touch("globex", [f.id], T0)
+    store.touch("globex", {f.id: 1}, T0)
     intruder = f.model_copy(update={"tenant_id": "globex"})
     with pytest.raises(ConflictError):
         store.close(intruder, T0, event(intruder, Event.DELETE))
@@ -359,10 +359,10 @@ def test_touch_records_access_without_a_new_version(db: Any, store: DynamoFactSt
     f = fact()
     store.add(f, event(f))
     when = T0 + timedelta(hours=5)
-    store.touch("acme", [f.id, f.id, "missing-id"], when)
-    store.touch("acme", [f.id], when + timedelta(minutes=1))
+    store.touch("acme", {f.id: 2, "missing-id": 1}, when)  # two searches found it since the last write
+    store.touch("acme", {f.id: 1}, when + timedelta(minutes=1))
     got = store.get("acme", f.id)
-    assert (got.access_count, got.last_accessed_at, got.version) == (2, when + timedelta(minutes=1), 1)
+    assert (got.access_count, got.last_accessed_at, got.version) == (3, when + timedelta(minutes=1), 1)
     assert got.text == f.text
     with pytest.raises(NotFoundError):
         store.get("acme", "missing-id", include_closed=True)

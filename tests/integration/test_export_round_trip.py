@@ -142,7 +142,7 @@ def rich_user(stack: Stack, tenant: str, user: str) -> None:
     )  # type: ignore[union-attr]
     batch.rewrite(siemens, corrected, actor="test")
     batch.commit()
-    c.facts.touch(tenant, [munich.id, episode.id], datetime.now(UTC))
+    c.facts.touch(tenant, {munich.id: 1, episode.id: 1}, datetime.now(UTC))
     forgotten = Fact(tenant_id=tenant, user_id=user, text="Likes tennis", valid_from=SAID, embedding_model=model)
     batch = c.writes.lifecycle.changes(tenant, user)
     batch.add(forgotten, actor="test")

@@ -112,8 +112,9 @@ class FactStore(Protocol):
         where the fact changed or was closed since it was read."""
         ...
 
-    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
-        """Record an access (last_accessed_at, access_count) without a new version."""
+    def touch(self, tenant_id: str, uses: Mapping[str, int], when: datetime) -> None:
+        """Record accesses without a new version: each memory's last_accessed_at becomes `when` and its
+        access_count grows by its uses (ids of no current memory are left out)."""
         ...
 
 

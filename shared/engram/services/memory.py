@@ -273,7 +273,7 @@ class MemoryService:
             raise NotFoundError("memory", memory_id)
         # Reading one memory counts as a use for least-recently-used pruning (searches do too,
         # through the touch buffer).
-        self.facts.touch(tenant_id, [memory_id], utcnow())
+        self.facts.touch(tenant_id, {memory_id: 1}, utcnow())
         return fact
 
     def history(self, tenant_id: str, memory_id: str, limit: int = 100, cursor: str | None = None) -> HistoryPage:

@@ -7,7 +7,7 @@ gsi1sk={created_at iso}#{memory_id}) holds only current facts, which is what lis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
@@ -337,18 +337,18 @@ class DynamoFactStore:
                     ) from err
                 raise
 
-    def touch(self, tenant_id: str, memory_ids: Sequence[str], when: datetime) -> None:
+    def touch(self, tenant_id: str, uses: Mapping[str, int], when: datetime) -> None:
         stamp = _SER.serialize(_json_datetime(when))
         with aws_errors(self._table):
-            for memory_id in dict.fromkeys(memory_ids):
+            for memory_id, count in uses.items():
                 try:
                     self._db.update_item(
                         TableName=self._table,
                         Key=self._key(tenant_id, memory_id),
-                        UpdateExpression="SET #last = :when, #count = if_not_exists(#count, :zero) + :one",
+                        UpdateExpression="SET #last = :when, #count = if_not_exists(#count, :zero) + :uses",
                         ConditionExpression="attribute_exists(pk)",  # never create a stub for a missing id
                         ExpressionAttributeNames={"#last": "last_accessed_at", "#count": "access_count"},
-                        ExpressionAttributeValues={":when": stamp, ":zero": {"N": "0"}, ":one": {"N": "1"}},
+                        ExpressionAttributeValues={":when": stamp, ":zero": {"N": "0"}, ":uses": {"N": str(count)}},
                     )
                 except ClientError as err:
                     if error_code(err) == "ConditionalCheckFailedException":
