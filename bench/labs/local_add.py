@@ -96,6 +96,32 @@ class CountingLLM:
         self.inner.ping()
 
 
+@dataclass
+class RecordingLLM:
+    """The LLM port that writes each call's user message and raw answer (or error) as a JSON line: what a
+    model said when an add took minutes (an answer that runs on until the server's token limit)."""
+
+    inner: Any
+    path: Path
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> LLMReply:
+        line: dict[str, Any] = {"schema": schema_name, "user": user}
+        try:
+            reply: LLMReply = self.inner.complete_json(system, user, schema, schema_name)
+        except Exception as err:
+            line["error"] = str(err)[:4000]
+            raise
+        else:
+            line["answer"] = reply.content
+            return reply
+        finally:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def ping(self) -> None:
+        self.inner.ping()
+
+
 def turns(conversations: list[Conversation], first: int, count: int) -> Iterator[tuple[Conversation, Turn]]:
     """`count` turns from turn `first` on, conversation after conversation."""
     left = count
@@ -149,6 +175,8 @@ def run(args: argparse.Namespace, model_url: str, model_name: str) -> dict[str, 
         )
         env.container.replace(openai_client=client)
         counter = None
+        if args.answers:
+            env.container.replace(llm=RecordingLLM(env.container.llm, Path(args.answers)))
         if args.tokens_only:
             counter = CountingLLM(env.container.llm, Tokenizer(model_url))
             env.container.replace(llm=counter)
@@ -221,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--show", action="store_true", help="with --tokens-only: print the last prompt")
     parser.add_argument("--out", help="write the summary and rows as JSON here")
+    parser.add_argument("--answers", help="append each call's user message and raw answer here (JSON lines)")
     args = parser.parse_args(argv)
     with model_server(args) as (url, name):
         result = run(args, url, name)
