@@ -29,7 +29,7 @@ def test_an_add_decides_from_the_kept_memories_and_updates_the_stored_one() -> N
     p = pipeline(store, EmbeddedIndex(None, DIMS), llm)
     add(p, "Works at Siemens", "seed", infer=False)
     (siemens,) = store.list_current("acme", "alice").items
-    store.touch("acme", [siemens.id], utcnow())  # a search used it: the fact store's count only
+    store.touch("acme", {siemens.id: 1}, utcnow())  # a search used it: the fact store's count only
     store.reads.clear()
     llm.answers += [
         facts_json("Works at Siemens in Munich"),
