@@ -16,7 +16,7 @@ from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
 from engram.state.open_reading import whose_value
-from engram.text.transcript import dated_input, parse_messages, said_last
+from engram.text.transcript import parse_messages, said_last
 
 MAX_SUBJECT = 120  # characters: as long as an attribute may be (domain/statements.py)
 
@@ -125,7 +125,7 @@ class LLMFactExtractor:
             found, used = ask_json(
                 self._llm,
                 extraction_system_prompt(prompt, said_last(window)),
-                dated_input(window),
+                f"Input:\n{conversation}",
                 EXTRACTION_SCHEMA,
                 "facts",
                 interpret_facts,

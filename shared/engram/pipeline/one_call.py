@@ -28,7 +28,7 @@ from engram.reconcile.llm import DecisionInterpreter
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, extraction_system_prompt, load_prompt, reconcile_schema
 from engram.text.clauses import split_sentences
-from engram.text.transcript import dated_input, said_last
+from engram.text.transcript import parse_messages, said_last
 
 SCHEMA_NAME = "facts_memory_relations"
 
@@ -95,12 +95,11 @@ def schema(with_graph: bool) -> dict[str, Any]:
 
 
 def user_message(shown: Sequence[Fact], graph: GraphContext | None, messages: Sequence[Message]) -> str:
-    # One memory a line: indented JSON spends a third of this turn's tokens on its indentation.
-    current = ",\n".join(json.dumps({"id": str(i), "text": f.text}, ensure_ascii=False) for i, f in enumerate(shown))
-    text = "Current memories:\n```\n[" + ("\n" + current + "\n" if current else "") + "]\n```\n\n"
+    current = json.dumps([{"id": str(i), "text": f.text} for i, f in enumerate(shown)], ensure_ascii=False, indent=2)
+    text = "Current memories:\n```\n" + current + "\n```\n\n"
     if graph is not None:
         text += f"Existing relations:\n{graph.listing}\n\n"
-    return text + dated_input(messages)
+    return text + f"Input:\n{parse_messages(messages)}"
 
 
 def queries(messages: Sequence[Message]) -> list[str]:

@@ -72,7 +72,6 @@ def _load(name: str) -> str:
 
 
 def extraction_system_prompt(kind: ExtractionPrompt, today: datetime | None = None) -> str:
-    """`today` fills a custom prompt's {today}; the built-in texts have none (text/transcript.dated_input)."""
     day = (today or datetime.now(UTC)).date().isoformat()
     return _with_policy((custom_prompt("extraction") or _load(f"extract_{kind.value}")).replace("{today}", day))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from engram.domain.models import ExtractionPrompt, Message
 
@@ -12,14 +12,6 @@ def parse_messages(messages: Sequence[Message]) -> str:
     """'role (name, when said): content' lines; system messages are instructions, not conversation.
     The time lets the LLM resolve "yesterday" against the day it was said, not the day it reads it."""
     return "\n".join(f"{_speaker(m)}: {m.content}" for m in messages if m.role != "system")
-
-
-def dated_input(messages: Sequence[Message]) -> str:
-    """The conversation as an extractor's user turn, headed by today's date when no message says when it
-    was said. The date lives here rather than in the system text so that text is the same on every call:
-    a local server reuses its evaluated prefix, a hosted one caches it (OpenAI: prompts of 1,024+ tokens)."""
-    today = "" if said_last(messages) else f"Today is {datetime.now(UTC).date().isoformat()}.\n\n"
-    return f"{today}Input:\n{parse_messages(messages)}"
 
 
 def _speaker(message: Message) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from engram.domain.graph import Relation
@@ -310,18 +309,3 @@ def test_the_relations_the_prompt_listed_are_not_read_again_to_apply_the_answer(
     world.add("I moved to Munich", "t2")
     assert read.count(user_entity_id("alice")) == 1  # read for the prompt's listing, then applied from it
     assert world.relations() == {("alice", "lives_in", "Munich")}  # the listed relation it replaced was closed
-
-
-def test_the_system_text_is_the_same_on_every_add_and_the_date_goes_with_the_input() -> None:
-    # A local server reuses the evaluated prefix of the call before, a hosted one caches it: only
-    # while the system text does not change with the day an add was said.
-    world = lives_in_berlin()
-    said = [datetime(2023, 5, 8, 13, 56, tzinfo=UTC), datetime(2024, 1, 2, 9, 0, tzinfo=UTC), None]
-    for i, when in enumerate(said):
-        world.llm.answers.append(one_json([], [], []))
-        message = Message(role="user", content="I have a dog named Max", created_at=when)
-        world.pipeline.run(SCOPE, AddRequest(messages=[message], user_id="alice"), f"t{i + 2}")
-    first, second, undated = (c for c in world.llm.calls if c["name"] == SCHEMA_NAME)
-    assert first["system"] == second["system"] == undated["system"]
-    assert "2023-05-08 13:56 UTC" in first["user"] and "Today is" not in first["user"]
-    assert f"Today is {datetime.now(UTC).date().isoformat()}." in undated["user"]
