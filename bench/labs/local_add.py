@@ -5,6 +5,7 @@ add's wall time, LLM calls and tokens, and the median / p95 over the adds.
     python -m bench.labs.local_add --adds 30 --threads 1      # on a busy machine (docs/local-model.md)
     ENGRAM_QA_MODEL=qwen ENGRAM_QA_BASE_URL=http://127.0.0.1:8080/v1 python -m bench.labs.local_add
     python -m bench.labs.local_add --tokens-only --adds 30    # the real prompts' tokens, nothing generated
+    python -m bench.labs.local_add --adds 30 --answers a.jsonl  # also each call's raw answer (runaways, indenting)
 
 Each turn is one add (the speaker as the message's name, the session's time as its created_at), submitted
 and processed alone by the Container as bench/rig/engram_env.py builds it (moto in another process, the
