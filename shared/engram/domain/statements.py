@@ -41,9 +41,14 @@ class Statement(Model):
 _THE_PERSON = frozenset({USER, "i", "me", "myself", "the user", "we", "us"})
 
 
+def plain_words(text: str) -> str:
+    """A subject or attribute as compared: casefolded, underscores as spaces, one space between words."""
+    return " ".join(text.casefold().replace("_", " ").split())
+
+
 def of_the_person(subject: str) -> bool:
     """Whether a statement's subject is the person ("user", "I", "we", or none given), not someone else."""
-    plain = " ".join(subject.casefold().replace("_", " ").split())
+    plain = plain_words(subject)
     return not plain or plain in _THE_PERSON
 
 

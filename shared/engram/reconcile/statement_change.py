@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from engram.domain.statements import USER, Statement, of_the_person
+from engram.domain.statements import USER, Statement, of_the_person, plain_words
 from engram.text.match import values_match
 
 # Whether two attributes as named are one: by meaning where the caller has it (state/attributes.py, wired by the
@@ -58,7 +58,7 @@ def _theirs(new: Sequence[Statement], old: Sequence[Statement], one: SameAttribu
         return None
     mine = [s for s in old if of_the_person(s.subject) and s.outdated_by is None and s.polarity == "asserted"]
     for statement in new:
-        if any(one(_plain(s.attribute), _plain(statement.attribute)) for s in mine):
+        if any(one(plain_words(s.attribute), plain_words(statement.attribute)) for s in mine):
             return Change((), by=statement)
     return None
 
@@ -72,7 +72,7 @@ def _dated(statement: Statement, outdated: tuple[Statement, ...], old: Sequence[
 
 
 def _same(a: Statement, b: Statement, one: SameAttribute) -> bool:
-    return _subject(a.subject) == _subject(b.subject) and one(_plain(a.attribute), _plain(b.attribute))
+    return _subject(a.subject) == _subject(b.subject) and one(plain_words(a.attribute), plain_words(b.attribute))
 
 
 def _same_words(a: str, b: str) -> bool:
@@ -80,11 +80,7 @@ def _same_words(a: str, b: str) -> bool:
 
 
 def _subject(subject: str) -> str:
-    return USER if of_the_person(subject) else _plain(subject)
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.casefold().replace("_", " ").split())
+    return USER if of_the_person(subject) else plain_words(subject)
 
 
 def _naive(at: datetime) -> datetime:

@@ -5,9 +5,9 @@ tenant, each memory's uses since the last write) every `interval_s` seconds, or 
 `max_pending` ids wait. A search therefore never waits on a write, and while searches keep coming the
 writes wait for a pause (up to one more interval): on a small machine each write costs CPU the next
 search needs (the local stack's HTTP search p50 at 10k memories of one user, quiet: 21-23 ms with the
-writes beside a burst of searches, 15-16 ms with them after it). The cost: a container that stops before its next
-flush loses up to two intervals of use counts, which only makes pruning a little less well informed
-(never loses a memory).
+writes beside a burst of searches, 15-16 ms with them after it). The cost: a container that stops
+before its next flush loses up to two intervals of use counts, which only makes pruning a little less
+well informed (never loses a memory).
 """
 
 from __future__ import annotations
