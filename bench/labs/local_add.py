@@ -6,6 +6,7 @@ add's wall time, LLM calls and tokens, and the median / p95 over the adds.
     ENGRAM_QA_MODEL=qwen ENGRAM_QA_BASE_URL=http://127.0.0.1:8080/v1 python -m bench.labs.local_add
     python -m bench.labs.local_add --tokens-only --adds 30    # the real prompts' tokens, nothing generated
     python -m bench.labs.local_add --adds 30 --answers a.jsonl  # also each call's raw answer (runaways, indenting)
+    python -m bench.labs.local_add --adds 30 --line-breaks     # the model's line-break tokens not banned
 
 Each turn is one add (the speaker as the message's name, the session's time as its created_at), submitted
 and processed alone by the Container as bench/rig/engram_env.py builds it (moto in another process, the
@@ -41,6 +42,7 @@ from bench.rig.engram_env import EngramEnv, engram_env
 from bench.rig.procs import ROOT, ModelServer, MotoProcess
 from engram.domain.models import AddRequest
 from engram.domain.steps import LLMReply
+from engram_tools.local.gguf_vocab import line_break_tokens
 from engram_tools.local.local_model import QWEN_CODER_1_5B
 
 DEFAULT_MODEL = ROOT / ".engram" / "models" / QWEN_CODER_1_5B.file
@@ -157,13 +159,14 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(ordered), 2), "p95": round(p95, 2), "max": round(ordered[-1], 2)}
 
 
-def run(args: argparse.Namespace, model_url: str, model_name: str) -> dict[str, Any]:
+def run(args: argparse.Namespace, model_url: str, model_name: str, banned: tuple[int, ...]) -> dict[str, Any]:
     conversations = load()
     timings = ServerTimings()
     with MotoProcess() as moto, ModelServer() as stub:
         answer_url = stub.base_url if args.tokens_only else model_url
         env = engram_env(moto.endpoint, answer_url)
-        settings = env.settings.model_copy(update={"llm_model": model_name, "llm_timeout_s": 900, "llm_max_retries": 0})
+        update = {"llm_model": model_name, "llm_timeout_s": 900, "llm_max_retries": 0, "llm_banned_tokens": banned}
+        settings = env.settings.model_copy(update=update)
         env.container.replace(settings=settings)
         from openai import OpenAI
 
@@ -202,6 +205,7 @@ def run(args: argparse.Namespace, model_url: str, model_name: str) -> dict[str, 
     out: dict[str, Any] = {
         "mode": "tokens-only (stub answers, the model's tokenizer)" if args.tokens_only else "live",
         "model": model_name,
+        "banned_tokens": len(banned),
         "adds": len(rows),
         "adds_with_llm": len(called),
         "llm_calls_per_add": round(sum(r["llm_calls"] for r in rows) / max(len(rows), 1), 2),
@@ -228,16 +232,18 @@ def run(args: argparse.Namespace, model_url: str, model_name: str) -> dict[str, 
 
 
 @contextmanager
-def model_server(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
-    """The model's base URL and name: the bench's model when one is configured, else the 1.5B started here."""
+def model_server(args: argparse.Namespace) -> Iterator[tuple[str, str, tuple[int, ...]]]:
+    """The model's base URL, name and banned tokens: the bench's model when one is configured, else the 1.5B
+    started here with its line breaks banned, as ENGRAM_LLM=local wires it (--line-breaks: none banned)."""
     configured = BenchModel.from_env()
     if configured is not None and configured.base_url:
-        yield configured.base_url, configured.name
+        yield configured.base_url, configured.name, () if args.line_breaks else configured.banned_tokens
         return
     from engram_tools.local.llm_server import LlamaServer
 
+    banned = () if args.line_breaks else tuple(line_break_tokens(Path(args.model)))
     with LlamaServer(Path(args.model), QWEN_CODER_1_5B.alias, threads=args.threads) as server:
-        yield server.base_url, QWEN_CODER_1_5B.alias
+        yield server.base_url, QWEN_CODER_1_5B.alias, banned
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -251,9 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="with --tokens-only: print the last prompt")
     parser.add_argument("--out", help="write the summary and rows as JSON here")
     parser.add_argument("--answers", help="append each call's user message and raw answer here (JSON lines)")
+    parser.add_argument("--line-breaks", action="store_true", help="ban no tokens (the model may indent its JSON)")
     args = parser.parse_args(argv)
-    with model_server(args) as (url, name):
-        result = run(args, url, name)
+    with model_server(args) as (url, name, banned):
+        result = run(args, url, name, banned)
     print(json.dumps(result, indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")

@@ -43,6 +43,7 @@ from engram.domain.steps import CandidateFact, Decision
 from engram.reconcile.checks import PlanChecks
 from engram.reconcile.llm import DecisionInterpreter, LLMReconciler, cover_missing
 from engram.reconcile.llm_json import parse_json_loosely
+from engram.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "data" / "reconcile_cases.jsonl"
@@ -152,7 +153,7 @@ def _llm() -> tuple[Any, str]:
         base_url=base_url, api_key=os.environ.get("ENGRAM_OPENAI_API_KEY", "local"), timeout=600, max_retries=1
     )
     model = os.environ.get("ENGRAM_LLM_MODEL") or client.models.list().data[0].id
-    return OpenAILLM(client, model), model
+    return OpenAILLM(client, model, Settings().llm_banned_tokens), model  # as the product's wiring sends them
 
 
 def round_robin(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

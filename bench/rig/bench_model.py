@@ -6,7 +6,9 @@
   are skipped with one line;
 - ENGRAM_QA_BASE_URL: any OpenAI-compatible server (default OpenAI's);
 - ENGRAM_QA_API_KEY, else OPENAI_API_KEY: the key (a local server takes any);
-- ENGRAM_QA_TIMEOUT: seconds a call may take (default 600: a small model on two busy cores).
+- ENGRAM_QA_TIMEOUT: seconds a call may take (default 600: a small model on two busy cores);
+- ENGRAM_QA_BANNED_TOKENS: token ids the model may not write, as ENGRAM_LLM_BANNED_TOKENS in the product
+  (`ENGRAM_LLM=local` bans its model's line breaks: `python -m engram_tools.local.gguf_vocab MODEL.gguf`).
 
 Deliberately not ENGRAM_OPENAI_BASE_URL: the product's settings read that one, so the offline parts
 and the local stacks the bench starts would quietly use the model too.
@@ -35,6 +37,7 @@ class BenchModel:
     base_url: str | None = None
     api_key: str | None = None
     timeout_s: float = 600.0
+    banned_tokens: tuple[int, ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BenchModel | None:
@@ -48,10 +51,14 @@ class BenchModel:
             base_url=env.get("ENGRAM_QA_BASE_URL") or None,
             api_key=env.get("ENGRAM_QA_API_KEY") or env.get("OPENAI_API_KEY") or None,
             timeout_s=float(env.get("ENGRAM_QA_TIMEOUT", "600")),
+            banned_tokens=tuple(int(t) for t in env.get("ENGRAM_QA_BANNED_TOKENS", "").split(",") if t.strip()),
         )
 
     def describe(self) -> dict[str, str]:
-        return {"model": self.name, "base_url": self.base_url or "https://api.openai.com/v1"}
+        described = {"model": self.name, "base_url": self.base_url or "https://api.openai.com/v1"}
+        if self.banned_tokens:
+            described["banned_tokens"] = str(len(self.banned_tokens))
+        return described
 
     def client(self, max_retries: int = 1) -> OpenAI:
         from openai import OpenAI
@@ -64,7 +71,7 @@ class BenchModel:
         """Engram's own LLM adapter (schema-enforced JSON) on this model, as the product calls it."""
         from engram.adapters.openai.llm import OpenAILLM
 
-        return OpenAILLM(self.client(), self.name)
+        return OpenAILLM(self.client(), self.name, self.banned_tokens)
 
 
 def model_llm(modes: Sequence[str], model: BenchModel | None, out: dict[str, Any]) -> OpenAILLM | None:

@@ -106,6 +106,13 @@ class Settings(BaseModel):
     llm_model: str = Field(
         default="gpt-4o-mini", description="The chat model for extraction, reconciliation, the graph and the proxy."
     )
+    llm_banned_tokens: tuple[int, ...] = Field(
+        default=(),
+        description=(
+            "Token ids the chat model may not write, comma-separated (sent as OpenAI's `logit_bias`, -100). "
+            "`ENGRAM_LLM=local` sets its model's line-break tokens: its JSON then comes on one line."
+        ),
+    )
     llm_timeout_s: float = Field(default=60.0, description="Seconds an LLM call may take.")
     llm_max_retries: int = Field(default=2, description="Retries of the OpenAI client on a failed call.")
     shortcuts: bool = Field(
@@ -326,6 +333,13 @@ class Settings(BaseModel):
     def _empty_is_unset(cls, value: object) -> object:
         # CloudFormation cannot omit an environment variable conditionally; "" means "not set".
         return None if value == "" else value
+
+    @field_validator("llm_banned_tokens", mode="before")
+    @classmethod
+    def _token_list(cls, value: object) -> object:
+        if isinstance(value, str):  # from the environment: "198,271"
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:

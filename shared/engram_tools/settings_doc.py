@@ -67,7 +67,7 @@ def env_name(name: str, field: FieldInfo) -> str:
 
 def default_text(field: FieldInfo) -> str:
     value = field.default
-    if value is None:
+    if value is None or value == ():
         return "unset"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
@@ -83,6 +83,8 @@ def values_text(field: FieldInfo) -> str:
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
     if typing.get_origin(annotation) is Literal:
         return " \\| ".join(f"`{choice}`" for choice in typing.get_args(annotation))
+    if typing.get_origin(annotation) is tuple:
+        return "integers, comma-separated"
     names: dict[Any, str] = {bool: "`true` \\| `false`", int: "integer", float: "number", str: "text", Path: "path"}
     kind = names.get(annotation, "secret text" if annotation is SecretStr else str(annotation))
     signs = {Ge: ("≥", "ge"), Gt: (">", "gt"), Le: ("≤", "le"), Lt: ("<", "lt")}

@@ -15,7 +15,8 @@ from bench.parts import memory_state
 from bench.rig.bench_model import BenchModel
 from engram.adapters.openai.llm import OpenAILLM
 from engram.domain.steps import LLMReply
-from tests.support.llama import ALIAS, smollm2_server
+from engram_tools.local.gguf_vocab import line_break_tokens
+from tests.support.llama import ALIAS, smollm2_path, smollm2_server
 
 
 @dataclass
@@ -54,14 +55,16 @@ def test_model_mode_scores_a_history_through_the_real_model(server_url: str, mon
     monkeypatch.setenv("ENGRAM_QA_MODEL", ALIAS)
     monkeypatch.setenv("ENGRAM_QA_BASE_URL", server_url)
     monkeypatch.setenv("ENGRAM_QA_API_KEY", "local")
+    monkeypatch.setenv("ENGRAM_QA_BANNED_TOKENS", ",".join(str(t) for t in line_break_tokens(smollm2_path())))
     configured = BenchModel.from_env()
     assert configured is not None
     seen: list[Counted] = []
-    model = CountedModel(configured.name, configured.base_url, configured.api_key, configured.timeout_s, seen)
+    model = CountedModel(**vars(configured), seen=seen)
+    assert model.banned_tokens  # the run's wiring: the model's JSON held to one line, as ENGRAM_LLM=local does
 
     result = memory_state.run(("model",), ("tune",), model, limit=1)
 
-    assert result["model"] == {"model": ALIAS, "base_url": server_url}
+    assert result["model"] == {"model": ALIAS, "base_url": server_url, "banned_tokens": str(len(model.banned_tokens))}
     figures = result["model/tune"]
     assert figures["histories"] == 1 and figures["aspects"] > 0
     assert figures["failed_adds"] == 0, figures["misses"]  # every add went through the model and was stored

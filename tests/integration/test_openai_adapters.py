@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from engram.adapters.openai.embedder import OpenAIEmbedder, build_openai_client
 from engram.adapters.openai.llm import OpenAILLM
+from engram.bootstrap import Container
 from engram.domain.errors import EngramError, LLMOutputError, TransientError
 from engram.settings import Settings
 from tests.support.openai_stub import OpenAIStub, embedding_for
@@ -59,6 +60,22 @@ def test_chat_request_asks_for_strict_json_schema_at_temperature_zero(stub: Open
         "type": "json_schema",
         "json_schema": {"name": "facts", "schema": SCHEMA, "strict": True},
     }
+    assert "logit_bias" not in request  # only sent when tokens are banned
+
+
+def test_banned_tokens_are_sent_as_a_logit_bias_that_keeps_them_out(stub: OpenAIStub) -> None:
+    stub.script({"facts": ["Lives in Berlin"]})
+    # as ENGRAM_LLM=local sets them, read from the environment's text by the container's wiring
+    settings = Settings(
+        openai_base_url=stub.base_url, llm_model="local-model", llm_banned_tokens="198, 271,", breaker_enabled=False
+    )
+    llm = Container(settings).models.llm
+    assert llm is not None
+
+    llm.complete_json("Extract facts.", "I live in Berlin", SCHEMA, "facts")
+
+    (request,) = stub.chat_requests
+    assert request["logit_bias"] == {"198": -100, "271": -100}
 
 
 def test_usage_is_taken_from_the_response(stub: OpenAIStub) -> None:

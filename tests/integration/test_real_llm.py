@@ -9,6 +9,7 @@ timing is asserted (tests/e2e/test_local_real_llm.py runs the stack and the chat
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -30,10 +31,11 @@ from engram.reconcile.checks import NOTE, PlanChecks
 from engram.reconcile.llm import LLMReconciler
 from engram.reconcile.statement_plan import NOTE as STATED
 from engram.services.worker import ExtractionWorker
+from engram_tools.local.gguf_vocab import line_break_tokens
 from tests.fakes import HashEmbedder, MemoryFactStore, MemoryGraphStore, MemoryIndex
 from tests.integration.stack import Stack, poll
 from tests.support.handlers import load_function
-from tests.support.llama import ALIAS, smollm2_server
+from tests.support.llama import ALIAS, smollm2_path, smollm2_server
 
 SCOPE = Scope(tenant_id="acme", user_id="alice")
 SLOW_S = 600.0  # per call: a real model on two busy cores; never asserted
@@ -43,10 +45,22 @@ NEWS = "Big news from the Mertens household: we finally moved to Munich last wee
 
 
 @pytest.fixture(scope="module")
-def llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenAILLM]:
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[openai.OpenAI]:
     with smollm2_server(tmp_path_factory.mktemp("llama")) as server:
-        client = openai.OpenAI(base_url=server.base_url, api_key="local", timeout=SLOW_S, max_retries=0)
-        yield OpenAILLM(client, ALIAS)
+        yield openai.OpenAI(base_url=server.base_url, api_key="local", timeout=SLOW_S, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def llm(client: openai.OpenAI) -> OpenAILLM:
+    # As ENGRAM_LLM=local wires its model: the line-break tokens banned (tests/e2e/test_local_real_llm.py
+    # points the stack at the same server as at any OpenAI-compatible one, without them).
+    return OpenAILLM(client, ALIAS, line_break_tokens(smollm2_path()))
+
+
+@pytest.fixture(scope="module")
+def any_server_llm(client: openai.OpenAI) -> OpenAILLM:
+    """The model as any OpenAI-compatible server is called (no tokens banned)."""
+    return OpenAILLM(client, ALIAS)
 
 
 class World:
@@ -204,12 +218,15 @@ def test_a_stalled_server_fails_the_add_fast_and_keeps_it_queued(stack: Stack, s
     assert len(stack.queued()) == 1  # the message is back on the queue
 
 
-def test_a_real_models_statements_are_stored_and_the_resolver_applies_them(llm: OpenAILLM) -> None:
+def test_a_real_models_statements_are_stored_and_the_resolver_applies_them(any_server_llm: OpenAILLM) -> None:
     """A move told in two adds: each fact the model wrote carries the statements it gave in its one call,
     dated when their message was said, and the plan's change of state is resolved from them
     (reconcile/statement_plan.py). SmolLM2 names attributes poorly ("i", "text"), so what is asserted is what
     holds whatever it names: the resolver ran on its statements, and a memory it outdated named the old
-    value in its text (one it could not cut apart stays current, with the reason): nothing is lost."""
+    value in its text (one it could not cut apart stays current, with the reason): nothing is lost.
+    Held to one line, SmolLM2 copies its answer's shape ("...") for the second add three times over, which is
+    refused, so the resolver has nothing of its to run on: this runs it unbanned, where it states something."""
+    llm = any_server_llm
     world = World(llm, one_call=False)
     world.pipeline.one_call = OneCall(llm, checks=world.checks)  # the one call without the graph's part, as
     world.facts.current.clear()  # the real-model stack runs it; no memories stored as given: a fresh user
@@ -235,3 +252,41 @@ def test_a_real_models_statements_are_stored_and_the_resolver_applies_them(llm: 
         else:
             assert result.event in (Event.NONE, Event.ADD, Event.UPDATE) and memory.text.strip()
     assert any("Leeds" in f.text for f in every)  # what the user said stays
+
+
+FACTS = {
+    "type": "object",
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}, "topic": {"type": "string"}},
+                "required": ["text", "topic"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["facts"],
+    "additionalProperties": False,
+}
+INDENT = "Write the facts about the user as JSON, pretty-printed: one key a line, indented by two spaces."
+SAID = "I live in Leeds and I work as a nurse. My cat is called Tom."
+
+
+def test_the_local_models_json_comes_on_one_line(client: openai.OpenAI, llm: OpenAILLM) -> None:
+    """Without its line-break tokens the grammar leaves the model spaces only: asked to indent, it writes
+    the same JSON on one line (indented answers were twice as long, and the ones that ran on)."""
+    unbanned = client.chat.completions.create(
+        model=ALIAS,
+        messages=[{"role": "system", "content": INDENT}, {"role": "user", "content": SAID}],
+        response_format={"type": "json_schema", "json_schema": {"name": "facts", "schema": FACTS, "strict": True}},
+        temperature=0,
+        max_tokens=12,
+    )
+    assert "\n" in (unbanned.choices[0].message.content or "")  # left to itself, the model indents as asked
+
+    reply = llm.complete_json(INDENT, SAID, FACTS, "facts")
+
+    assert "\n" not in reply.content and "\r" not in reply.content
+    assert isinstance(json.loads(reply.content)["facts"], list)

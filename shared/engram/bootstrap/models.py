@@ -61,7 +61,7 @@ class Models:
             return None
         from engram.adapters.openai.llm import OpenAILLM
 
-        llm = OpenAILLM(self.clients.openai_client, self.settings.llm_model)
+        llm = OpenAILLM(self.clients.openai_client, self.settings.llm_model, self.settings.llm_banned_tokens)
         breaker = self.operations.breaker
         if breaker is None:
             return llm

@@ -16,6 +16,7 @@ from engram.reconcile.llm import bounded_importance
 from engram.reconcile.llm_json import ask_json
 from engram.reconcile.prompts import EXTRACTION_SCHEMA, MAX_STATEMENTS, extraction_system_prompt
 from engram.state.open_reading import whose_value
+from engram.text.letters import has_words
 from engram.text.transcript import parse_messages, said_last
 
 MAX_SUBJECT = 120  # characters: as long as an attribute may be (domain/statements.py)
@@ -28,8 +29,8 @@ def interpret_facts(answer: Any) -> list[CandidateFact]:
     for item in answer["facts"]:
         if isinstance(item, str):  # older prompts answer with bare strings
             item = {"text": item}
-        if not isinstance(item, dict) or not str(item.get("text", "")).strip():
-            raise ValueError(f"fact without text: {item!r}")
+        if not isinstance(item, dict) or not has_words(str(item.get("text", ""))):
+            raise ValueError(f"fact without text (a placeholder is not a fact): {item!r}")
         bank = item.get("memory_bank")
         importance, repaired = bounded_importance(item.get("importance", 0.5))
         key, value = item.get("fact_key"), item.get("fact_value")
@@ -73,6 +74,8 @@ def model_statements(raw: Any) -> list[Statement]:
             )
         except ValidationError:
             continue
+        if not (has_words(statement.attribute) and has_words(statement.value)):
+            continue  # the answer's shape copied ("...")
         if statement not in found:
             found.append(statement)
     return found

@@ -28,6 +28,7 @@ from engram.reconcile.prompts import (
     relevance_user_message,
     with_attachments_instructions,
 )
+from engram.text.letters import has_words
 from engram.text.match import dropped_details, looks_negated, overlap
 
 logger = Logger(child=True)
@@ -123,6 +124,8 @@ class DecisionInterpreter:
         if event_name not in Event.__members__:
             raise ValueError(f"unknown event {event_name!r}")
         event = Event(event_name)
+        if not has_words(text):  # "..." copied from the answer's shape is no text
+            text = ""
         short = None if item.get("id") is None else str(item.get("id"))
         memory_id = self.short_to_id.get(short) if short is not None else None
         importance, repaired = bounded_importance(item.get("importance"))

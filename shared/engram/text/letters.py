@@ -12,6 +12,13 @@ from __future__ import annotations
 import re
 
 LETTER = r"[^\W\d_]"
+_WORD_CHARACTER = re.compile(r"[^\W_]")
+
+
+def has_words(text: str) -> bool:
+    """Whether a text says anything: a letter or digit of any script. A model that copies its answer's
+    shape writes "..." as a fact; nothing stored may be only dots, dashes or question marks."""
+    return _WORD_CHARACTER.search(text) is not None
 
 
 def _lower_class() -> str:

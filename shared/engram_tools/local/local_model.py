@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram_tools.local.gguf_vocab import line_break_tokens
 from engram_tools.local.llm_server import LlamaServer
 
 log = logging.getLogger("engram_tools.local")
@@ -148,6 +149,8 @@ def start(data_dir: Path, spec: ModelSpec = QWEN_CODER_1_5B) -> LocalModel:
         speed = f"no test call ({err})"
     os.environ["ENGRAM_OPENAI_BASE_URL"] = server.base_url
     os.environ["ENGRAM_LLM_MODEL"] = spec.alias
+    # Its JSON on one line: indented answers were twice as long, and the ones that ran on (gguf_vocab.py).
+    os.environ["ENGRAM_LLM_BANNED_TOKENS"] = ",".join(str(token) for token in line_break_tokens(path))
     # A busy 2-core machine can take a minute for one call: wait for it rather than retry it.
     os.environ.setdefault("ENGRAM_LLM_TIMEOUT_S", "180")
     os.environ.setdefault("ENGRAM_LLM_MAX_RETRIES", "1")

@@ -28,9 +28,11 @@ def test_the_model_comes_from_the_qa_variables() -> None:
             "ENGRAM_QA_API_KEY": "a",
             "OPENAI_API_KEY": "b",
             "ENGRAM_QA_TIMEOUT": "90",
+            "ENGRAM_QA_BANNED_TOKENS": "198,271",
         }
     )
-    assert model == BenchModel("qwen2.5-coder-1.5b-instruct", "http://127.0.0.1:8765/v1", "a", 90.0)
+    assert model == BenchModel("qwen2.5-coder-1.5b-instruct", "http://127.0.0.1:8765/v1", "a", 90.0, (198, 271))
+    assert model.describe()["banned_tokens"] == "2"  # the run record says the answers were held to one line
     hosted = BenchModel.from_env({"ENGRAM_QA_MODEL": "gpt-4o-mini", "OPENAI_API_KEY": "b"})
     assert hosted is not None and hosted.api_key == "b"
     assert hosted.describe() == {"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}

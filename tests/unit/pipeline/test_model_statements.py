@@ -193,3 +193,32 @@ def test_the_words_own_a_statement_the_model_gave_the_person_however_it_names_th
     (mine,) = interpret_facts({"facts": [fact_item("Moved to York", {**HOME, "subject": "I"})]})
     (kept,) = stamped([mine], [Message(role="user", content="I moved to York")])
     assert [s.subject for s in kept.statements] == ["I"]  # the person's own words: left as the model gave it
+
+
+def test_the_answers_shape_copied_as_an_answer_stores_no_placeholder() -> None:
+    """A small model held to one line copies the shape its prompt shows ("..." for every value; SmolLM2 did):
+    that is no answer. It is asked again with the reason; nothing of it is stored as a memory or a statement."""
+    placeholder = {"subject": "user", "attribute": "...", "value": "...", "polarity": "asserted", "single": True}
+    llm = ScriptedLLM(
+        one_call_answer("...", placeholder, [{"id": "0", "text": "...", "event": "ADD"}]),
+        one_call_answer(
+            "Lives in Leeds",
+            {**HOME, "value": "Leeds"},
+            [{"id": "0", "text": "Lives in Leeds", "event": "ADD"}, {"id": "1", "text": " - ", "event": "ADD"}],
+        ),
+        one_call_answer(
+            "Lives in Leeds", {**HOME, "value": "Leeds"}, [{"id": "0", "text": "Lives in Leeds", "event": "ADD"}]
+        ),
+    )
+    store = MemoryFactStore()
+    message = Message(role="user", content="I live in Leeds.", created_at=datetime(2026, 1, 5, tzinfo=UTC))
+
+    outcome = one_call_pipeline(llm, store).run(SCOPE, AddRequest(messages=[message], user_id="alice"), "t0")
+
+    # each retry names what was wrong: the fact "...", then the memory " - " (no text either)
+    assert "a placeholder is not a fact" in llm.calls[1]["user"] and "ADD without text" in llm.calls[2]["user"]
+    stored = store.list_current("acme", "alice").items
+    assert [f.text for f in stored] == ["Lives in Leeds"], outcome.results
+    assert [(s.attribute, s.value) for s in stored[0].statements] == [("home", "Leeds")]
+    (fact,) = interpret_facts({"facts": [fact_item("Likes jazz", HOME, placeholder, {**HOME, "value": "?!"})]})
+    assert [s.value for s in fact.statements] == ["York"]  # a placeholder statement is dropped, the fact kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from engram.adapters.openai.errors import call_openai, error_message
@@ -26,9 +27,13 @@ class OpenAILLM:
     in the system prompt) and this instance stays in JSON mode from then on.
     """
 
-    def __init__(self, client: OpenAI, model: str) -> None:
+    def __init__(self, client: OpenAI, model: str, banned_tokens: Sequence[int] = ()) -> None:
         self._client = client
         self._model = model
+        # OpenAI's logit_bias: -100 keeps a token out of the answer (the local model's line breaks).
+        self._options: dict[str, Any] = {}
+        if banned_tokens:
+            self._options["logit_bias"] = {str(token): -100 for token in banned_tokens}
         self._json_schema_supported = True
 
     def ping(self) -> None:
@@ -63,6 +68,7 @@ class OpenAILLM:
                     messages=messages,
                     response_format=cast("ResponseFormat", response_format),
                     temperature=0,
+                    **self._options,
                 )
             except openai.BadRequestError as exc:
                 if _rejects_response_format(exc):
