@@ -256,17 +256,7 @@ def test_a_real_models_statements_are_stored_and_the_resolver_applies_them(any_s
 
 FACTS = {
     "type": "object",
-    "properties": {
-        "facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"text": {"type": "string"}, "topic": {"type": "string"}},
-                "required": ["text", "topic"],
-                "additionalProperties": False,
-            },
-        }
-    },
+    "properties": {"facts": {"type": "array", "items": {"type": "object", "properties": {"text": {"type": "string"}}}}},
     "required": ["facts"],
     "additionalProperties": False,
 }

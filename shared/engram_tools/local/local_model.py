@@ -129,7 +129,7 @@ class LocalModel:
     def banner_line(self) -> str:
         return (
             f"{self.spec.name} at {self.server.base_url} (ENGRAM_LLM=local): loaded in "
-            f"{self.server.load_seconds:.1f} s, {self.speed}; expect ~30 s an add on 2 quiet cores, ~2 GB memory"
+            f"{self.server.load_seconds:.1f} s, {self.speed}; expect ~20 s an add on 2 quiet cores, ~2 GB memory"
         )
 
     def stop(self) -> None:

@@ -161,7 +161,7 @@ def test_a_clause_longer_than_the_rules_take_costs_them_nothing() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(UNITS), min_size=1, max_size=400),
-    st.text(st.characters(blacklist_characters="\x00"), max_size=200),
+    st.text(st.characters(codec="utf-8", blacklist_characters="\x00"), max_size=200),  # what a request can carry
 )
 def test_any_mix_of_runs_and_text_is_read_within_the_budget(units: list[str], noise: str) -> None:
     text = "".join(units) + noise
