@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engram.settings import Settings
 from engram_tools.local import local_model
 from engram_tools.local.local_model import ModelSpec, assemble, ensure_model
 
@@ -95,3 +96,38 @@ def test_engram_llm_names_a_wrong_value(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("ENGRAM_LLM", "qwen")
     with pytest.raises(ValueError, match="ENGRAM_LLM must be 'local' or 'offline'"):
         local_model.wanted()
+
+
+class _Server:
+    """LlamaServer's surface that start() uses, without a model."""
+
+    def __init__(self, path: Path, alias: str, **options: object) -> None:
+        self.base_url = "http://127.0.0.1:1/v1"
+
+    def start(self) -> _Server:
+        return self
+
+    def measure(self) -> object:
+        raise OSError("not measured here")
+
+
+def test_the_started_model_is_wired_with_its_line_breaks_banned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.unit.tools.test_gguf_vocab import write_gguf
+
+    model = write_gguf(tmp_path / "m.gguf", "gpt2", ["{", "\u010a", '"a"', "\u0120\u0120\u010a"])
+    monkeypatch.setattr(local_model, "ensure_runtime", lambda spec: None)
+    monkeypatch.setattr(local_model, "ensure_model", lambda spec, data_dir: model)
+    monkeypatch.setattr(local_model, "LlamaServer", _Server)
+    # start() sets these for the stack's functions: set first, so the test leaves the environment as it was
+    for name, value in (("OPENAI_BASE_URL", ""), ("LLM_MODEL", "m"), ("LLM_BANNED_TOKENS", "")):
+        monkeypatch.setenv(f"ENGRAM_{name}", value)
+    monkeypatch.setenv("ENGRAM_LLM_TIMEOUT_S", "60")
+    monkeypatch.setenv("ENGRAM_LLM_MAX_RETRIES", "2")
+
+    local_model.start(tmp_path)
+
+    settings = Settings()  # what the stack's functions then read
+    assert settings.openai_base_url == "http://127.0.0.1:1/v1"
+    assert settings.llm_banned_tokens == (1, 3)
