@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engram.settings import integers
+
 if TYPE_CHECKING:
     from openai import OpenAI
 
@@ -51,7 +53,7 @@ class BenchModel:
             base_url=env.get("ENGRAM_QA_BASE_URL") or None,
             api_key=env.get("ENGRAM_QA_API_KEY") or env.get("OPENAI_API_KEY") or None,
             timeout_s=float(env.get("ENGRAM_QA_TIMEOUT", "600")),
-            banned_tokens=tuple(int(t) for t in env.get("ENGRAM_QA_BANNED_TOKENS", "").split(",") if t.strip()),
+            banned_tokens=integers(env.get("ENGRAM_QA_BANNED_TOKENS", "")),  # as the product reads its own
         )
 
     def describe(self) -> dict[str, str]:

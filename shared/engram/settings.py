@@ -337,9 +337,7 @@ class Settings(BaseModel):
     @field_validator("llm_banned_tokens", mode="before")
     @classmethod
     def _token_list(cls, value: object) -> object:
-        if isinstance(value, str):  # from the environment: "198,271"
-            return tuple(part.strip() for part in value.split(",") if part.strip())
-        return value
+        return integers(value) if isinstance(value, str) else value
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:
@@ -358,6 +356,11 @@ class Settings(BaseModel):
         if missing:
             names_ = ", ".join(f"ENGRAM_{n.upper()}" for n in missing)
             raise ConfigurationError(f"missing setting(s): {names_}")
+
+
+def integers(text: str) -> tuple[int, ...]:
+    """A comma-separated list of integers as an environment variable holds one ("198, 271,")."""
+    return tuple(int(part) for part in text.split(",") if part.strip())
 
 
 def _environment(model: type[BaseModel]) -> dict[str, str]:
