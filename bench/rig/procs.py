@@ -142,6 +142,10 @@ class LocalStack(Child):
         moto_port = free_port()
         self.moto_endpoint = f"http://127.0.0.1:{moto_port}"
         settings = bench_env(ENGRAM_LOCAL_API_KEYS=f"bench:{self.API_KEY}", ENGRAM_MOTO_PORT=str(moto_port))
+        # The template's stage throttle (100 requests a second, burst 200) limits what a deployment serves,
+        # not what a request costs: one client searching a quiet stack back to back passes it (~230 a
+        # second at 1,000 memories) and would time 429s. The bench's stacks take every request.
+        settings.update(ENGRAM_RATE_LIMIT_RPS="1000000", ENGRAM_RATE_LIMIT_BURST="1000000")
         settings.update(env or {})
         if llm_base_url:
             settings.update({"ENGRAM_OPENAI_BASE_URL": llm_base_url, "ENGRAM_OPENAI_API_KEY": "stub"})
