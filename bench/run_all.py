@@ -96,7 +96,6 @@ def main(argv: list[str] | None = None) -> int:
         record = RunRecord.begin(RESULTS, same=same, machine=_machine(), parts=parts, resume=args.resume)
     except ResumeRefused as err:
         parser.error(str(err))
-    run = record.data
     parts = [p for p in parts if not record.done(PARTS[p])]  # a resumed run's saved parts are kept
     convs = load()
     if args.quick:
@@ -255,11 +254,11 @@ def main(argv: list[str] | None = None) -> int:
         from bench.parts import cost
 
         timed("cost", cost.run)
-    record.finish()
+    whole = record.end_sitting(PARTS)  # a sitting of some parts leaves the run open for --resume
     pngs = report.charts()
     text = report.summary(pngs=pngs)
     print(text)
-    if not args.quick and set(run["parts"]) == set(PARTS):
+    if not args.quick and whole:
         report.update_readme(text)  # only a full run of every part stands as the latest results
     return 0
 

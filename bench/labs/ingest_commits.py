@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.data.locomo_data import DEFAULT_PATH as LOCOMO
 from bench.parts.ingest_speed import MODES
 from bench.rig.procs import ROOT, ModelServer, MotoProcess, bench_env
 
@@ -68,7 +69,8 @@ def replay(tree: Tree, moto: str, llm_url: str, mode: int, conversations: int, t
     arg = {"moto": moto, "llm_url": llm_url, "conversations": list(range(conversations)), "mode": mode, "turns": turns}
     if tree.module == CHILD_MODULES[0][1]:
         arg["profile"] = None
-    env = bench_env(PYTHONPATH=os.pathsep.join((str(tree.path), str(tree.path / "shared"))))
+    # An unpacked commit finds LoCoMo beside its own tree (a temporary folder): it reads this tree's.
+    env = bench_env(PYTHONPATH=os.pathsep.join((str(tree.path), str(tree.path / "shared"))), LOCOMO_PATH=str(LOCOMO))
     command = [sys.executable, "-m", tree.module, json.dumps(arg)]
     done = subprocess.run(command, cwd=tree.path, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:

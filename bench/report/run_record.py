@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,14 @@ class RunRecord:
     def finish(self) -> None:
         """Mark the run whole: its wall time is the sum of its sittings'."""
         self._save(whole=True)
+
+    def end_sitting(self, every: Collection[str]) -> bool:
+        """This sitting is over. The run is whole (finished) once its sittings have asked for every part
+        in `every`; until then it stays open for `--resume` (a sitting of some parts, then the rest).
+        Returns whether it is whole."""
+        whole = set(every) <= set(self.data["parts"])
+        self._save(whole=whole)
+        return whole
 
     def _save(self, whole: bool = False) -> None:
         self._sitting["wall_s"] = round(time.perf_counter() - self._began, 1)

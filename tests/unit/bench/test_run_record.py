@@ -58,3 +58,21 @@ def test_a_new_run_starts_over_whatever_was_stopped(tmp_path: Path) -> None:
     _begin(tmp_path, resume=False).timed("locomo_recall", dict)
     fresh = _begin(tmp_path, resume=False, parts=["state"])
     assert not fresh.done("locomo_recall") and fresh.data["parts"] == ["state"]
+
+
+def test_a_sitting_of_some_parts_leaves_the_run_open_and_the_one_that_asks_for_the_rest_ends_it(
+    tmp_path: Path,
+) -> None:
+    every = ["recall", "state", "qa"]
+    first = _begin(tmp_path, resume=False, parts=["recall"])
+    first.timed("locomo_recall", dict)
+    assert first.end_sitting(every) is False
+    assert "wall_s" not in json.loads((tmp_path / "run.json").read_text())
+
+    second = _begin(tmp_path, resume=True, parts=["state", "qa"])  # qa skipped (no model): asked for, not saved
+    second.timed("memory_state", dict)
+    assert second.end_sitting(every) is True
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["wall_s"] == pytest.approx(sum(s["wall_s"] for s in run["sittings"]))
+    with pytest.raises(ResumeRefused, match="finished"):
+        _begin(tmp_path, resume=True)
