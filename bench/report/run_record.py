@@ -70,14 +70,10 @@ class RunRecord:
         self._save()
         return data
 
-    def finish(self) -> None:
-        """Mark the run whole: its wall time is the sum of its sittings'."""
-        self._save(whole=True)
-
     def end_sitting(self, every: Collection[str]) -> bool:
-        """This sitting is over. The run is whole (finished) once its sittings have asked for every part
-        in `every`; until then it stays open for `--resume` (a sitting of some parts, then the rest).
-        Returns whether it is whole."""
+        """This sitting is over. The run is whole (finished; its wall time the sum of its sittings') once its
+        sittings have asked for every part in `every`; until then it stays open for `--resume` (a sitting of
+        some parts, then the rest). Returns whether it is whole."""
         whole = set(every) <= set(self.data["parts"])
         self._save(whole=whole)
         return whole

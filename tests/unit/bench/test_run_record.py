@@ -28,7 +28,7 @@ def test_a_stopped_run_keeps_what_it_saved_and_resumes_with_the_rest(tmp_path: P
     second = _begin(tmp_path, resume=True)
     assert second.done("locomo_recall") and not second.done("memory_state")
     second.timed("memory_state", lambda: {"accuracy": 0.9})
-    second.finish()
+    second.end_sitting(["recall", "state"])  # every part the run asked for
 
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["durations_s"].keys() == {"locomo_recall", "memory_state"}
@@ -49,7 +49,7 @@ def test_resume_refuses_a_finished_run_and_a_missing_one(tmp_path: Path) -> None
     with pytest.raises(ResumeRefused, match=r"no .*run\.json"):
         _begin(tmp_path, resume=True)
     done = _begin(tmp_path, resume=False)
-    done.finish()
+    done.end_sitting(["recall", "state"])
     with pytest.raises(ResumeRefused, match="finished"):
         _begin(tmp_path, resume=True)
 
