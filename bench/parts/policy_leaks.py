@@ -55,6 +55,8 @@ _WORD = re.compile(r"[a-z0-9']{3,}")
 SLACKS = (0.0, 0.01, 0.02, 0.03, 0.05)
 LEAK_WEIGHT = 5  # a leak stored counts as much as five clauses cut that should have been kept
 TOPIC_FLOORS = tuple(round(-0.10 + 0.02 * i, 2) for i in range(16))  # free topics' contrast scores
+# a catalogue topic's reading behind the nearest bank's (on the readings' scale, as the banks' margins)
+CATALOGUE_MARGINS = tuple(round(0.02 * i, 2) for i in range(8))
 
 
 @dataclass(frozen=True)
@@ -165,13 +167,15 @@ def choose(pairs: Sequence[Scored], entries: Sequence[str], slack: float = 0.0) 
         chosen[bank] = min(_grid(), key=key)
     topics = [e for e in entries if e not in BANKS]
 
-    def topic_key(rule: tuple[float, float, float]) -> tuple[int, float, float]:
+    def topic_key(rule: tuple[float, float, float]) -> tuple[int, float, float, float]:
         floor, catalogue_floor, margin = rule
         t = Thresholds(chosen, floor, catalogue_margin=margin, catalogue_floor=catalogue_floor)
         r = rates(pairs, topics, t)
-        return (r["leaked"] * LEAK_WEIGHT + r["falsely_cut"], floor, catalogue_floor)  # ties: furthest from a leak
+        # ties: furthest from a leak
+        return (r["leaked"] * LEAK_WEIGHT + r["falsely_cut"], floor, catalogue_floor, -margin)
 
-    floor, catalogue_floor, margin = min(itertools.product(TOPIC_FLOORS, TOPIC_FLOORS, (0.05, 0.10)), key=topic_key)
+    grid = itertools.product(TOPIC_FLOORS, TOPIC_FLOORS, CATALOGUE_MARGINS)
+    floor, catalogue_floor, margin = min(grid, key=topic_key)
     best = widened(Thresholds(chosen, floor, catalogue_margin=margin, catalogue_floor=catalogue_floor), slack)
     return best, rates(pairs, entries, best)
 

@@ -42,7 +42,8 @@ class EntryScore(Model):
     kind: Literal["bank", "topic"]
     score: float | None  # best cosine to the entry's statements (None: meaning is off)
     # how far the clause reads from its nearest bank (a bank: its reading minus the nearest bank's reading,
-    # as it is decided against its margin; a topic: its score minus the nearest bank's best cosine)
+    # as it is decided against its margin; a catalogue topic: its reading minus the nearest bank's reading, the
+    # same way; another topic: its score minus the nearest bank's best cosine)
     margin: float | None
     matches: bool  # the screen reads the clause as about this entry (meaning, words or rules)
 

@@ -35,6 +35,9 @@ INSTRUCTIONS_UNREAD = (
     "the memory policy's instructions were not applied: they need an LLM and none is configured "
     "(include/exclude were applied)"
 )
+# A clause that opens on a word standing for what came before ("it needs renewing soon" after "I have a spouse
+# visa") says what that says, whatever its own words are near.
+_CONTINUES = re.compile(r"(?:it|it's|its|that|this|these|those|which)\b", re.I)
 Located = tuple[int | None, Skipped]  # the message a skipped text came from, for its task's result
 
 
@@ -158,7 +161,7 @@ class PolicyScreen:
 
         def vague(clause: str) -> bool:
             scores = scored.get(clause)
-            return scores is not None and scores.vague
+            return scores is not None and (scores.vague or _CONTINUES.match(clause) is not None)
 
         return Decide(reason, vague)
 

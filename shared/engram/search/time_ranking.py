@@ -3,7 +3,9 @@
 - A memory valid from within the span a question names ("in August 2023", "last week") is lifted;
   with an explicit `time_range`, memories outside it are left out.
 - An episode part of which a later statement replaced (`outdated_by`) keeps a share of its score, so
-  current knowledge ranks above outdated text.
+  current knowledge ranks above outdated text. One that says nothing still current (every statement of it
+  replaced) ranks below the memories that replaced it when they are found too, however near its words are
+  to the question ("I live in Leeds" is nearer "where do I live?" than "I moved to York" is).
 - A question about the latest state ("what is my current job", "do I still ...") lifts newer
   memories over older ones.
 """
@@ -53,7 +55,7 @@ def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[t
     span = asked.span
     kept = [(f, s) for f, s in hits if not asked.restrict or span is None or span.holds(f.valid_from)]
     newest = sorted({f.valid_from for f, _ in kept})
-    ranked: list[tuple[Fact, float]] = []
+    scores: dict[str, float] = {}
     for fact, score in kept:
         if fact.outdated_by:
             score *= OUTDATED_SHARE
@@ -61,5 +63,20 @@ def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[t
             score = _lift(score, TIME_LIFT)
         if asked.latest and len(newest) > 1:
             score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
-        ranked.append((fact, score))
+        scores[fact.id] = score
+    facts = {fact.id: fact for fact, _ in kept}
+    ranked = [(fact, _below_replacements(fact, facts, scores, set())) for fact, _ in kept]
     return sorted(ranked, key=lambda hit: -hit[1])
+
+
+def _below_replacements(fact: Fact, facts: dict[str, Fact], scores: dict[str, float], seen: set[str]) -> float:
+    """A wholly outdated memory's score: at most the share of each found replacement's (itself outdated in
+    turn, as it ranks); any other memory's as it is."""
+    score = scores[fact.id]
+    if not fact.statements or any(s.outdated_by is None for s in fact.statements):
+        return score  # says something still current (or nothing read): its words may be what is asked
+    seen = seen | {fact.id}
+    for replacement in dict.fromkeys([*fact.outdated_by, *(s.outdated_by or "" for s in fact.statements)]):
+        if replacement in facts and replacement not in seen:
+            score = min(score, OUTDATED_SHARE * _below_replacements(facts[replacement], facts, scores, seen))
+    return score

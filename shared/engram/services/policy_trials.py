@@ -78,8 +78,13 @@ def _entry(screen: PolicyScreen, entry: str, clause: str, scores: Scores | None)
         by_topic = max(scores.topics.get(topic, 0.0), scores.catalogue.get(topic, 0.0))
         score = scores.banks[bank] if bank is not None else by_topic
     margin: float | None = None
-    if scores is not None and score is not None:  # a bank: on its reading, as it is decided
-        margin = round(scores.margin(bank) if bank is not None else score - scores.nearest, 4)
+    if scores is not None and score is not None:  # on the readings where they decide: a bank's, a catalogue topic's
+        if bank is not None:
+            margin = round(scores.margin(bank), 4)
+        elif (read := scores.catalogue_reading.get(entry.lower())) is not None:
+            margin = round(read - max(scores.read.values()), 4)
+        else:
+            margin = round(score - scores.nearest, 4)
     return EntryScore(
         entry=bank.value if bank is not None else entry,
         kind=kind,

@@ -389,12 +389,14 @@ def test_with_minilm_a_free_topic_is_read_by_contrast_not_by_the_shape_of_its_ex
     assert redacted(policy, same_shape)[0] == same_shape
 
 
-def test_the_thresholds_in_use_are_the_ones_the_bench_chose() -> None:
+def test_the_bench_figures_are_those_of_the_thresholds_in_use() -> None:
+    # The banks' rules are an earlier choice of the bench, kept: refitted on exact int8 arithmetic they run to the
+    # grid's edge and leak (docs/policy.md); the bench reports its fit beside them (`chosen`, `in_use_is_chosen`).
     from bench.parts.policy_leaks import _plain
     from bench.report.report import RESULTS
 
     results = json.loads((RESULTS / "policy_screen.json").read_text(encoding="utf-8"))
-    assert results["chosen"] == _plain(THRESHOLDS) and results["in_use_is_chosen"]
+    assert results["in_use"] == _plain(THRESHOLDS)
 
 
 @pytest.mark.parametrize(
@@ -422,8 +424,10 @@ def test_with_minilm_a_topic_named_without_examples_is_read_by_what_people_say_o
         ("politics", "I'm canvassing for the Greens this weekend", "my residence permit came through at last"),
         ("politics", "I always vote for the socialists", "I'm left-handed, so scissors are a pain"),
         ("politics", "I'm canvassing for the Greens this weekend", "I'm a member of the chess club"),
-        # "my visa was refused" made any refusal an immigration status
-        ("immigration status", "my work permit runs out in June", "my loan application was refused"),
+        # read by its best cosine against the nearest bank's, "I am afraid of being deported" made a fear of
+        # spiders an immigration status
+        ("immigration status", "my work permit runs out in June", "I'm afraid of spiders"),
+        ("politics", "I'm canvassing for the Greens this weekend", "I'm learning to paint"),
     ],
 )
 def test_with_minilm_a_catalogue_topic_keeps_a_clause_that_shares_only_a_word_or_a_shape_with_it(

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 
 from engram.adapters.embedded.index import EmbeddedIndex
 from engram.domain.models import AddRequest, Fact, Message, Scope, SearchQuery
+from engram.domain.statements import Statement
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
+from engram.search.time_ranking import OUTDATED_SHARE, TimeAsked, rank_by_time
 from engram.services.memory import MemoryService
 from tests.unit.search.test_search_views import DIMS, remember, service
 
@@ -78,3 +80,41 @@ def test_an_outdated_episode_ranks_below_the_fact_that_replaced_it() -> None:
     assert found[0][0].text == "Lives in Munich"
     episode = next((f, s) for f, s in found if f.kind == "episode")
     assert episode[0].outdated_by and episode[1] < found[0][1]
+
+
+def kept_as_said(text: str, replaced_by: str | None, *current: str) -> Fact:
+    statements = [Statement(attribute="home", value=text.split()[-1], outdated_by=replaced_by)]
+    statements += [Statement(attribute=a, value="x") for a in current]
+    return Fact(
+        tenant_id="acme",
+        user_id="alice",
+        text=text,
+        kind="episode",
+        statements=statements,
+        outdated_by=[replaced_by] if replaced_by else [],
+    )
+
+
+def ranked(*hits: tuple[Fact, float]) -> list[tuple[str, float]]:
+    return [(f.text, s) for f, s in rank_by_time(hits, TimeAsked(None, False, False))]
+
+
+def test_a_message_whose_every_statement_was_replaced_ranks_below_its_replacement_however_near_its_words() -> None:
+    york = kept_as_said("I moved to York", None)
+    leeds = kept_as_said("I live in Leeds", york.id)
+    assert [t for t, _ in ranked((leeds, 0.60), (york, 0.48))] == ["I moved to York", "I live in Leeds"]
+    # a replacement itself replaced later ranks below its own replacement, and the first below both
+    bristol = kept_as_said("I moved to Bristol", None)
+    york_then = kept_as_said("I moved to York", bristol.id)
+    leeds_then = kept_as_said("I live in Leeds", york_then.id)
+    order = [t for t, _ in ranked((leeds_then, 0.70), (york_then, 0.65), (bristol, 0.40))]
+    assert order == ["I moved to Bristol", "I moved to York", "I live in Leeds"]
+
+
+def test_a_message_that_still_says_something_current_keeps_its_place_by_its_words() -> None:
+    # "I work at Google and live in Leeds" after "I quit Google": where the person lives is still current
+    quit_job = kept_as_said("I quit Google", None)
+    both = kept_as_said("I work at Google and live in Leeds", quit_job.id, "job")
+    assert ranked((both, 0.60), (quit_job, 0.40))[0] == ("I work at Google and live in Leeds", 0.60 * OUTDATED_SHARE)
+    # a wholly outdated message whose replacement was not found: the share of its own score, as before
+    assert ranked((kept_as_said("I live in Leeds", "gone"), 0.5)) == [("I live in Leeds", 0.5 * OUTDATED_SHARE)]

@@ -149,6 +149,10 @@ def _session(ort: Any, model_path: Path, threads: int) -> Any:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Idle worker threads would otherwise spin between calls and steal the other core.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Without VNNI, x86's int8 kernel sums pairs of u8*s8 products in 16 bits and saturates: the same model
+    # gave other vectors on such a CPU than on one with VNNI (exact), enough to move a clause across a policy
+    # threshold. The exact (u8u8) kernel there makes every x86 CPU compute the same integers.
+    options.add_session_config_entry("session.x64quantprecision", "1")
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 
 
