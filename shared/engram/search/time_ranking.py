@@ -5,7 +5,8 @@
 - An episode part of which a later statement replaced (`outdated_by`) keeps a share of its score, so
   current knowledge ranks above outdated text. One that says nothing still current (every statement of it
   replaced) ranks below the memories that replaced it when they are found too, however near its words are
-  to the question ("I live in Leeds" is nearer "where do I live?" than "I moved to York" is).
+  to the question ("I live in Leeds" is nearer "where do I live?" than "I moved to York" is), unless the
+  question asks about the time it was said.
 - A question about the latest state ("what is my current job", "do I still ...") lifts newer
   memories over older ones.
 """
@@ -65,18 +66,23 @@ def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[t
             score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
         scores[fact.id] = score
     facts = {fact.id: fact for fact, _ in kept}
-    ranked = [(fact, _below_replacements(fact, facts, scores, set())) for fact, _ in kept]
+    ranked = [(fact, _below_replacements(fact, facts, scores, span, set())) for fact, _ in kept]
     return sorted(ranked, key=lambda hit: -hit[1])
 
 
-def _below_replacements(fact: Fact, facts: dict[str, Fact], scores: dict[str, float], seen: set[str]) -> float:
+def _below_replacements(
+    fact: Fact, facts: dict[str, Fact], scores: dict[str, float], span: TimeSpan | None, seen: set[str]
+) -> float:
     """A wholly outdated memory's score: at most the share of each found replacement's (itself outdated in
-    turn, as it ranks); any other memory's as it is."""
+    turn, as it ranks); any other memory's as it is, and one from the time the question asks about (then, it
+    was what held: "what inspired Joanna's screenplay on 25 February?")."""
     score = scores[fact.id]
     if not fact.statements or any(s.outdated_by is None for s in fact.statements):
         return score  # says something still current (or nothing read): its words may be what is asked
+    if span is not None and span.holds(fact.valid_from):
+        return score
     seen = seen | {fact.id}
     for replacement in dict.fromkeys([*fact.outdated_by, *(s.outdated_by or "" for s in fact.statements)]):
         if replacement in facts and replacement not in seen:
-            score = min(score, OUTDATED_SHARE * _below_replacements(facts[replacement], facts, scores, seen))
+            score = min(score, OUTDATED_SHARE * _below_replacements(facts[replacement], facts, scores, span, seen))
     return score

@@ -11,6 +11,7 @@ from engram.domain.statements import Statement
 from engram.pipeline.ingest import IngestPipeline
 from engram.reconcile.offline import KeyReconciler
 from engram.rules.extractor import OfflineExtractor
+from engram.search.query_time import TimeSpan
 from engram.search.time_ranking import OUTDATED_SHARE, TimeAsked, rank_by_time
 from engram.services.memory import MemoryService
 from tests.unit.search.test_search_views import DIMS, remember, service
@@ -118,3 +119,11 @@ def test_a_message_that_still_says_something_current_keeps_its_place_by_its_word
     assert ranked((both, 0.60), (quit_job, 0.40))[0] == ("I work at Google and live in Leeds", 0.60 * OUTDATED_SHARE)
     # a wholly outdated message whose replacement was not found: the share of its own score, as before
     assert ranked((kept_as_said("I live in Leeds", "gone"), 0.5)) == [("I live in Leeds", 0.5 * OUTDATED_SHARE)]
+
+
+def test_a_question_about_the_time_a_replaced_message_was_said_ranks_it_by_its_words() -> None:
+    # "where did I live in January 2025?": then, Leeds was what held
+    york = kept_as_said("I moved to York", None).model_copy(update={"valid_from": at(2025, 6, 2)})
+    leeds = kept_as_said("I live in Leeds", york.id).model_copy(update={"valid_from": at(2025, 1, 10)})
+    january = TimeAsked(TimeSpan(at(2025, 1, 1), at(2025, 2, 1)), False, False)
+    assert rank_by_time([(leeds, 0.60), (york, 0.48)], january)[0][0].text == "I live in Leeds"
