@@ -150,6 +150,16 @@ def time_in_query(query: str, now: datetime) -> TimeSpan | None:
     return None
 
 
+# A question in the past tense asks what was so, and text since outdated may be its answer ("What did Caroline
+# research?"); "where do I live?" asks what is.
+_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|used\s+to|previously|formerly|before)\b", re.I)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """'What did I research?', 'Where was I living before?': what held then answers, outdated or not."""
+    return bool(_PAST.search(query))
+
+
 def asks_for_latest(query: str) -> bool:
     """'What is my current job?', 'Do I still live in Hamburg?': the newest statement answers."""
     return bool(_LATEST.search(query))

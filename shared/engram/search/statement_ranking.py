@@ -22,9 +22,14 @@ _ABOUT_ME = re.compile(r"\b(?:i|i'm|i've|me|my|mine|am)\b", re.I)
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b[^\W\d_][\w'\u2019-]*")  # a word inside the question, not its first
 
 
+def asks_about_the_person(query: str) -> bool:
+    """Whether a question is about the person whose memory it is ("where do I live?"), not only about others."""
+    return _ABOUT_ME.search(query) is not None
+
+
 def rank_by_statements(query: str, hits: Sequence[tuple[Fact, float]]) -> list[tuple[Fact, float]]:
     """The hits re-scored by their statements, best first (unchanged for a question that names no subject)."""
-    about_me = _ABOUT_ME.search(query) is not None
+    about_me = asks_about_the_person(query)
     names = _names_in(" ".join(_NAME.findall(query[:500])))
     if not about_me and not names:
         return list(hits)

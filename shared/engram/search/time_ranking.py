@@ -6,7 +6,7 @@
   current knowledge ranks above outdated text. One that says nothing still current (every statement of it
   replaced) ranks below the memories that replaced it when they are found too, however near its words are
   to the question ("I live in Leeds" is nearer "where do I live?" than "I moved to York" is), unless the
-  question asks about the time it was said.
+  question asks about the time it was said, asks in the past tense, or is about others only.
 - A question about the latest state ("what is my current job", "do I still ...") lifts newer
   memories over older ones.
 """
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engram.domain.models import Fact
-from engram.search.query_time import TimeSpan, asks_for_latest, time_in_query
+from engram.search.query_time import TimeSpan, asks_about_the_past, asks_for_latest, time_in_query
+from engram.search.statement_ranking import asks_about_the_person
 
 TIME_LIFT = 0.5  # a memory valid in the asked span closes this share of its distance to 1
 OUTDATED_SHARE = 0.8  # of an outdated episode's score
@@ -39,12 +40,15 @@ class TimeAsked:
     span: TimeSpan | None
     restrict: bool
     latest: bool
+    past: bool = False  # asked in the past tense: what was so, outdated since or not
+    person: bool = True  # about the person themself ("where do I live?"), not only others ("what does John do?")
 
     @classmethod
     def of(cls, query: str, now: datetime, time_range: tuple[datetime, datetime] | None = None) -> TimeAsked:
+        past, person = asks_about_the_past(query), asks_about_the_person(query)
         if time_range is not None:
-            return cls(TimeSpan(*time_range), True, asks_for_latest(query))
-        return cls(time_in_query(query, now), False, asks_for_latest(query))
+            return cls(TimeSpan(*time_range), True, asks_for_latest(query), past, person)
+        return cls(time_in_query(query, now), False, asks_for_latest(query), past, person)
 
     @property
     def any(self) -> bool:
@@ -66,23 +70,27 @@ def rank_by_time(hits: Sequence[tuple[Fact, float]], asked: TimeAsked) -> list[t
             score = _lift(score, NEWEST_LIFT * newest.index(fact.valid_from) / (len(newest) - 1))
         scores[fact.id] = score
     facts = {fact.id: fact for fact, _ in kept}
-    ranked = [(fact, _below_replacements(fact, facts, scores, span, set())) for fact, _ in kept]
+    ranked = [(fact, _below_replacements(fact, facts, scores, asked, set())) for fact, _ in kept]
     return sorted(ranked, key=lambda hit: -hit[1])
 
 
 def _below_replacements(
-    fact: Fact, facts: dict[str, Fact], scores: dict[str, float], span: TimeSpan | None, seen: set[str]
+    fact: Fact, facts: dict[str, Fact], scores: dict[str, float], asked: TimeAsked, seen: set[str]
 ) -> float:
-    """A wholly outdated memory's score: at most the share of each found replacement's (itself outdated in
-    turn, as it ranks); any other memory's as it is, and one from the time the question asks about (then, it
-    was what held: "what inspired Joanna's screenplay on 25 February?")."""
+    """A wholly outdated memory's score, for a question about the person's own state: at most the share of each
+    found replacement's (itself outdated in turn, as it ranks); any other memory's as it is, and so is one a
+    question asks about as it was: from the time it names ("what did I do on 25 February?") or in the past
+    tense ("where did I live before?"), unless it asks for the latest. A question about others only (a
+    conversation's speakers: "how did John describe the team bond?") reads what was said as said."""
     score = scores[fact.id]
     if not fact.statements or any(s.outdated_by is None for s in fact.statements):
         return score  # says something still current (or nothing read): its words may be what is asked
-    if span is not None and span.holds(fact.valid_from):
+    if not asked.person or (asked.span is not None and asked.span.holds(fact.valid_from)):
+        return score
+    if asked.past and not asked.latest:
         return score
     seen = seen | {fact.id}
     for replacement in dict.fromkeys([*fact.outdated_by, *(s.outdated_by or "" for s in fact.statements)]):
         if replacement in facts and replacement not in seen:
-            score = min(score, OUTDATED_SHARE * _below_replacements(facts[replacement], facts, scores, span, seen))
+            score = min(score, OUTDATED_SHARE * _below_replacements(facts[replacement], facts, scores, asked, seen))
     return score

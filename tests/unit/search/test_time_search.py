@@ -127,3 +127,20 @@ def test_a_question_about_the_time_a_replaced_message_was_said_ranks_it_by_its_w
     leeds = kept_as_said("I live in Leeds", york.id).model_copy(update={"valid_from": at(2025, 1, 10)})
     january = TimeAsked(TimeSpan(at(2025, 1, 1), at(2025, 2, 1)), False, False)
     assert rank_by_time([(leeds, 0.60), (york, 0.48)], january)[0][0].text == "I live in Leeds"
+
+
+def test_a_question_in_the_past_tense_ranks_a_replaced_message_by_its_words() -> None:
+    york = kept_as_said("I moved to York", None)
+    leeds = kept_as_said("I live in Leeds", york.id)
+    hits = [(leeds, 0.60), (york, 0.45)]
+    then = rank_by_time(hits, TimeAsked.of("Where did I live before I moved?", NOW))
+    assert then[0][0].text == "I live in Leeds"
+    assert rank_by_time(hits, TimeAsked.of("Where do I live now?", NOW))[0][0].text == "I moved to York"
+
+
+def test_a_question_about_others_only_ranks_a_replaced_message_by_its_words() -> None:
+    # a conversation's speakers: what one of them said is asked as said, outdated since or not
+    later = kept_as_said("John: we play tough teams calmly now", None)
+    said = kept_as_said("John: we handle tough opponents as a team", later.id)
+    hits = [(said, 0.60), (later, 0.45)]
+    assert rank_by_time(hits, TimeAsked.of("How does John say his team handles tough opponents?", NOW))[0][0] is said
