@@ -144,6 +144,11 @@ class Scores:
         """The bank's reading minus the nearest bank's (0: the clause reads nearest to it)."""
         return self.read[bank] - max(self.read.values())
 
+    def catalogue_margin(self, topic: str) -> float | None:
+        """A catalogue topic's reading minus the nearest bank's, as a bank's margin (None: no catalogue reading)."""
+        read = self.catalogue_reading.get(topic.lower())
+        return None if read is None else read - max(self.read.values())
+
     def excluded_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
         score, rule = self.read[bank], (t or self.thresholds).banks[bank]
         return score >= rule.sure or (score >= rule.floor and self.margin(bank) >= -rule.margin)
@@ -158,9 +163,12 @@ class Scores:
         t, topic = t or self.thresholds, topic.lower()
         if self.topic_contrast.get(topic, -1.0) >= t.topic_floor:
             return True
-        broad = self.catalogue_contrast.get(topic, -1.0)
-        read = self.catalogue_reading.get(topic, -1.0)
-        return broad >= t.catalogue_floor and read >= max(self.read.values()) - t.catalogue_margin
+        margin = self.catalogue_margin(topic)
+        return (
+            margin is not None
+            and self.catalogue_contrast.get(topic, -1.0) >= t.catalogue_floor
+            and margin >= -t.catalogue_margin
+        )
 
 
 Matrix = npt.NDArray[np.float32]

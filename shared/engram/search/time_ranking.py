@@ -85,9 +85,8 @@ def _below_replacements(
     score = scores[fact.id]
     if not fact.statements or any(s.outdated_by is None for s in fact.statements):
         return score  # says something still current (or nothing read): its words may be what is asked
-    if not asked.person or (asked.span is not None and asked.span.holds(fact.valid_from)):
-        return score
-    if asked.past and not asked.latest:
+    as_it_was = (asked.span is not None and asked.span.holds(fact.valid_from)) or (asked.past and not asked.latest)
+    if not asked.person or as_it_was:
         return score
     seen = seen | {fact.id}
     for replacement in dict.fromkeys([*fact.outdated_by, *(s.outdated_by or "" for s in fact.statements)]):

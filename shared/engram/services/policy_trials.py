@@ -81,8 +81,8 @@ def _entry(screen: PolicyScreen, entry: str, clause: str, scores: Scores | None)
     if scores is not None and score is not None:  # on the readings where they decide: a bank's, a catalogue topic's
         if bank is not None:
             margin = round(scores.margin(bank), 4)
-        elif (read := scores.catalogue_reading.get(entry.lower())) is not None:
-            margin = round(read - max(scores.read.values()), 4)
+        elif (by_catalogue := scores.catalogue_margin(entry)) is not None:
+            margin = round(by_catalogue, 4)
         else:
             margin = round(score - scores.nearest, 4)
     return EntryScore(
