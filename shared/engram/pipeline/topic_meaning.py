@@ -32,8 +32,11 @@ statement that happens to share a clause's shape ("I have a meeting on Tuesday" 
 day in it) decides less, and a clause near several of a bank's statements reads nearer than one near a
 single one. Measured by bench/parts/policy_leaks.py on the tuning two thirds, by two-fold
 cross-validation inside them, against the best raw cosine: fewer leaks and fewer false exclusions
-(docs/policy.md). The raw best cosines are kept beside it (`banks`: what a free topic's catalogue and
-a vague clause are measured against, and what the policy test route shows).
+(docs/policy.md). A catalogue topic is read the same way, by its statements, and compared with the banks'
+readings, except the bank it lies in ("medication" in Health): that bank is not its rival, since a clause
+reading nearest Health is, if anything, more likely about medication. The raw best cosines are kept beside
+it (`banks`: what a free topic's catalogue and a vague clause are measured against, and what the policy test
+route shows).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -126,6 +130,8 @@ class Scores:
     reading: Mapping[MemoryBank, float] = field(default_factory=dict)
     # each catalogue topic's reading, as a bank's, by its catalogue statements: what it is compared with the banks by
     catalogue_reading: Mapping[str, float] = field(default_factory=dict)
+    # the bank each catalogue topic lies in (TopicMeaning._home): not a rival of the topic
+    catalogue_home: Mapping[str, MemoryBank] = field(default_factory=dict)
 
     @property
     def nearest(self) -> float:
@@ -145,9 +151,13 @@ class Scores:
         return self.read[bank] - max(self.read.values())
 
     def catalogue_margin(self, topic: str) -> float | None:
-        """A catalogue topic's reading minus the nearest bank's, as a bank's margin (None: no catalogue reading)."""
-        read = self.catalogue_reading.get(topic.lower())
-        return None if read is None else read - max(self.read.values())
+        """A catalogue topic's reading minus the nearest bank's, as a bank's margin (None: no catalogue reading).
+        The bank the topic lies in is not its rival: a clause reading nearest Health is, if anything, more
+        likely about medication ("My GP put me on metformin"), so the topic is measured against the other banks."""
+        topic = topic.lower()
+        read, home = self.catalogue_reading.get(topic), self.catalogue_home.get(topic)
+        rivals = [score for bank, score in self.read.items() if bank is not home]
+        return None if read is None else read - max(rivals, default=read)
 
     def excluded_by(self, bank: MemoryBank, t: Thresholds | None = None) -> bool:
         score, rule = self.read[bank], (t or self.thresholds).banks[bank]
@@ -175,6 +185,15 @@ Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
 
 
+class _Statements(NamedTuple):
+    """A topic's statements (its name twice, then its examples): their vectors, each one's usual nearness, and the
+    bank the topic lies in, if any (`_home`)."""
+
+    vectors: Matrix
+    usual: Vector
+    home: MemoryBank | None
+
+
 class TopicMeaning:
     """Scores clauses against the banks' descriptions and free topics, with one embedder.
 
@@ -187,7 +206,7 @@ class TopicMeaning:
         self.thresholds = thresholds
         self._banks: dict[MemoryBank, tuple[Matrix, Vector]] | None = None  # statements, their usual nearness
         self._background: Matrix | None = None
-        self._topics: dict[tuple[str, ...], tuple[Matrix, Vector]] = {}
+        self._topics: dict[tuple[str, ...], _Statements] = {}
         self._pool: tuple[Matrix, Vector] | None = None  # _pool()'s vectors and their usual nearness
         self._lock = threading.Lock()
 
@@ -212,19 +231,32 @@ class TopicMeaning:
         assert self._background is not None  # noqa: S101 - type narrowing: set with the banks
         return _usual(vectors, self._background)
 
-    def _topic_vectors(self, topic: str, examples: Sequence[str]) -> tuple[Matrix, Vector]:
+    def _topic_vectors(self, topic: str, examples: Sequence[str]) -> _Statements:
         key = (topic.lower(), *examples)
         with self._lock:
             found = self._topics.get(key)
         if found is None:
             name = topic_words(topic)[0]  # "daughter (Isla)": the words in brackets are matched, not embedded
             vectors = _matrix(self.embedder.embed([name, f"talking about {name}", *examples]))
-            found = (vectors, self._usual(vectors))
+            usual = self._usual(vectors)
+            found = _Statements(vectors, usual, self._home(vectors, usual))
             with self._lock:
                 if len(self._topics) > 1_000:  # tenants' topics change rarely; never grow without bound
                     self._topics.clear()
                 self._topics[key] = found
         return found
+
+    def _home(self, vectors: Matrix, usual: Vector) -> MemoryBank | None:
+        """The bank a topic lies in: the one its name (both lines) and most of its examples read nearest, if
+        any ("medication" in Health, "old job" in Work; "location", named in no bank's words and said in every
+        bank's, lies in none)."""
+        banks = self._bank_vectors()
+        read = np.stack([_reading(vectors @ protos.T, usual, r) for protos, r in banks.values()], axis=1)
+        nearest = read.argmax(axis=1)
+        named, said = nearest[:2], np.bincount(nearest[2:], minlength=len(banks))
+        if named[0] != named[1] or 2 * said[named[0]] <= len(nearest) - 2:
+            return None
+        return list(banks)[int(named[0])]
 
     def nearest_statements(self, topic: str) -> tuple[str, ...]:
         """The statements of the banks and of the catalogue nearest a topic's name by contrast (at most NEAR_K,
@@ -233,7 +265,7 @@ class TopicMeaning:
         contrast, as a clause is read against a topic: a statement that merely shares a word of the name
         ("I live in a flat in the city" for "flat purchase") is near everything of its shape and does not
         count."""
-        names, usual = self._topic_vectors(topic, ())
+        names, usual, _ = self._topic_vectors(topic, ())
         with self._lock:
             pool = self._pool
         if pool is None:
@@ -262,13 +294,14 @@ class TopicMeaning:
         bank_best = {bank: c.max(axis=1) for bank, c in bank_cosines.items()}
         reading = {bank: _reading(c, usual, banks[bank][1]) for bank, c in bank_cosines.items()}
 
-        def best(of: dict[str, tuple[Matrix, Vector]]) -> tuple[dict[str, Vector], dict[str, Vector]]:
-            cosines = {topic: vectors @ protos.T for topic, (protos, _) in of.items()}
-            contrast = {t: (2 * c - usual[:, None] - of[t][1][None, :]).max(axis=1) for t, c in cosines.items()}
+        def best(cosines: dict[str, Matrix], of: dict[str, _Statements]) -> tuple[dict[str, Vector], dict[str, Vector]]:
+            contrast = {t: (2 * c - usual[:, None] - of[t].usual[None, :]).max(axis=1) for t, c in cosines.items()}
             return {t: c.max(axis=1) for t, c in cosines.items()}, contrast
 
-        (topic_best, topic_contrast), (broad_best, broad_contrast) = best(wanted), best(broad)
-        broad_reading = {t: _reading(vectors @ protos.T, usual, r) for t, (protos, r) in broad.items()}
+        broad_cosines = {topic: vectors @ found.vectors.T for topic, found in broad.items()}
+        topic_best, topic_contrast = best({topic: vectors @ found.vectors.T for topic, found in wanted.items()}, wanted)
+        broad_best, broad_contrast = best(broad_cosines, broad)
+        broad_reading = {t: _reading(c, usual, broad[t].usual) for t, c in broad_cosines.items()}
         return [
             Scores(
                 {bank: float(best[row]) for bank, best in bank_best.items()},
@@ -279,6 +312,7 @@ class TopicMeaning:
                 {topic: float(best[row]) for topic, best in broad_contrast.items()},
                 {bank: float(read[row]) for bank, read in reading.items()},
                 {topic: float(read[row]) for topic, read in broad_reading.items()},
+                {topic: found.home for topic, found in broad.items() if found.home is not None},
             )
             for row in range(len(clauses))
         ]

@@ -369,6 +369,22 @@ def test_with_minilm_excluding_relationships_keeps_a_clause_about_no_one(said: s
 
 
 @pytest.mark.parametrize(
+    ("topic", "about", "other"),
+    [
+        ("medical", "my GP started me on statins", "I go running every morning"),
+        ("medical", "the nurse took my blood pressure", "I'm a carpenter"),
+        ("mental health", "my therapist says I'm doing better", "I coach a kids' football team"),
+    ],
+)
+def test_with_minilm_a_topic_inside_a_bank_is_not_outweighed_by_that_bank(topic: str, about: str, other: str) -> None:
+    # "medical" lies in Health: a clause reading nearest Health is more likely about it, not less; measured
+    # against Health itself these clauses read "Health, not medical" and were kept against the person's request
+    policy = PolicyScreen(MemoryPolicy(exclude=[topic]), minilm())
+    assert redacted(policy, about)[0] == ""
+    assert redacted(policy, other)[0] == other
+
+
+@pytest.mark.parametrize(
     ("topic", "examples", "about", "same_shape"),
     [
         (
