@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from engram.adapters.onnx import quantize
+from engram.adapters.onnx import int8_kernel, quantize
 from engram.domain.errors import EngramError
 
 if TYPE_CHECKING:
@@ -151,8 +151,10 @@ def _session(ort: Any, model_path: Path, threads: int) -> Any:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # Without VNNI, x86's int8 kernel sums pairs of u8*s8 products in 16 bits and saturates: the same model
     # gave other vectors on such a CPU than on one with VNNI (exact), enough to move a clause across a policy
-    # threshold. The exact (u8u8) kernel there makes every x86 CPU compute the same integers.
-    options.add_session_config_entry("session.x64quantprecision", "1")
+    # threshold. The exact (u8u8) kernel there makes every x86 CPU compute the same integers; with VNNI it is
+    # only slower (int8_kernel.py).
+    if not int8_kernel.this_cpu_sums_exactly():
+        options.add_session_config_entry("session.x64quantprecision", "1")
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 
 
