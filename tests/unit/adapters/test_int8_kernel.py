@@ -33,7 +33,7 @@ def test_this_cpus_vectors_are_the_exact_kernels(monkeypatch: pytest.MonkeyPatch
     CPU read wrongly as summing exactly (a saturating one) would give other vectors here."""
     texts = ["I moved to Lisbon last spring.", "My GP put me on metformin.", "ok", "Noah quit football " * 20]
     as_built = OnnxEmbedder(threads=1).embed(texts)
-    monkeypatch.setattr(int8_kernel, "this_cpu_sums_exactly", lambda: False)
+    monkeypatch.setattr(int8_kernel, "sums_exactly", lambda: False)
     told = onnx_embedder._build(
         default_model_path().resolve(), default_tokenizer_path().resolve(), 1, "int8", quantize.default_cache_dir()
     )

@@ -153,7 +153,7 @@ def _session(ort: Any, model_path: Path, threads: int) -> Any:
     # gave other vectors on such a CPU than on one with VNNI (exact), enough to move a clause across a policy
     # threshold. The exact (u8u8) kernel there makes every x86 CPU compute the same integers; with VNNI it is
     # only slower (int8_kernel.py).
-    if not int8_kernel.this_cpu_sums_exactly():
+    if not int8_kernel.sums_exactly():
         options.add_session_config_entry("session.x64quantprecision", "1")
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 

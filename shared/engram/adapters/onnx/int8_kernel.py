@@ -9,7 +9,6 @@ about 40 % more CPU a text, so it is set only where it changes the sums (bench/j
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -28,8 +27,3 @@ def sums_exactly(cpuinfo: Path = CPUINFO) -> bool:
     except OSError:
         return False
     return False
-
-
-@lru_cache(maxsize=1)
-def this_cpu_sums_exactly() -> bool:
-    return sums_exactly()
